@@ -1,0 +1,39 @@
+# DCG/nDCG exercise and autograder kit. `make help` lists the targets.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(abspath $(VENV))/bin
+# nbgrader runs the `alembic` program when it creates the gradebook: the venv's bin/ must be on PATH.
+export PATH := $(BIN):$(PATH)
+export MPLBACKEND := Agg
+
+.PHONY: help venv demo test release sync lock clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 10
+
+$(VENV)/.installed: pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
+	touch $@
+
+venv: $(VENV)/.installed  ## create .venv with the pinned dependencies
+
+demo: venv  ## regenerate the release and grade the bundled example submissions
+	$(BIN)/python -m autograder demo
+
+test: venv  ## run the whole test suite
+	$(BIN)/python -m pytest
+
+sync: venv  ## rewrite the source notebook's test cells from autograder/cases.py
+	$(BIN)/python -m autograder sync
+
+release: venv  ## sync the test cells, then regenerate release/ with nbgrader
+	$(BIN)/python -m autograder release
+
+lock: venv  ## rewrite constraints.txt from the current .venv
+	$(BIN)/pip freeze --exclude-editable --exclude ndcg-kit > constraints.txt
+
+clean:  ## remove runtime folders (keeps .venv)
+	rm -rf submitted autograded feedback out gradebook.db

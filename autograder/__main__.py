@@ -1,0 +1,42 @@
+"""Command line of the grading package: ``python -m autograder --help``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .course import CourseError, find_root, generate_release, source_notebook
+from .notebook_tests import sync_source
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder",
+        description="Grading tools of the DCG/nDCG course. Run from the course directory.",
+        epilog="example: python -m autograder release",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("sync", help="rewrite the source notebook's test cells from autograder/cases.py")
+    commands.add_parser("release", help="sync, then regenerate release/ with nbgrader generate_assignment")
+    commands.add_parser("demo", help="regenerate the release and grade the bundled example submissions")
+    args = parser.parse_args(argv)
+    try:
+        root = find_root()
+        if args.command == "sync":
+            changed = sync_source(source_notebook(root))
+            print(f"updated: {', '.join(changed)}" if changed else "test cells already in sync")
+        elif args.command == "release":
+            generate_release(root)
+            print("release/ regenerated")
+        elif args.command == "demo":
+            from . import demo
+
+            return demo.run(root)
+    except (CourseError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

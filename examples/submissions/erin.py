@@ -1,0 +1,17 @@
+# numpy style; dcg is right, but ndcg sorts the caller's list in place.
+# %% dcg
+import numpy as np
+
+
+def dcg(rels, k):
+    """Return DCG@k of a ranking."""
+    top = np.asarray(rels[:k], dtype=float)
+    return float(np.sum(top / np.log2(np.arange(2, top.size + 2))))
+
+# %% ndcg
+def ndcg(rels, k):
+    """Return nDCG@k of a ranking: DCG@k / iDCG@k."""
+    actual = dcg(rels, k)
+    rels.sort(reverse=True)
+    ideal = dcg(rels, k)
+    return actual / ideal if ideal > 0 else 0.0
