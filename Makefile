@@ -5,7 +5,6 @@ VENV := .venv
 BIN := $(abspath $(VENV))/bin
 # nbgrader runs the `alembic` program when it creates the gradebook: the venv's bin/ must be on PATH.
 export PATH := $(BIN):$(PATH)
-export MPLBACKEND := Agg
 
 .PHONY: help venv demo test release sync lock clean
 

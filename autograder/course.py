@@ -36,7 +36,6 @@ def tool_environment() -> dict[str, str]:
     """The environment for nbgrader and Jupyter child processes: this Python's ``bin/`` first on PATH."""
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env.setdefault("MPLBACKEND", "Agg")
     return env
 
 

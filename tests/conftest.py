@@ -1,0 +1,53 @@
+"""Shared fixtures: a throw-away copy of the nbgrader course, graded once per test session."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.course import ASSIGNMENT, NOTEBOOK, autograde, gradebook_scores, run_nbgrader
+from autograder.demo import stage_examples
+from autograder.submissions import fill_solutions
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def solution_code(notebook: nbformat.NotebookNode) -> dict[str, str]:
+    """The sources of the solution cells of a notebook, by grade_id."""
+    return {
+        cell.metadata["nbgrader"]["grade_id"]: cell.source
+        for cell in notebook.cells
+        if cell.metadata.get("nbgrader", {}).get("solution")
+    }
+
+
+@pytest.fixture(scope="session")
+def course(tmp_path_factory) -> Path:
+    """A copy of the course (config, source, examples) whose release nbgrader generated afresh."""
+    root = tmp_path_factory.mktemp("course")
+    shutil.copy(ROOT / "nbgrader_config.py", root)
+    shutil.copytree(ROOT / "source", root / "source")
+    shutil.copytree(ROOT / "examples", root / "examples")
+    run_nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
+    return root
+
+
+@pytest.fixture(scope="session")
+def graded_course(course) -> tuple[Path, dict[str, tuple[float, float]]]:
+    """The course after plain ``nbgrader autograde`` of the examples, the source solution and the stubs."""
+    submitted = course / "submitted"
+    stage_examples(course, submitted)
+    release = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    source = nbformat.read(course / "source" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    for student, notebook in {
+        "zz_solution": fill_solutions(release, solution_code(source)),
+        "zz_stubs": release,
+    }.items():
+        target = submitted / student / ASSIGNMENT / NOTEBOOK
+        target.parent.mkdir(parents=True)
+        nbformat.write(notebook, target)
+    autograde(course)
+    return course, gradebook_scores(course)

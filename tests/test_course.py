@@ -1,0 +1,132 @@
+"""The nbgrader course itself: generated cells in sync, release up to date, no leaks, grading works."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import nbformat
+import pytest
+
+import ndcg_ref
+from autograder.cases import GROUPS, LECTURE, expected, max_score
+from autograder.course import ASSIGNMENT, NOTEBOOK
+from autograder.notebook_tests import out_of_sync, render_group
+
+from conftest import ROOT, solution_code
+
+SOURCE = ROOT / "source" / ASSIGNMENT / NOTEBOOK
+RELEASE = ROOT / "release" / ASSIGNMENT / NOTEBOOK
+HIDDEN_CASES = [case for group in GROUPS if not group.visible for case in group.cases]
+
+
+def _cells(path):
+    return nbformat.read(path, as_version=4).cells
+
+
+def test_source_test_cells_match_the_cases():
+    stale = out_of_sync(nbformat.read(SOURCE, as_version=4))
+    assert stale == [], f"run `make sync`: these cells differ from autograder/cases.py: {stale}"
+
+
+def test_release_is_what_nbgrader_generates_from_source(course):
+    generated = (course / "release" / ASSIGNMENT / NOTEBOOK).read_text(encoding="utf-8")
+    assert RELEASE.read_text(encoding="utf-8") == generated, "release/ is stale: run `make release`"
+
+
+def test_release_has_no_hidden_test_text():
+    text = RELEASE.read_text(encoding="utf-8")
+    assert "HIDDEN TESTS" not in text
+    assert "BEGIN SOLUTION" not in text
+    for case in HIDDEN_CASES:
+        # as it appears in the source's cell (JSON-escaped there as here)
+        assert json.dumps(case.call)[1:-1] not in text, case.call
+        assert f"{list(case.rels)!r}" not in text, case.call
+        assert repr(expected(case)) not in text or expected(case) in (0.0, 1.0), case.call
+        assert case.provenance not in text, case.provenance
+
+
+def test_release_has_no_outputs():
+    for cell in _cells(RELEASE):
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+
+
+def test_release_stubs_keep_def_line_and_docstring():
+    source = {c.metadata["nbgrader"]["grade_id"]: c.source for c in _cells(SOURCE) if "nbgrader" in c.metadata}
+    stubs = solution_code(nbformat.read(RELEASE, as_version=4))
+    assert set(stubs) == {"dcg", "ndcg"}
+    for grade_id, stub in stubs.items():
+        head = source[grade_id].split("### BEGIN SOLUTION")[0]
+        assert stub.startswith(head), grade_id
+        assert f"def {grade_id}(rels, k):" in stub and '"""' in stub
+        assert stub.rstrip().endswith("raise NotImplementedError()")
+
+
+def test_hidden_groups_render_inside_hidden_markers():
+    for group in GROUPS:
+        source = render_group(group)
+        if group.visible:
+            assert "HIDDEN" not in source
+        else:
+            inner = source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
+            assert all(case.call.split("(")[0] in inner for case in group.cases)
+            assert "check_value" not in source.split("### BEGIN HIDDEN TESTS")[0]
+
+
+def test_points_add_up_to_ten_and_match_the_notebook():
+    assert max_score() == 10.0
+    points = {
+        c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
+        for c in _cells(SOURCE)
+        if c.metadata.get("nbgrader", {}).get("grade")
+    }
+    assert points == {g.grade_id: g.points for g in GROUPS}
+
+
+def test_every_case_names_its_provenance_and_only_the_lecture_is_published():
+    for group in GROUPS:
+        for case in group.cases:
+            assert case.provenance.startswith(LECTURE) or case.provenance.startswith("constructed: "), case
+            assert not re.search(r"\bexam\b", case.provenance, re.IGNORECASE), case
+
+
+def test_worked_example_in_the_notebook_matches_the_reference():
+    markdown = "\n".join(c.source for c in _cells(SOURCE) if c.cell_type == "markdown")
+    rels = [1, 0, 2, 1, 0]
+    for label, value in {
+        "DCG@5": ndcg_ref.dcg(rels, 5),
+        "iDCG@5": ndcg_ref.idcg(rels, 5),
+        "nDCG}@5": ndcg_ref.ndcg(rels, 5),
+    }.items():
+        assert re.search(re.escape(label) + r"[^\n]{0,40}= " + re.escape(f"{value:.4f}"), markdown), label
+
+
+def test_source_solution_gets_full_marks(graded_course):
+    _, scores = graded_course
+    assert scores["zz_solution"] == (max_score(), max_score())
+
+
+def test_released_stubs_get_nothing(graded_course):
+    _, scores = graded_course
+    assert scores["zz_stubs"] == (0.0, max_score())
+    assert scores["dave"] == (0.0, max_score())
+
+
+def test_examples_get_partial_credit_for_what_they_get_right(graded_course):
+    _, scores = graded_course
+    dcg_points = sum(g.points for g in GROUPS if g.function == "dcg")
+    contract = next(g for g in GROUPS if g.grade_id == "test_ndcg_contract").points
+    assert scores["alice"][0] == max_score()
+    assert scores["bob"][0] == max_score() - dcg_points  # natural log: dcg wrong, cancels in ndcg
+    assert scores["carol"][0] == dcg_points  # every ndcg group has a case with k < len(rels)
+    assert scores["erin"][0] == max_score() - contract  # sorts the caller's list in place
+
+
+@pytest.mark.parametrize("student", ["alice", "zz_solution"])
+def test_feedback_can_be_generated(graded_course, student):
+    from autograder.course import run_nbgrader
+
+    course, _ = graded_course
+    run_nbgrader(course, "generate_feedback", ASSIGNMENT, "--student", student, "--force")
+    assert (course / "feedback" / student / ASSIGNMENT / "ndcg.html").is_file()
