@@ -1,23 +1,27 @@
-"""``make demo``: regenerate the release, grade the bundled example submissions, print the scores."""
+"""``make demo``: regenerate the release, grade the bundled example submissions, print the table."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
-from .course import ASSIGNMENT, NOTEBOOK, autograde, generate_release, gradebook_scores, release_notebook
+from .course import ASSIGNMENT, NOTEBOOK, generate_release, release_notebook
 from .submissions import write_submission
 
 EXAMPLES = Path("examples") / "submissions"
 #: Students of the demo who hand in the released notebook unchanged.
 UNCHANGED = ("dave",)
+#: Example students whose code attacks the grader: never give them to plain ``nbgrader autograde``.
+HOSTILE = ("mallory",)
 
 
-def stage_examples(root: Path, submitted: Path) -> list[str]:
+def stage_examples(root: Path, submitted: Path, *, hostile: bool = True) -> list[str]:
     """Write one submission per example solution (and the unchanged ones) under ``submitted``."""
     release = release_notebook(root)
     students = []
     for solution in sorted((root / EXAMPLES).glob("*.py")):
+        if not hostile and solution.stem in HOSTILE:
+            continue
         write_submission(release, solution, submitted / solution.stem / ASSIGNMENT / NOTEBOOK)
         students.append(solution.stem)
     for student in UNCHANGED:
@@ -29,6 +33,8 @@ def stage_examples(root: Path, submitted: Path) -> list[str]:
 
 
 def run(root: Path) -> int:
+    from .__main__ import main
+
     print("1/3 regenerating release/ from source/ with nbgrader ...", flush=True)
     changed = generate_release(root)
     if changed:
@@ -36,12 +42,5 @@ def run(root: Path) -> int:
     print("2/3 staging the example submissions in submitted/ ...", flush=True)
     students = stage_examples(root, root / "submitted")
     print(f"    {', '.join(students)}")
-    print("3/3 grading with nbgrader autograde ...", flush=True)
-    autograde(root)
-    scores = gradebook_scores(root)
-    print()
-    print(f"{'student':<10} {'score':>6} {'max':>6}")
-    for student in students:
-        score, maximum = scores[student]
-        print(f"{student:<10} {score:>6g} {maximum:>6g}")
-    return 0
+    print("3/3 grading: python -m autograder grade --submitted submitted --out graded --timeout 3 --force", flush=True)
+    return main(["grade", "--submitted", "submitted", "--out", "graded", "--timeout", "3", "--force"])

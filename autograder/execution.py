@@ -183,7 +183,8 @@ def run_submission(
 def _one_run(sandbox, scratch, slot, cells, calls, timeout, remaining):
     """One sandboxed process. Returns (reports, stop reason, detail)."""
     launch = sandbox.launch(scratch, slot)
-    job = json.dumps({"cells": cells, "calls": calls}).encode()
+    cells_line = json.dumps(cells).encode() + b"\n"
+    calls_line = json.dumps(calls).encode() + b"\n"
     reports: list[tuple[str, int, dict]] = []
     try:
         process = subprocess.Popen(
@@ -193,19 +194,28 @@ def _one_run(sandbox, scratch, slot, cells, calls, timeout, remaining):
     except OSError as error:
         return reports, "startup", f"could not start the sandbox: {error}"
     try:
-        try:
-            process.stdin.write(job)
-            process.stdin.close()
-        except BrokenPipeError:
-            pass
-        return _read_reports(process, reports, [call["id"] for call in calls], timeout, remaining)
+        _send(process, cells_line, close=False)
+        if not cells:
+            _send(process, calls_line, close=True)
+        return _read_reports(process, reports, len(cells), calls_line, [call["id"] for call in calls], timeout, remaining)
     finally:
         _kill(process)
         for stream in (process.stdout, process.stderr):
             stream.close()
 
 
-def _read_reports(process, reports, call_ids, timeout, remaining):
+def _send(process: subprocess.Popen, line: bytes, close: bool) -> None:
+    try:
+        process.stdin.write(line)
+        process.stdin.flush()
+        if close:
+            process.stdin.close()
+    except (BrokenPipeError, ValueError):
+        pass  # the process is gone; reading its reports will tell why
+
+
+def _read_reports(process, reports, cell_count, calls_line, call_ids, timeout, remaining):
+    """Collect reports; send the calls once the last cell has reported."""
     selector = selectors.DefaultSelector()
     selector.register(process.stdout, selectors.EVENT_READ)
     fd = process.stdout.fileno()
@@ -239,6 +249,8 @@ def _read_reports(process, reports, call_ids, timeout, remaining):
                     return reports, "done", ""
                 elif "cell" in record:
                     reports.append(("cell", _next_position(record["cell"], reports, "cell", None), _valid_cell(record)))
+                    if len(reports) == cell_count:
+                        _send(process, calls_line, close=True)
                 elif "call" in record:
                     reports.append(("call", _next_position(record["call"], reports, "call", call_ids), _valid_call(record)))
                 else:

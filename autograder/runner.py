@@ -2,12 +2,17 @@
 
 This file is executed as a script by the sandboxed Python (``python -I runner.py``); it imports
 only the standard library and knows nothing of expected values, points or which call belongs
-to which test. It reads one job from standard input::
+to which test. It reads two lines from standard input: first the cells,
 
-    {"cells": ["<python source>", ...], "calls": [{"id": 0, "function": "dcg", "rels": [...], "k": 3}, ...]}
+    ["<python source>", ...]
 
-runs the cells in order in one ``__main__`` namespace, then makes each call with a fresh list,
-and writes one JSON line per finished item to its original standard output:
+which it runs in order in one ``__main__`` namespace; only after the last cell has reported
+does the grader send the calls (so no cell can see the test inputs),
+
+    [{"id": 0, "function": "dcg", "rels": [...], "k": 3}, ...]
+
+which it makes one by one, each with a fresh list. It writes one JSON line per finished item to
+its original standard output:
 
     {"ready": true}
     {"cell": 0, "ok": true}
@@ -81,7 +86,8 @@ def _as_number(result):
 
 
 def main():
-    job = json.loads(sys.stdin.buffer.read())
+    orders = os.fdopen(os.dup(0), "rb")
+    cells = json.loads(orders.readline())
     channel = os.fdopen(os.dup(1), "w", buffering=1)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -109,14 +115,16 @@ def main():
     namespace["get_ipython"] = get_ipython
     emit({"ready": True})
 
-    for index, source in enumerate(job["cells"]):
+    for index, source in enumerate(cells):
         try:
             exec(compile(source, f"<cell {index}>", "exec"), namespace)
             emit({"cell": index, "ok": True})
         except BaseException as error:  # SystemExit and KeyboardInterrupt too: a cell may not stop us
             emit({"cell": index, "ok": False, **_describe(error)})
 
-    for call in job["calls"]:
+    calls = json.loads(orders.readline())
+    orders.close()
+    for call in calls:
         record = {"call": call["id"]}
         function = namespace.get(call["function"])
         if not callable(function):

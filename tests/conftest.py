@@ -39,7 +39,7 @@ def course(tmp_path_factory) -> Path:
 def graded_course(course) -> tuple[Path, dict[str, tuple[float, float]]]:
     """The course after plain ``nbgrader autograde`` of the examples, the source solution and the stubs."""
     submitted = course / "submitted"
-    stage_examples(course, submitted)
+    stage_examples(course, submitted, hostile=False)  # plain nbgrader is not safe against them
     release = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
     source = nbformat.read(course / "source" / ASSIGNMENT / NOTEBOOK, as_version=4)
     for student, notebook in {
