@@ -109,7 +109,9 @@ def main():
         if not shell:
             from IPython.core.interactiveshell import InteractiveShell
 
-            shell.append(InteractiveShell.instance(user_ns=namespace))
+            instance = InteractiveShell.instance(user_ns=namespace)
+            instance.enable_gui = lambda gui=None: None  # no event loop here: %matplotlib inline etc. just work
+            shell.append(instance)
         return shell[0]
 
     namespace["get_ipython"] = get_ipython

@@ -1,0 +1,79 @@
+"""Helpers to build a batch of submissions in a throw-away course and run the real grader on it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell
+
+from autograder.course import ASSIGNMENT, NOTEBOOK
+from autograder.submissions import fill_solutions
+
+ROOT = Path(__file__).resolve().parents[1]
+RELEASE = ROOT / "release" / ASSIGNMENT / NOTEBOOK
+
+CORRECT_DCG = '''import math
+
+
+def dcg(rels, k):
+    return sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels))))'''
+
+CORRECT_NDCG = '''def ndcg(rels, k):
+    ideal = dcg(sorted(rels, reverse=True), k)
+    return dcg(rels, k) / ideal if ideal else 0.0'''
+
+
+def new_course(path: Path) -> Path:
+    """A course directory with the config and the committed release, and an empty submitted/."""
+    path.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "nbgrader_config.py", path)
+    shutil.copytree(ROOT / "release", path / "release")
+    (path / "submitted").mkdir()
+    return path
+
+
+def notebook_path(course: Path, student: str, name: str = NOTEBOOK) -> Path:
+    return course / "submitted" / student / ASSIGNMENT / name
+
+
+def add_student(course: Path, student: str, dcg: str = CORRECT_DCG, ndcg: str = CORRECT_NDCG,
+                extra: tuple[str, ...] = (), name: str = NOTEBOOK) -> Path:
+    """Write a submission: the release with the solution cells filled and ``extra`` cells before them."""
+    notebook = fill_solutions(nbformat.read(RELEASE, as_version=4), {"dcg": dcg, "ndcg": ndcg})
+    first_solution = next(i for i, c in enumerate(notebook.cells) if c.metadata.get("nbgrader", {}).get("solution"))
+    for offset, source in enumerate(extra):
+        notebook.cells.insert(first_solution + offset, new_code_cell(source))
+    target = notebook_path(course, student, name)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, target)
+    return target
+
+
+def add_raw(course: Path, student: str, data: bytes) -> Path:
+    target = notebook_path(course, student)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    return target
+
+
+def grade(course: Path, *args: str, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run ``python -m autograder grade ARGS`` in ``course`` as a tutor would."""
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = str(ROOT)
+    if env:
+        environment.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", "--quiet", *args], cwd=course, env=environment,
+        capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def results(course: Path, out: str = "graded") -> dict[str, dict]:
+    document = json.loads((course / out / "results.json").read_text())
+    return {student["student_id"]: student for student in document["students"]}

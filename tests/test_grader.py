@@ -1,0 +1,171 @@
+"""The grade command on honest batches: agreement with nbgrader, resume after SIGKILL, sandbox modes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.cases import GROUPS, max_score
+from autograder.grading import GradingSettings, grade_batch
+from autograder.sandbox import ResourceLimitsOnly
+from autograder.submission import skipped_cell_ids
+
+from batch import CORRECT_DCG, CORRECT_NDCG, ROOT, add_student, grade, new_course, results
+
+needs_bwrap = pytest.mark.skipif(
+    subprocess.run(["which", "bwrap"], capture_output=True).returncode != 0, reason="needs bubblewrap"
+)
+
+
+def test_scores_equal_plain_nbgrader_on_the_examples(graded_course):
+    course, nbgrader_scores = graded_course
+    done = grade(course, "--gradebook", "none", "--timeout", "5")
+    assert done.returncode == 0, done.stderr[-2000:]
+    ours = results(course)
+    assert set(ours) == set(nbgrader_scores)
+    for student, (score, maximum) in nbgrader_scores.items():
+        assert (ours[student]["score"], ours[student]["max_score"]) == (score, maximum), student
+        assert ours[student]["status"] == "graded"
+
+
+def test_results_json_has_the_documented_shape(graded_course):
+    course, _ = graded_course
+    document = json.loads((course / "graded" / "results.json").read_text())
+    assert document["assignment"] == "ndcg" and document["max_score"] == max_score()
+    for student in document["students"]:
+        assert {"student_id", "status", "score", "max_score", "tests", "diagnoses", "message", "feedback"} <= set(student)
+        assert (course / "graded" / student["feedback"]).is_file()
+        for test in student["tests"]:
+            assert {"name", "points", "max_points", "passed", "message"} <= set(test)
+            assert test["points"] == (test["max_points"] if test["passed"] else 0.0)
+        assert student["score"] == sum(t["points"] for t in student["tests"])
+    csv_lines = (course / "graded" / "grades.csv").read_text().splitlines()
+    assert csv_lines[0].split(",")[:4] == ["student_id", "status", "score", "max_score"]
+    assert len(csv_lines) == 1 + len(document["students"])
+
+
+def _slow_batch(course: Path, count: int) -> None:
+    """Honest and wrong students whose first cell sleeps, so that a batch takes a few seconds."""
+    for number in range(count):
+        dcg = CORRECT_DCG if number % 3 else "import math\n\n\ndef dcg(rels, k):\n    return sum(r / math.log(i + 2) for i, r in enumerate(rels[:k]))"
+        ndcg = CORRECT_NDCG if number % 4 else "def ndcg(rels, k):\n    return dcg(rels, k) / dcg(sorted(rels, reverse=True), len(rels))"
+        add_student(course, f"s{number:02d}", dcg=dcg, ndcg=ndcg, extra=("import time\ntime.sleep(0.4)",))
+
+
+def _sandbox_processes() -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if "ndcg-scratch-" in command:
+                found.append(command)
+    return found
+
+
+@needs_bwrap
+def test_sigkill_in_the_middle_then_resume_equals_an_uninterrupted_run(tmp_path):
+    course = new_course(tmp_path / "course")
+    _slow_batch(course, 14)
+    full = grade(course, "--out", "full", "--gradebook", "none", "--workers", "2")
+    assert full.returncode == 0, full.stderr[-2000:]
+
+    environment = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "grade", "--quiet", "--out", "resumed", "--gradebook", "none", "--workers", "2"],
+        cwd=course, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    state = course / "resumed" / ".state"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list(state.glob("*.json"))) < 4:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    graded_before = {p.name: p.stat().st_mtime_ns for p in state.glob("*.json")}
+    assert 4 <= len(graded_before) < 14, "the kill should land in the middle of the batch"
+    assert not (course / "resumed" / "results.json").exists()
+    time.sleep(0.5)
+    assert _sandbox_processes() == [], "sandboxes outlived the killed grader"
+
+    resumed = grade(course, "--out", "resumed", "--gradebook", "none", "--workers", "2")
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    for name, mtime in graded_before.items():
+        assert (state / name).stat().st_mtime_ns == mtime, f"{name} was graded again"
+    assert json.loads((course / "resumed" / "results.json").read_text()) == json.loads((course / "full" / "results.json").read_text())
+    assert (course / "resumed" / "grades.csv").read_text() == (course / "full" / "grades.csv").read_text()
+
+    forced = grade(course, "--out", "resumed", "--gradebook", "none", "--workers", "2", "--force")
+    assert forced.returncode == 0
+    assert all((state / name).stat().st_mtime_ns != mtime for name, mtime in graded_before.items())
+
+
+def test_a_changed_notebook_is_graded_again(tmp_path):
+    course = new_course(tmp_path / "course")
+    add_student(course, "alice")
+    assert grade(course, "--gradebook", "none").returncode == 0
+    assert results(course)["alice"]["score"] == max_score()
+    add_student(course, "alice", dcg="def dcg(rels, k):\n    return 0.0")
+    assert grade(course, "--gradebook", "none").returncode == 0
+    assert results(course)["alice"]["score"] < max_score()
+
+
+def test_resource_limits_only_gives_the_same_scores(tmp_path, graded_course):
+    course, nbgrader_scores = graded_course
+    settings = GradingSettings("ndcg", "ndcg.ipynb", 5.0, frozenset(skipped_cell_ids(course / "release" / "ndcg" / "ndcg.ipynb")))
+    students = grade_batch(course / "submitted", tmp_path / "out", settings, ResourceLimitsOnly(), workers=2, progress=False)
+    assert {s["student_id"]: (s["score"], s["max_score"]) for s in students} == nbgrader_scores
+
+
+def _path_without_bwrap() -> str:
+    return os.pathsep.join([str(Path(sys.executable).parent)])
+
+
+def test_sandbox_required_refuses_without_bubblewrap(tmp_path):
+    course = new_course(tmp_path / "course")
+    add_student(course, "alice")
+    done = grade(course, "--sandbox", "required", env={"PATH": _path_without_bwrap()})
+    assert done.returncode == 2
+    assert "bwrap is not installed" in done.stderr and "Traceback" not in done.stderr
+    assert not (course / "graded" / "results.json").exists()
+
+
+def test_without_bubblewrap_auto_warns_loudly_and_still_grades(tmp_path):
+    course = new_course(tmp_path / "course")
+    add_student(course, "alice")
+    done = grade(course, "--gradebook", "none", env={"PATH": _path_without_bwrap()})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "WITHOUT isolation" in done.stderr
+    assert results(course)["alice"]["score"] == max_score()
+    assert json.loads((course / "graded" / "results.json").read_text())["sandbox"].startswith("resource limits only")
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--submitted", "nowhere"], "no submissions folder nowhere"),
+        (["--workers", "0"], "--workers must be at least 1"),
+        (["--timeout", "0"], "--timeout must be positive"),
+    ],
+)
+def test_bad_arguments_get_a_clear_message(tmp_path, args, words):
+    course = new_course(tmp_path / "course")
+    done = grade(course, *args)
+    assert done.returncode == 2
+    assert words in done.stderr and "Traceback" not in done.stderr
+
+
+def test_every_group_is_a_grade_cell_of_the_release():
+    from autograder.submission import skipped_cell_ids
+
+    ids = skipped_cell_ids(ROOT / "release" / "ndcg" / "ndcg.ipynb")
+    assert {g.grade_id for g in GROUPS} <= ids
+    assert "dcg" not in ids and "ndcg" not in ids  # solution cells are the student's code
