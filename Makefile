@@ -6,7 +6,7 @@ BIN := $(abspath $(VENV))/bin
 # nbgrader runs the `alembic` program when it creates the gradebook: the venv's bin/ must be on PATH.
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help venv demo test release sync lock clean
+.PHONY: help venv demo test grade bench release sync lock clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 10
@@ -25,6 +25,12 @@ demo: venv  ## regenerate the release and grade the bundled example submissions
 test: venv  ## run the whole test suite
 	$(BIN)/python -m pytest
 
+grade: venv  ## grade submitted/ into graded/ in the sandbox (python -m autograder grade)
+	$(BIN)/python -m autograder grade
+
+bench: venv  ## time the grader against plain nbgrader autograde on 100 generated submissions
+	$(BIN)/python scripts/bench_grading.py
+
 sync: venv  ## rewrite the source notebook's test cells from autograder/cases.py
 	$(BIN)/python -m autograder sync
 
@@ -35,4 +41,4 @@ lock: venv  ## rewrite constraints.txt from the current .venv
 	$(BIN)/pip freeze --exclude-editable --exclude ndcg-kit > constraints.txt
 
 clean:  ## remove runtime folders (keeps .venv)
-	rm -rf submitted autograded feedback out gradebook.db
+	rm -rf submitted autograded feedback graded gradebook.db

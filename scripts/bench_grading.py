@@ -1,0 +1,97 @@
+"""Benchmark: `python -m autograder grade` (sandbox on) against plain `nbgrader autograde`.
+
+Builds a throw-away course with N generated submissions (a mix of correct and wrong solutions),
+grades them with both tools in the same run, checks that the scores agree, and prints both wall
+times and their ratio.
+
+    .venv/bin/python scripts/bench_grading.py            # N = 100
+    .venv/bin/python scripts/bench_grading.py -n 30 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from autograder.course import gradebook_scores, run_nbgrader, tool_environment  # noqa: E402
+from autograder.grading import default_workers  # noqa: E402
+from autograder.submissions import fill_solutions  # noqa: E402
+
+import nbformat  # noqa: E402
+
+LOOP = "import math\n\n\ndef dcg(rels, k):\n    total = 0.0\n    for i in range(min(k, len(rels))):\n        total += rels[i] / math.log2(i + 2)\n    return total"
+NUMPY = "import numpy as np\n\n\ndef dcg(rels, k):\n    top = np.asarray(rels[:k], dtype=float)\n    return float(np.sum(top / np.log2(np.arange(2, top.size + 2))))"
+NATURAL_LOG = "import math\n\n\ndef dcg(rels, k):\n    return sum(rels[i] / math.log(i + 2) for i in range(min(k, len(rels))))"
+RIGHT_NDCG = "def ndcg(rels, k):\n    ideal = dcg(sorted(rels, reverse=True), k)\n    return dcg(rels, k) / ideal if ideal else 0.0"
+UNCUT_NDCG = "def ndcg(rels, k):\n    return dcg(rels, k) / dcg(sorted(rels, reverse=True), len(rels))"
+SORTS_NDCG = "def ndcg(rels, k):\n    actual = dcg(rels, k)\n    rels.sort(reverse=True)\n    ideal = dcg(rels, k)\n    return actual / ideal if ideal else 0.0"
+
+MIX = [
+    {"dcg": LOOP, "ndcg": RIGHT_NDCG},
+    {"dcg": NUMPY, "ndcg": RIGHT_NDCG},
+    {"dcg": NATURAL_LOG, "ndcg": RIGHT_NDCG},
+    {"dcg": LOOP, "ndcg": UNCUT_NDCG},
+    {"dcg": NUMPY, "ndcg": SORTS_NDCG},
+    {},  # the released stubs, unchanged
+]
+
+
+def build_course(folder: Path, count: int) -> None:
+    shutil.copy(ROOT / "nbgrader_config.py", folder)
+    shutil.copytree(ROOT / "source", folder / "source")
+    run_nbgrader(folder, "generate_assignment", "ndcg", "--force")
+    release = nbformat.read(folder / "release" / "ndcg" / "ndcg.ipynb", as_version=4)
+    for number in range(count):
+        notebook = fill_solutions(release, MIX[number % len(MIX)])
+        target = folder / "submitted" / f"student{number:03d}" / "ndcg" / "ndcg.ipynb"
+        target.parent.mkdir(parents=True)
+        nbformat.write(notebook, target)
+
+
+def timed(command: list[str], cwd: Path) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=tool_environment(), capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(command[:4])} failed:\n{done.stderr[-3000:]}")
+    return elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-n", type=int, default=100, help="number of submissions (default 100)")
+    parser.add_argument("--workers", type=int, default=default_workers(), help="grader workers (default: cores)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ndcg-bench-") as temporary:
+        course = Path(temporary)
+        build_course(course, args.n)
+        ours = timed(
+            [sys.executable, "-m", "autograder", "grade", "--quiet", "--workers", str(args.workers), "--force",
+             "--sandbox", "required", "--gradebook", f"sqlite:///{course / 'ours.db'}"],
+            course,
+        )
+        theirs = timed([str(Path(sys.executable).parent / "nbgrader"), "autograde", "ndcg", "--force"], course)
+        document = json.loads((course / "graded" / "results.json").read_text())
+        our_scores = {s["student_id"]: s["score"] for s in document["students"]}
+        their_scores = {student: score for student, (score, _) in gradebook_scores(course).items()}
+        agree = our_scores == their_scores
+    print(f"submissions: {args.n} ({len(MIX)} kinds, correct and wrong); cores: {os.cpu_count()}; workers: {args.workers}")
+    print(f"{'tool':<44} {'wall s':>8} {'per submission':>15}")
+    print(f"{'python -m autograder grade (' + document['sandbox'] + ')':<44} {ours:>8.2f} {ours / args.n:>14.3f}s")
+    print(f"{'nbgrader autograde':<44} {theirs:>8.2f} {theirs / args.n:>14.3f}s")
+    print(f"ratio (nbgrader / autograder): {theirs / ours:.1f}x; scores agree: {agree}")
+    return 0 if agree else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
