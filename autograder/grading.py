@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .cases import GROUPS, max_score
+from .diagnosis import diagnose, probe_calls
 from .execution import run_submission
 from .files import write_atomic
 from .sandbox import RUNNER, Sandbox
@@ -49,6 +50,7 @@ def grading_fingerprint(settings: GradingSettings) -> str:
         RUNNER.read_text(encoding="utf-8"),
         repr((settings.timeout, sorted(settings.skip_ids))),
         Path(__file__).with_name("scoring.py").read_text(encoding="utf-8"),
+        Path(__file__).with_name("diagnosis.py").read_text(encoding="utf-8"),
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
@@ -73,9 +75,19 @@ def grade_submission(student_dir: Path, settings: GradingSettings, sandbox: Sand
     except SubmissionProblem as problem:
         return _blank_result(student_id, problem.status, problem.message)
     plan = plan_calls()
+    probes = probe_calls(first_id=len(plan))
+    calls = runner_calls(plan) + [
+        {"id": call_id, "function": p.function, "rels": list(p.rels), "k": p.k} for call_id, p in probes.items()
+    ]
+    tests_skip = same_group(plan)
+
+    def skip_after_timeout(call_id: int) -> list[int]:
+        # a hung probe makes the rest of the diagnosis unreliable: skip the other probes
+        return [other for other in probes if other > call_id] if call_id in probes else tests_skip(call_id)
+
     outcome = run_submission(
-        sandbox, code.cells, runner_calls(plan), timeout=settings.timeout, budget=settings.budget,
-        slot=slot, skip_after_timeout=same_group(plan),
+        sandbox, code.cells, calls, timeout=settings.timeout, budget=settings.budget,
+        slot=slot, skip_after_timeout=skip_after_timeout,
     )
     result = _blank_result(student_id, "graded", "")
     result["notebook"] = str(path)
@@ -89,6 +101,10 @@ def grade_submission(student_dir: Path, settings: GradingSettings, sandbox: Sand
         return result
     tests = score(plan, outcome.calls, settings.timeout)
     result["tests"] = [t.to_dict() for t in tests]
+    found = diagnose({probe: outcome.calls.get(call_id, {"outcome": "not-run"}) for call_id, probe in probes.items()})
+    result["diagnoses"] = found.ids
+    result["diagnosis_details"] = [finding.to_dict() for finding in found.findings]
+    result["unexplained"] = found.unexplained
     result["score"] = sum(t.points for t in tests)
     messages = [note] if note else []
     for cell in result["cells"]:

@@ -1,0 +1,240 @@
+"""The catalogue of known DCG/nDCG mistakes: one place for IDs, explanations and mutants.
+
+Each :class:`Misconception` has a stable ID (reported in ``results.json``), a student-facing
+explanation with the lecture's formula (shown in the feedback), and one or more *mutants*:
+solutions that make exactly this mistake, written as a student would. The mutants are graded
+through the real grading path by the test suite, which checks that each loses points and is
+diagnosed with its own ID; the documentation (``docs/misconceptions.md``) is generated from
+this table (``python -m autograder docs``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CORRECT_DCG = '''import math
+
+
+def dcg(rels, k):
+    return sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels))))'''
+
+CORRECT_NDCG = '''def ndcg(rels, k):
+    ideal = dcg(sorted(rels, reverse=True), k)
+    if ideal == 0:
+        return 0.0
+    return dcg(rels, k) / ideal'''
+
+
+def _dcg(body: str, imports: str = "import math") -> str:
+    return f"{imports}\n\n\ndef dcg(rels, k):\n" + "\n".join("    " + line for line in body.splitlines())
+
+
+def _ndcg(body: str) -> str:
+    return "def ndcg(rels, k):\n" + "\n".join("    " + line for line in body.splitlines())
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A solution with one mistake: the sources of its ``dcg`` and ``ndcg`` cells."""
+
+    name: str
+    dcg: str = CORRECT_DCG
+    ndcg: str = CORRECT_NDCG
+
+
+@dataclass(frozen=True)
+class Misconception:
+    id: str
+    title: str
+    explanation: str
+    mutants: tuple[Mutant, ...]
+
+
+CATALOGUE: tuple[Misconception, ...] = (
+    Misconception(
+        "log-base",
+        "Logarithm with the wrong base",
+        "The discount uses log base 2: rank i is divided by log2(i + 1). A natural log (math.log) "
+        "or log10 gives other numbers for DCG. (In nDCG the base cancels out, so only dcg is wrong.) "
+        "Use math.log2(i + 1), or math.log(i + 1, 2).",
+        (
+            Mutant("natural log", dcg=_dcg("return sum(rels[i] / math.log(i + 2) for i in range(min(k, len(rels))))")),
+            Mutant("log10", dcg=_dcg("return sum(rels[i] / math.log10(i + 2) for i in range(min(k, len(rels))))")),
+        ),
+    ),
+    Misconception(
+        "discount-offset",
+        "Rank offset in the discount",
+        "With rank i counted from 1, the document at rank i is divided by log2(i + 1): rank 1 by "
+        "log2(2) = 1, rank 2 by log2(3), rank 3 by log2(4) = 2. In a 0-based Python loop over "
+        "index j that is log2(j + 2). Dividing by log2(i) with rank 1 left undiscounted is the "
+        "original Järvelin–Kekäläinen form, not the lecture's; log2(i + 2) for 1-based i shifts "
+        "every discount by one rank; and starting the loop at 1 skips the first document.",
+        (
+            Mutant("Järvelin–Kekäläinen log2(i)", dcg=_dcg(
+                "if not rels:\n    return 0.0\n"
+                "return rels[0] + sum(rels[i] / math.log2(i + 1) for i in range(1, min(k, len(rels))))")),
+            Mutant("log2(i + 2) for 1-based i", dcg=_dcg(
+                "return sum(rels[i - 1] / math.log2(i + 2) for i in range(1, min(k, len(rels)) + 1))")),
+            Mutant("first document skipped", dcg=_dcg(
+                "return sum(rels[i] / math.log2(i + 1) for i in range(1, min(k, len(rels))))")),
+        ),
+    ),
+    Misconception(
+        "no-discount",
+        "No discount at all",
+        "Adding up the grades of the top k without dividing by log2(i + 1) is the cumulative gain "
+        "CG@k, not DCG@k: it ignores the order inside the top k. Divide each grade by log2(i + 1).",
+        (Mutant("plain sum", dcg=_dcg("return float(sum(rels[:k]))", imports="")),),
+    ),
+    Misconception(
+        "discount-multiplied",
+        "Discount multiplied instead of divided",
+        "Later ranks must count less, so the grade is divided by log2(i + 1); multiplying by it "
+        "makes later ranks count more. Use rels[i] / math.log2(i + 2) in a 0-based loop.",
+        (Mutant("multiplied", dcg=_dcg("return sum(rels[i] * math.log2(i + 2) for i in range(min(k, len(rels))))")),),
+    ),
+    Misconception(
+        "exponential-gain",
+        "Exponential gain 2^rel - 1",
+        "The course uses the grade itself as the gain (linear gain). The gain 2^rel - 1 (Burges et "
+        "al.) is a different variant of DCG that some libraries use; it agrees with the lecture's "
+        "only for grades 0 and 1. Use rels[i], not 2 ** rels[i] - 1.",
+        (Mutant("2 ** rel - 1", dcg=_dcg("return sum((2 ** rels[i] - 1) / math.log2(i + 2) for i in range(min(k, len(rels))))")),),
+    ),
+    Misconception(
+        "cutoff-ignored",
+        "Cut-off k ignored",
+        "DCG@k only counts the top k documents. Summing the whole list gives DCG@n. Stop the sum "
+        "after min(k, len(rels)) documents.",
+        (Mutant("whole list", dcg=_dcg("return sum(rels[i] / math.log2(i + 2) for i in range(len(rels)))")),),
+    ),
+    Misconception(
+        "cutoff-off-by-one",
+        "Off by one at the cut-off",
+        "DCG@k sums exactly k documents (ranks 1 to k, which are indexes 0 to k - 1). "
+        "range(min(k, len(rels))) is right; range(k - 1) or range(k + 1) sums one document too "
+        "few or too many.",
+        (
+            Mutant("k - 1 documents", dcg=_dcg("return sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels)) - 1))")),
+            Mutant("k + 1 documents", dcg=_dcg("return sum(rels[i] / math.log2(i + 2) for i in range(min(k + 1, len(rels))))")),
+        ),
+    ),
+    Misconception(
+        "ideal-not-sorted",
+        "Ideal ranking not sorted",
+        "The ideal ranking is the list sorted by grade, descending. sorted(rels, reverse=True) "
+        "returns a new list and leaves rels as it is: its result must be used. With the ranking "
+        "itself as the ideal, nDCG is always 1.",
+        (Mutant("result of sorted thrown away", ndcg=_ndcg(
+            "sorted(rels, reverse=True)\nideal = dcg(rels, k)\nif ideal == 0:\n    return 0.0\nreturn dcg(rels, k) / ideal")),),
+    ),
+    Misconception(
+        "ideal-ascending",
+        "Ideal ranking sorted ascending",
+        "The ideal ranking puts the most relevant documents first: sorted(rels, reverse=True). "
+        "sorted(rels) puts them last.",
+        (Mutant("ascending", ndcg=_ndcg(
+            "ideal = dcg(sorted(rels), k)\nif ideal == 0:\n    return 0.0\nreturn dcg(rels, k) / ideal")),),
+    ),
+    Misconception(
+        "ideal-not-cut",
+        "Ideal DCG not cut at k",
+        "nDCG@k divides by the DCG@k of the ideal ranking: the ideal list is cut at the same k. "
+        "Using the DCG of the whole ideal list makes nDCG@k too small whenever k < len(rels).",
+        (Mutant("whole ideal list", ndcg=_ndcg(
+            "ideal = dcg(sorted(rels, reverse=True), len(rels))\nif ideal == 0:\n    return 0.0\nreturn dcg(rels, k) / ideal")),),
+    ),
+    Misconception(
+        "ideal-from-top-k",
+        "Ideal built from the top k only",
+        "The ideal ranking sorts the grades of all documents, including relevant ones below rank "
+        "k: sorted(rels, reverse=True), then cut at k. Sorting only rels[:k] misses a highly "
+        "relevant document that the system ranked too low, so nDCG comes out too high.",
+        (Mutant("sorted(rels[:k])", ndcg=_ndcg(
+            "ideal = dcg(sorted(rels[:k], reverse=True), k)\nif ideal == 0:\n    return 0.0\nreturn dcg(rels, k) / ideal")),),
+    ),
+    Misconception(
+        "ratio-inverted",
+        "Ratio inverted",
+        "nDCG@k = DCG@k / iDCG@k, the ranking's DCG divided by the ideal one, so it lies between "
+        "0 and 1. iDCG / DCG is 1 or more.",
+        (Mutant("iDCG / DCG", ndcg=_ndcg(
+            "ideal = dcg(sorted(rels, reverse=True), k)\nactual = dcg(rels, k)\nif actual == 0:\n    return 0.0\n"
+            "return ideal / actual")),),
+    ),
+    Misconception(
+        "not-normalized",
+        "nDCG not normalised",
+        "ndcg must divide DCG@k by the ideal DCG@k; returning DCG@k itself is not normalised and "
+        "can be larger than 1.",
+        (Mutant("returns DCG", ndcg=_ndcg("return dcg(rels, k)")),),
+    ),
+    Misconception(
+        "mutates-input",
+        "Input list modified",
+        "rels.sort() sorts the caller's list in place: after your function returns, the caller's "
+        "ranking is destroyed (and the next computation on it is wrong). Use sorted(rels, "
+        "reverse=True), which returns a new list.",
+        (Mutant("rels.sort()", ndcg=_ndcg(
+            "actual = dcg(rels, k)\nrels.sort(reverse=True)\nideal = dcg(rels, k)\nif ideal == 0:\n    return 0.0\n"
+            "return actual / ideal")),),
+    ),
+    Misconception(
+        "zero-ideal",
+        "Zero ideal DCG not handled",
+        "When no document is relevant, iDCG@k = 0 and DCG@k / iDCG@k is 0 / 0. The convention is "
+        "nDCG@k = 0.0: check for an ideal DCG of 0 before dividing.",
+        (
+            Mutant("ZeroDivisionError", ndcg=_ndcg("return dcg(rels, k) / dcg(sorted(rels, reverse=True), k)")),
+            Mutant("NaN from numpy", ndcg="import numpy as np\n\n\n" + _ndcg(
+                "with np.errstate(all='ignore'):\n"
+                "    return float(np.float64(dcg(rels, k)) / np.float64(dcg(sorted(rels, reverse=True), k)))")),
+        ),
+    ),
+    Misconception(
+        "k-beyond-length",
+        "Fails when k is larger than the list",
+        "If k is larger than the list, DCG@k sums the whole list. Looping over range(k) and "
+        "indexing rels[i] raises IndexError; loop over range(min(k, len(rels))) or over rels[:k].",
+        (Mutant("range(k)", dcg=_dcg(
+            "total = 0.0\nfor i in range(k):\n    total += rels[i] / math.log2(i + 2)\nreturn total")),),
+    ),
+    Misconception(
+        "rounded",
+        "Result rounded",
+        "Return the exact value; do not round it. The exam's hand answers are rounded to two "
+        "decimals (2.43, 0.78), but a function that rounds gives wrong values for every ranking "
+        "whose DCG has more decimals.",
+        (
+            Mutant("dcg rounded to 2 decimals", dcg=_dcg(
+                "return round(sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels)))), 2)")),
+            Mutant("ndcg rounded to 2 decimals", ndcg=_ndcg(
+                "ideal = dcg(sorted(rels, reverse=True), k)\nif ideal == 0:\n    return 0.0\nreturn round(dcg(rels, k) / ideal, 2)")),
+        ),
+    ),
+)
+
+BY_ID = {m.id: m for m in CATALOGUE}
+
+
+def catalogue_markdown() -> str:
+    """The documentation page of the catalogue (``docs/misconceptions.md``)."""
+    lines = [
+        "# Known DCG/nDCG mistakes the grader recognises",
+        "",
+        "Generated from `autograder/misconceptions.py` by `python -m autograder docs`; do not edit.",
+        "The grader recognises these from the *behaviour* of a student's functions on probe inputs,",
+        "never from the source text, and reports the IDs in `results.json` (`diagnoses`).",
+        "",
+        "| ID | mistake | what the feedback tells the student |",
+        "|---|---|---|",
+    ]
+    for item in CATALOGUE:
+        lines.append(f"| `{item.id}` | {item.title} | {item.explanation} |")
+    lines += ["", "## Mutants", "", "Each mistake is reproduced by these solutions, which the test suite grades:", ""]
+    for item in CATALOGUE:
+        for mutant in item.mutants:
+            changed = [code for code, correct in ((mutant.dcg, CORRECT_DCG), (mutant.ndcg, CORRECT_NDCG)) if code != correct]
+            lines += [f"### `{item.id}`: {mutant.name}", "", "```python", *changed, "```", ""]
+    return "\n".join(lines)
