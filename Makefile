@@ -6,7 +6,7 @@ BIN := $(abspath $(VENV))/bin
 # nbgrader runs the `alembic` program when it creates the gradebook: the venv's bin/ must be on PATH.
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help venv demo test grade bench release sync lock clean
+.PHONY: help venv demo test grade bench release sync docs lock clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 10
@@ -33,6 +33,9 @@ bench: venv  ## time the grader against plain nbgrader autograde on 100 generate
 
 sync: venv  ## rewrite the source notebook's test cells from autograder/cases.py
 	$(BIN)/python -m autograder sync
+
+docs: venv  ## regenerate docs/misconceptions.md from autograder/misconceptions.py
+	$(BIN)/python -m autograder docs
 
 release: venv  ## sync the test cells, then regenerate release/ with nbgrader
 	$(BIN)/python -m autograder release

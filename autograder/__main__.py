@@ -27,6 +27,7 @@ def main(argv: list[str] | None = None) -> int:
         epilog="example: python -m autograder grade --submitted submitted --out graded --workers 4",
     )
     add_arguments(grade)
+    commands.add_parser("docs", help="regenerate docs/misconceptions.md from the misconception catalogue")
     commands.add_parser("demo", help="regenerate the release and grade the bundled example submissions")
     args = parser.parse_args(argv)
     try:
@@ -39,6 +40,12 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "release":
             generate_release(root)
             print("release/ regenerated")
+        elif args.command == "docs":
+            from .files import write_atomic
+            from .misconceptions import catalogue_markdown
+
+            write_atomic(root / "docs" / "misconceptions.md", catalogue_markdown())
+            print("docs/misconceptions.md regenerated")
         elif args.command == "demo":
             from . import demo
 

@@ -59,12 +59,12 @@ BEYOND_PROBES: tuple[Probe, ...] = (Probe("dcg", (1, 2), 5), Probe("ndcg", (2, 0
 NDCG_PROBES: tuple[Probe, ...] = tuple(
     Probe("ndcg", tuple(rels), k)
     for rels, k in [
-        ([1, 3, 0, 2], 2), ([0, 1, 0, 2, 3, 1], 3), ([2, 1, 0, 3], 2), ([1, 3, 2], 3),
+        ([1, 3, 0, 2, 0], 2), ([0, 1, 0, 2, 3, 1], 3), ([2, 1, 0, 3], 2), ([1, 3, 2], 3),
         ([0, 2, 1, 0, 0, 3, 1], 4), ([3, 0, 1], 2), ([1, 1, 2, 0], 3),
     ]
 )
 #: Nothing relevant: the only correct answer is 0.0.
-ZERO_PROBES: tuple[Probe, ...] = (Probe("ndcg", (0, 0, 0), 3), Probe("ndcg", (0, 0), 1))
+ZERO_PROBES: tuple[Probe, ...] = (Probe("ndcg", (0, 0, 0, 0, 0), 4), Probe("ndcg", (0,), 1))
 
 ORDERS = ("desc", "asc", "none")
 SCOPES = ("all", "top-k")
@@ -82,7 +82,7 @@ def _ideal_list(rels: tuple, k: int, order: str, scope: str) -> tuple:
 
 def _auxiliary_probes() -> tuple[Probe, ...]:
     """The student's dcg on every list an ndcg model may divide by (so that models can use it)."""
-    calls = []
+    calls = [Probe("dcg", probe.rels, probe.k) for probe in ZERO_PROBES]
     for probe in NDCG_PROBES:
         calls.append(Probe("dcg", probe.rels, probe.k))
         for order, scope, cut in itertools.product(ORDERS, SCOPES, CUTS):
@@ -357,6 +357,8 @@ def _diagnose_not_working(records: dict[Probe, dict], diagnosis: Diagnosis) -> N
 def _diagnose_contract(records: dict[Probe, dict], diagnosis: Diagnosis) -> None:
     working = {"dcg": _works(records, DCG_PROBES), "ndcg": _works(records, NDCG_PROBES)}
     for probe in ZERO_PROBES if working["ndcg"] else ():
+        if _value(records.get(Probe("dcg", probe.rels, probe.k))) != 0.0:
+            continue  # the student's own dcg is not 0 here: their ndcg cannot know that iDCG is 0
         record = records.get(probe, {})
         outcome = record.get("outcome")
         if outcome == "raised":

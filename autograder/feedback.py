@@ -1,7 +1,7 @@
 """One self-contained HTML feedback page per student.
 
-It shows the score per test with what went wrong, the student's own cell errors, and the
-formula and conventions of the exercise, so that a student who missed the tutorial can read it
+It shows the score per test with what went wrong, the recognised mistakes (with their
+explanation from the catalogue and a counterexample on a probe input), and the formula and conventions of the exercise, so that a student who missed the tutorial can read it
 alone. It never shows a hidden test's input or expected value: the messages come from
 :mod:`autograder.scoring`, which writes hidden cases by their property only.
 """
@@ -12,6 +12,7 @@ from html import escape
 from pathlib import Path
 
 from .files import write_atomic
+from .misconceptions import BY_ID
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
@@ -45,6 +46,23 @@ range(min(k, len(rels))))</code>.</p>
 """
 
 
+def _mistakes_section(student: dict) -> str:
+    """What went wrong: each recognised mistake with its explanation and a counterexample."""
+    items = []
+    for finding in student.get("diagnosis_details", []):
+        entry = BY_ID[finding["id"]]
+        items.append(
+            f"<li><strong>{escape(entry.title)}</strong> <small>(<code>{escape(entry.id)}</code>, in "
+            f"<code>{escape(finding['function'])}</code>)</small><br>{escape(entry.explanation)}<br>"
+            f"<em>Example:</em> {escape(finding['counterexample'])}</li>"
+        )
+    for function, message in sorted(student.get("unexplained", {}).items()):
+        items.append(f"<li><strong>{escape(function)}</strong>: {escape(message)}</li>")
+    if not items:
+        return ""
+    return "<h2>What went wrong</h2><ul>" + "".join(items) + "</ul>"
+
+
 def render_feedback(student: dict, assignment: str, extra_sections: str = "") -> str:
     """The feedback page for one student's result (a dict as in ``results.json``)."""
     rows = []
@@ -73,6 +91,7 @@ def render_feedback(student: dict, assignment: str, extra_sections: str = "") ->
 <p>{escape(_STATUS_TEXT.get(student['status'], student['status']))}</p>
 {notes}
 {table}
+{_mistakes_section(student)}
 {extra_sections}
 {_FORMULA}
 <p><small>Hidden tests are described by what they check; their inputs are not shown.</small></p>

@@ -10,6 +10,7 @@ from .course import ASSIGNMENT, NOTEBOOK, CourseError, find_root, release_notebo
 from .feedback import write_feedback
 from .gradebook import record_scores
 from .grading import GradingSettings, default_workers, grade_batch
+from .report import write_report
 from .results import score_table, write_results
 from .sandbox import WEAK_ISOLATION_WARNING, SandboxUnavailable, choose_sandbox
 from .submission import skipped_cell_ids
@@ -64,6 +65,7 @@ def run_grade(args: argparse.Namespace) -> int:
     for student in students:
         student["feedback"] = write_feedback(out, args.assignment, NOTEBOOK, student)
     write_results(out, args.assignment, students, sandbox.name)
+    write_report(out, args.assignment, students)
     code = 0
     gradebook_note = "gradebook: skipped"
     url = args.gradebook or (f"sqlite:///{root / 'gradebook.db'}" if root else None)
@@ -79,7 +81,7 @@ def run_grade(args: argparse.Namespace) -> int:
     counts = {status: sum(s["status"] == status for s in students) for status in ("graded", "timeout", "error", "missing")}
     print(
         f"\n{len(students)} students: " + ", ".join(f"{n} {status}" for status, n in counts.items() if n)
-        + f"\nresults: {out / 'results.json'}, {out / 'grades.csv'}, feedback in {out / 'feedback'}/"
+        + f"\nresults: {out / 'results.json'}, {out / 'grades.csv'}, {out / 'report.html'}, feedback in {out / 'feedback'}/"
         + f"\nsandbox: {sandbox.name}; {gradebook_note}"
     )
     return code

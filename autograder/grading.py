@@ -109,7 +109,7 @@ def grade_submission(student_dir: Path, settings: GradingSettings, sandbox: Sand
     messages = [note] if note else []
     for cell in result["cells"]:
         messages.append(_cell_message(cell, settings.timeout))
-    hung = sum(1 for record in outcome.calls.values() if record.get("outcome") == "timeout")
+    hung = sum(1 for p in plan if outcome.calls.get(p.call_id, {}).get("outcome") == "timeout")
     if hung:
         messages.append(f"{hung} test call{'s' if hung > 1 else ''} did not finish within {settings.timeout:g} s")
     messages.extend(outcome.notes)

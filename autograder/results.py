@@ -46,9 +46,10 @@ def write_results(out: Path, assignment: str, students: list[dict], sandbox_name
 def score_table(students: list[dict]) -> str:
     """A plain-text table of the batch, for the terminal."""
     width = max([len("student")] + [len(s["student_id"]) for s in students])
-    lines = [f"{'student':<{width}}  {'status':<8} {'score':>6} {'max':>5}  message"]
+    lines = [f"{'student':<{width}}  {'status':<8} {'score':>6} {'max':>5}  mistakes / message"]
     for s in students:
         message = s["message"] if s["status"] != "graded" or s["message"] != "graded" else ""
+        message = ", ".join(s.get("diagnoses", []) + ([message] if message else []))
         if len(message) > 90:
             message = message[:87] + "..."
         lines.append(f"{s['student_id']:<{width}}  {s['status']:<8} {s['score']:>6g} {s['max_score']:>5g}  {message}")

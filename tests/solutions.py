@@ -1,0 +1,68 @@
+"""Differently written correct solutions, and a way to run solutions in-process on the probes."""
+
+from __future__ import annotations
+
+import numbers
+
+from autograder.diagnosis import Probe, all_probes
+
+CORRECT_SOLUTIONS: dict[str, tuple[str, str]] = {
+    "exam": (
+        "import math\n\n\ndef dcg(rels, k):\n    return sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels))))",
+        "def ndcg(rels, k):\n    ideal = dcg(sorted(rels, reverse=True), k)\n    return dcg(rels, k) / ideal if ideal else 0.0",
+    ),
+    "loop": (
+        "import math\n\n\ndef dcg(rels, k):\n    total = 0.0\n    for rank, rel in enumerate(rels, start=1):\n"
+        "        if rank > k:\n            break\n        total += rel / math.log2(rank + 1)\n    return total",
+        "def ndcg(rels, k):\n    best = list(rels)\n    best.sort(reverse=True)\n    ideal = dcg(best, k)\n"
+        "    if ideal == 0:\n        return 0.0\n    return dcg(rels, k) / ideal",
+    ),
+    "numpy_float64": (
+        "import numpy as np\n\n\ndef dcg(rels, k):\n    top = np.asarray(rels[:k], dtype=float)\n"
+        "    return np.sum(top / np.log2(np.arange(2, top.size + 2)))",
+        "import numpy as np\n\n\ndef ndcg(rels, k):\n    ideal = dcg(np.sort(np.asarray(rels))[::-1], k)\n"
+        "    return dcg(rels, k) / ideal if ideal > 0 else np.float64(0.0)",
+    ),
+    "recursion": (
+        "import math\n\n\ndef dcg(rels, k, rank=1):\n    if k == 0 or not rels:\n        return 0.0\n"
+        "    return rels[0] / math.log2(rank + 1) + dcg(rels[1:], k - 1, rank + 1)",
+        "def ndcg(rels, k):\n    ideal = dcg(sorted(rels)[::-1], k)\n    return 0.0 if ideal == 0 else dcg(rels, k) / ideal",
+    ),
+    "heapq": (
+        "from math import log\n\n\ndef dcg(rels, k):\n    return sum(r / log(i + 2, 2) for i, r in enumerate(rels[:k]))",
+        "import heapq\n\n\ndef ndcg(rels, k):\n    best = heapq.nlargest(k, rels)\n    ideal = dcg(best, k)\n"
+        "    return dcg(rels, k) / ideal if ideal else 0.0",
+    ),
+    "try_except_zero": (
+        "import math\n\n\ndef dcg(rels, k):\n    return math.fsum(r / math.log2(i + 1) for i, r in zip(range(1, k + 1), rels))",
+        "def ndcg(rels, k):\n    try:\n        return dcg(rels, k) / dcg(sorted(rels, reverse=True), k)\n"
+        "    except ZeroDivisionError:\n        return 0.0",
+    ),
+    "fractions_and_helpers": (
+        "import math\n\n\ndef discount(rank):\n    return 1 / math.log(rank + 1, 2)\n\n\n"
+        "def dcg(rels, k):\n    k = min(k, len(rels))\n    return float(sum(rels[i] * discount(i + 1) for i in range(k)))",
+        "def ndcg(rels, k):\n    ranked = dcg(rels, k)\n    ideal = dcg(sorted(rels, key=lambda r: -r), k)\n"
+        "    return ranked / ideal if ideal != 0 else 0.0",
+    ),
+}
+
+
+def probe_records(dcg_source: str, ndcg_source: str) -> dict[Probe, dict]:
+    """Run trusted solution code in this process on every probe, with the runner's record format."""
+    namespace: dict = {}
+    exec(dcg_source, namespace)
+    exec(ndcg_source, namespace)
+    records = {}
+    for probe in all_probes():
+        argument = list(probe.rels)
+        try:
+            value = namespace[probe.function](argument, probe.k)
+            if isinstance(value, numbers.Real) and not isinstance(value, bool):
+                record = {"outcome": "value", "value": float(value)}
+            else:
+                record = {"outcome": "not-a-number", "type": type(value).__name__}
+        except Exception as error:
+            record = {"outcome": "raised", "error": type(error).__name__, "message": str(error)}
+        record["after"] = [float(v) for v in argument]
+        records[probe] = record
+    return records

@@ -1,0 +1,121 @@
+"""The diagnosis engine on its own (in-process, fast): mutants, combinations, correct solutions."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+
+from autograder.cases import GROUPS
+from autograder.diagnosis import (
+    DCG_MODELS, DCG_PROBES, NDCG_MODELS, NDCG_PROBES, DcgModel, NdcgModel, all_probes, diagnose,
+)
+from autograder.misconceptions import BY_ID, CATALOGUE, CORRECT_DCG, CORRECT_NDCG, catalogue_markdown
+
+from solutions import CORRECT_SOLUTIONS, probe_records
+
+ISSUE_IDS = {
+    "log-base", "discount-offset", "no-discount", "discount-multiplied", "exponential-gain", "cutoff-ignored",
+    "cutoff-off-by-one", "ideal-not-sorted", "ideal-ascending", "ideal-not-cut", "ideal-from-top-k",
+    "ratio-inverted", "not-normalized", "mutates-input", "zero-ideal", "k-beyond-length", "rounded",
+}
+MUTANTS = [(item.id, mutant) for item in CATALOGUE for mutant in item.mutants]
+
+
+def test_the_catalogue_has_every_mistake_once():
+    assert [item.id for item in CATALOGUE] == list(BY_ID)
+    assert set(BY_ID) == ISSUE_IDS
+    for item in CATALOGUE:
+        assert item.mutants and item.explanation and item.title
+        for mutant in item.mutants:
+            assert (mutant.dcg, mutant.ndcg) != (CORRECT_DCG, CORRECT_NDCG), item.id
+
+
+@pytest.mark.parametrize("mistake, mutant", MUTANTS, ids=[f"{i}:{m.name}" for i, m in MUTANTS])
+def test_each_mutant_is_diagnosed_with_its_own_id_only(mistake, mutant):
+    found = diagnose(probe_records(mutant.dcg, mutant.ndcg))
+    assert found.ids == [mistake]
+    assert not found.unexplained
+    assert all(f.counterexample for f in found.findings)
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [("log-base", "ideal-not-cut"), ("exponential-gain", "ideal-from-top-k"), ("cutoff-ignored", "zero-ideal"),
+     ("discount-offset", "ratio-inverted"), ("k-beyond-length", "mutates-input"), ("rounded", "ideal-ascending"),
+     ("no-discount", "ideal-ascending"), ("cutoff-off-by-one", "not-normalized")],
+)
+def test_two_mistakes_at_once_are_both_reported(first, second):
+    dcg_source = BY_ID[first].mutants[0].dcg
+    ndcg_source = BY_ID[second].mutants[0].ndcg
+    assert set(diagnose(probe_records(dcg_source, ndcg_source)).ids) == {first, second}
+
+
+@pytest.mark.parametrize("name", CORRECT_SOLUTIONS)
+def test_correct_solutions_get_no_diagnosis(name):
+    found = diagnose(probe_records(*CORRECT_SOLUTIONS[name]))
+    assert found.ids == [] and found.unexplained == {}
+
+
+def test_with_no_discount_a_top_k_ideal_cannot_be_told_from_an_unsorted_one():
+    # sum(rels[:k]) / sum(sorted(rels[:k])[:k]) == 1 == sum(rels[:k]) / sum(rels[:k]): one of the two, not both
+    found = diagnose(probe_records(BY_ID["no-discount"].mutants[0].dcg, BY_ID["ideal-not-sorted"].mutants[0].ndcg))
+    assert "no-discount" in found.ids and len(found.ids) == 2
+    assert set(found.ids) - {"no-discount"} <= {"ideal-not-sorted", "ideal-from-top-k"}
+
+
+def test_unrecognised_behaviour_gets_a_message_but_no_id():
+    found = diagnose(probe_records("def dcg(rels, k):\n    return len(rels) * 1.5 + k", CORRECT_NDCG))
+    assert found.ids == []
+    assert "does not match a known mistake" in found.unexplained["dcg"]
+    assert "for rels=" in found.unexplained["dcg"]
+
+
+def test_a_stub_is_not_diagnosed_as_a_mistake():
+    stub = "def dcg(rels, k):\n    raise NotImplementedError()"
+    found = diagnose(probe_records(stub, "def ndcg(rels, k):\n    raise NotImplementedError()"))
+    assert found.ids == []
+    assert "NotImplementedError on every input" in found.unexplained["dcg"]
+
+
+def test_counterexample_shows_the_formula():
+    found = diagnose(probe_records(BY_ID["log-base"].mutants[0].dcg, CORRECT_NDCG))
+    text = found.findings[0].counterexample
+    assert text.startswith("for rels=[3, 2], k=2 your dcg returns")
+    right = 3 / math.log2(2) + 2 / math.log2(3)
+    assert f"3/log2(2) + 2/log2(3) ≈ {right:.4g}" in text
+
+
+def test_probes_are_not_hidden_test_cases():
+    cases = {(c.function, tuple(c.rels), c.k) for g in GROUPS for c in g.cases if not g.visible}
+    assert not cases & {(p.function, p.rels, p.k) for p in all_probes()}
+
+
+def test_no_model_with_a_mistake_looks_correct_on_the_probes():
+    correct = DcgModel()
+    for model in DCG_MODELS:
+        if model.mistakes:
+            assert any(
+                not math.isclose(model(p.rels, p.k), correct(p.rels, p.k), rel_tol=1e-9, abs_tol=1e-9) for p in DCG_PROBES
+            ), model
+    reference = NdcgModel(source="linear")
+    expected = {p: reference.predict(p, {}) for p in NDCG_PROBES}
+    for model in NDCG_MODELS:
+        if model.mistakes and model.source == "linear":
+            predictions = [(model.predict(p, {}), expected[p]) for p in NDCG_PROBES]
+            assert any(a is None or not math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in predictions), model
+
+
+def test_models_that_look_alike_differ_only_in_rounding_integers():
+    values = {m: [m(p.rels, p.k) for p in DCG_PROBES] for m in DCG_MODELS}
+    for a, b in itertools.combinations(DCG_MODELS, 2):
+        if set(a.mistakes) != set(b.mistakes) and all(math.isclose(x, y, abs_tol=1e-9) for x, y in zip(values[a], values[b])):
+            assert set(a.mistakes) ^ set(b.mistakes) == {"rounded"}, (a, b)
+            assert all(float(v).is_integer() for v in values[a])
+
+
+def test_catalogue_documentation_is_up_to_date():
+    from conftest import ROOT
+
+    assert (ROOT / "docs" / "misconceptions.md").read_text(encoding="utf-8") == catalogue_markdown(), "run `make docs`"

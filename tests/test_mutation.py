@@ -1,0 +1,68 @@
+"""Mutation check of the grading itself, through the real grading path (`python -m autograder grade`).
+
+Every mutant of the misconception catalogue must lose points and be diagnosed with its own ID;
+differently written correct solutions must get full marks and no diagnosis. A hidden test change
+that lets a mutant through, or one that costs a correct solution points, fails this test.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from autograder.cases import max_score
+from autograder.misconceptions import CATALOGUE
+
+from batch import add_student, grade, new_course, results
+from solutions import CORRECT_SOLUTIONS
+
+MUTANTS = {
+    f"mutant_{item.id}_{number}": (item.id, mutant) for item in CATALOGUE for number, mutant in enumerate(item.mutants)
+}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    course = new_course(tmp_path_factory.mktemp("mutation") / "course")
+    for student, (_, mutant) in MUTANTS.items():
+        add_student(course, student, dcg=mutant.dcg, ndcg=mutant.ndcg)
+    for name, (dcg, ndcg) in CORRECT_SOLUTIONS.items():
+        add_student(course, f"correct_{name}", dcg=dcg, ndcg=ndcg)
+    done = grade(course, "--gradebook", "none", "--timeout", "5", "--sandbox", "required")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return course, results(course)
+
+
+@pytest.mark.parametrize("student", sorted(MUTANTS))
+def test_every_mutant_loses_points_and_is_diagnosed(graded, student):
+    mistake, mutant = MUTANTS[student]
+    result = graded[1][student]
+    assert result["status"] == "graded", result["message"]
+    assert result["score"] < max_score(), f"{mistake} ({mutant.name}) gets full marks: a test case is missing"
+    assert result["diagnoses"] == [mistake], (mutant.name, result["diagnoses"], result.get("unexplained"))
+
+
+@pytest.mark.parametrize("name", sorted(CORRECT_SOLUTIONS))
+def test_correct_solutions_get_full_marks_and_no_diagnosis(graded, name):
+    result = graded[1][f"correct_{name}"]
+    assert result["score"] == max_score(), [t["message"] for t in result["tests"] if not t["passed"]]
+    assert result["diagnoses"] == [] and result["unexplained"] == {}
+
+
+def test_feedback_explains_each_diagnosis(graded):
+    course, students = graded
+    for student, (mistake, _) in MUTANTS.items():
+        page = (course / "graded" / students[student]["feedback"]).read_text(encoding="utf-8")
+        item = next(i for i in CATALOGUE if i.id == mistake)
+        assert item.title in page, student
+        assert "for rels=" in page or "after " in page, student  # the counterexample on a probe
+
+
+def test_report_counts_the_mistakes(graded):
+    course, students = graded
+    report = (course / "graded" / "report.html").read_text(encoding="utf-8")
+    assert report.count("<img") >= 3  # score distribution, pass rate per test, mistakes
+    for item in CATALOGUE:
+        count = sum(item.id in s["diagnoses"] for s in students.values())
+        assert re.search(rf"<td><code>{re.escape(item.id)}</code></td>\s*<td[^>]*>{count}</td>", report), item.id
