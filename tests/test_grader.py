@@ -108,14 +108,19 @@ def test_sigkill_in_the_middle_then_resume_equals_an_uninterrupted_run(tmp_path)
     assert all((state / name).stat().st_mtime_ns != mtime for name, mtime in graded_before.items())
 
 
-def test_a_changed_notebook_is_graded_again(tmp_path):
+def test_a_changed_notebook_is_graded_again_and_the_gradebook_follows(tmp_path):
+    from autograder.course import gradebook_scores
+
     course = new_course(tmp_path / "course")
     add_student(course, "alice")
-    assert grade(course, "--gradebook", "none").returncode == 0
+    add_student(course, "bob")
+    assert grade(course).returncode == 0
     assert results(course)["alice"]["score"] == max_score()
     add_student(course, "alice", dcg="def dcg(rels, k):\n    return 0.0")
-    assert grade(course, "--gradebook", "none").returncode == 0
-    assert results(course)["alice"]["score"] < max_score()
+    assert grade(course).returncode == 0
+    lower = results(course)["alice"]["score"]
+    assert lower < max_score()
+    assert gradebook_scores(course) == {"alice": (lower, max_score()), "bob": (max_score(), max_score())}
 
 
 def test_resource_limits_only_gives_the_same_scores(tmp_path, graded_course):
