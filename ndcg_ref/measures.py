@@ -27,8 +27,11 @@ def _discounts(n: int) -> np.ndarray:
 
 
 def _dcg_of(grades: np.ndarray, k: int | None, gain: str) -> float:
+    """Gain times discount, summed in rank order (the same arithmetic as the batch functions)."""
     top = grades[:k]
-    return float(np.sum(_gains(top, gain) * _discounts(top.size)))
+    if top.size == 0:
+        return 0.0
+    return float(np.cumsum(_gains(top, gain) * _discounts(top.size))[-1])
 
 
 def _ideal_grades(grades: np.ndarray, ideal: Relevances | None) -> np.ndarray:
