@@ -1,0 +1,419 @@
+"""nDCG of a whole TREC run against TREC qrels, exactly as trec_eval computes it, vectorised.
+
+trec_eval's rules (``ndcg`` and ``ndcg_cut.k``):
+
+- the gain of a document is its qrels grade; unjudged documents and negative grades count 0;
+- the ideal ranking holds every judged document of the query with a positive grade, retrieved or not;
+- the run's documents are ordered by score, descending, ties broken by docno, descending
+  (trec_eval's rule); the rank column is ignored;
+- a query with judgements but no relevant document scores 0 and counts in the mean;
+- queries of the run that are not in the qrels are ignored; with ``complete=True`` (trec_eval's
+  ``-c``) queries of the qrels that are missing from the run count as 0.
+
+Files are parsed with numpy (no Python loop per line), in blocks, with an error naming the file
+and line for anything malformed; nothing is silently dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .batch import ndcg_batch
+
+__all__ = [
+    "Evaluation", "Qrels", "Run", "TrecFormatError", "evaluate", "evaluate_files", "parse_measures",
+    "qrels_from_dict", "read_qrels", "read_run", "run_from_dict",
+]
+
+_BLOCK = 32 * 1024 * 1024
+_RUN_COLUMNS = "qid Q0 docno rank score tag"
+_QRELS_COLUMNS = "qid iteration docno relevance"
+
+
+class TrecFormatError(ValueError):
+    """A malformed line in a run or qrels file (the message names the file and the line)."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """A TREC run as parallel arrays, one entry per line."""
+
+    qids: np.ndarray  # bytes (S)
+    docnos: np.ndarray  # bytes (S)
+    scores: np.ndarray  # float64
+    lines: np.ndarray  # 1-based line numbers, for messages
+    source: str = "run"
+
+
+@dataclass(frozen=True)
+class Qrels:
+    """TREC relevance judgements as parallel arrays, one entry per line."""
+
+    qids: np.ndarray
+    docnos: np.ndarray
+    grades: np.ndarray  # int64
+    lines: np.ndarray
+    source: str = "qrels"
+
+
+# ----- parsing ------------------------------------------------------------------------------
+
+def _gather(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The tokens data[starts[i]:ends[i]] as one fixed-width bytes array."""
+    if starts.size == 0:
+        return np.empty(0, dtype="S1")
+    lengths = ends - starts
+    width = int(lengths.max())
+    offsets = np.arange(width)
+    inside = offsets < lengths[:, None]
+    index = np.where(inside, starts[:, None] + offsets, 0)
+    raw = data[index]
+    raw[~inside] = 0
+    return np.ascontiguousarray(raw).view(f"S{width}").ravel()
+
+
+def _line_text(data: bytes, line_start: int) -> str:
+    end = data.find(b"\n", line_start)
+    text = data[line_start : end if end >= 0 else len(data)].decode(errors="replace").strip()
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _tokenize(data: bytes, columns: int, wanted: Sequence[int], path: str, first_line: int, layout: str):
+    """Tokens of the wanted columns of every non-blank line in ``data`` (whole lines only)."""
+    array = np.frombuffer(data, dtype=np.uint8)
+    if array.size == 0:
+        return [np.empty(0, dtype="S1") for _ in wanted], np.empty(0, dtype=np.int64)
+    separator = array <= 32  # space, tab, CR, LF and other control characters
+    before = np.empty_like(separator)
+    before[0] = True
+    before[1:] = separator[:-1]
+    after = np.empty_like(separator)
+    after[-1] = True
+    after[:-1] = separator[1:]
+    starts = np.flatnonzero(~separator & before)
+    ends = np.flatnonzero(~separator & after) + 1
+    newlines = np.flatnonzero(array == 10)
+    token_line = np.searchsorted(newlines, starts)
+    line_count = newlines.size + (0 if data.endswith(b"\n") else 1)
+    per_line = np.bincount(token_line, minlength=line_count)
+    bad = (per_line != 0) & (per_line != columns)
+    if bad.any():
+        line = int(np.flatnonzero(bad)[0])
+        line_start = 0 if line == 0 else int(newlines[line - 1]) + 1
+        raise TrecFormatError(
+            f"{path}, line {first_line + line}: expected {columns} columns ({layout}), found {int(per_line[line])}: "
+            f"{_line_text(data, line_start)!r}"
+        )
+    starts = starts.reshape(-1, columns)
+    ends = ends.reshape(-1, columns)
+    lines = first_line + np.flatnonzero(per_line).astype(np.int64)
+    return [_gather(array, starts[:, c], ends[:, c]) for c in wanted], lines
+
+
+def _read_columns(path: Path, columns: int, wanted: Sequence[int], layout: str):
+    """Read a whitespace-separated file block by block; return the wanted columns and line numbers."""
+    pieces: list[list[np.ndarray]] = [[] for _ in wanted]
+    line_pieces: list[np.ndarray] = []
+    first_line = 1
+    try:
+        handle = open(path, "rb")
+    except OSError as error:
+        raise TrecFormatError(f"cannot read {path}: {error.strerror}") from error
+    with handle:
+        rest = b""
+        while True:
+            block = handle.read(_BLOCK)
+            data = rest + block
+            if block:
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    rest = data
+                    continue
+                data, rest = data[:cut], data[cut:]
+            tokens, lines = _tokenize(data, columns, wanted, str(path), first_line, layout)
+            for target, values in zip(pieces, tokens):
+                target.append(values)
+            line_pieces.append(lines)
+            first_line += data.count(b"\n")
+            if not block:
+                break
+    return [np.concatenate(p) if p else np.empty(0, "S1") for p in pieces], np.concatenate(line_pieces)
+
+
+def _numbers(tokens: np.ndarray, dtype, path: str, lines: np.ndarray, what: str) -> np.ndarray:
+    try:
+        values = tokens.astype(dtype)
+    except ValueError:
+        values = None
+    if values is not None and (dtype is not np.float64 or np.isfinite(values).all()):
+        return values
+    for token, line in zip(tokens, lines):  # the slow path, only to name the bad line
+        try:
+            value = dtype(token.decode(errors="replace"))
+        except ValueError:
+            raise TrecFormatError(f"{path}, line {line}: {what} {token.decode(errors='replace')!r} is not a number") from None
+        if not np.isfinite(value):
+            raise TrecFormatError(f"{path}, line {line}: {what} {token.decode(errors='replace')!r} is not a finite number")
+    raise TrecFormatError(f"{path}: a {what} could not be read")
+
+
+def read_run(path: str | Path) -> Run:
+    """Read a TREC run file: ``qid Q0 docno rank score tag`` per line.
+
+    Raises
+    ------
+    TrecFormatError
+        For an unreadable file, a line without exactly six columns, or a score that is not a
+        finite number; the message names the file and line.
+    """
+    (qids, docnos, scores), lines = _read_columns(Path(path), 6, (0, 2, 4), _RUN_COLUMNS)
+    return Run(qids, docnos, _numbers(scores, np.float64, str(path), lines, "score"), lines, str(path))
+
+
+def read_qrels(path: str | Path) -> Qrels:
+    """Read a TREC qrels file: ``qid iteration docno relevance`` per line (integer relevance).
+
+    Raises
+    ------
+    TrecFormatError
+        For an unreadable file, a line without exactly four columns, or a relevance that is not
+        an integer; the message names the file and line.
+    """
+    (qids, docnos, grades), lines = _read_columns(Path(path), 4, (0, 2, 3), _QRELS_COLUMNS)
+    return Qrels(qids, docnos, _numbers(grades, np.int64, str(path), lines, "relevance"), lines, str(path))
+
+
+# ----- evaluation ---------------------------------------------------------------------------
+
+_MEASURE = re.compile(r"^ndcg(?:_cut(?:[._](?P<cuts>\d+(?:,\d+)*))?)?$")
+
+
+def parse_measures(names: Iterable[str]) -> list[tuple[str, int | None]]:
+    """Turn trec_eval measure names into ``(output name, cut-off)`` pairs.
+
+    Examples
+    --------
+    >>> parse_measures(["ndcg", "ndcg_cut.5,10"])
+    [('ndcg', None), ('ndcg_cut_5', 5), ('ndcg_cut_10', 10)]
+    """
+    measures: list[tuple[str, int | None]] = []
+    for name in names:
+        match = _MEASURE.match(name.strip())
+        if not match:
+            raise ValueError(f"unknown measure {name!r}: use ndcg or ndcg_cut.K (e.g. ndcg_cut.10 or ndcg_cut.5,10,20)")
+        if name.strip() == "ndcg":
+            pairs = [("ndcg", None)]
+        else:
+            cuts = match.group("cuts")
+            if cuts is None:
+                cuts = "5,10,15,20,30,100,200,500,1000"  # trec_eval's default cut-offs
+            pairs = [(f"ndcg_cut_{int(c)}", int(c)) for c in cuts.split(",")]
+            if any(k == 0 for _, k in pairs):
+                raise ValueError(f"cut-offs must be at least 1 in {name!r}")
+        for pair in pairs:
+            if pair not in measures:
+                measures.append(pair)
+    return measures
+
+
+@dataclass
+class Evaluation:
+    """Per-query values (rows in ``qids`` order) and their means, per measure."""
+
+    measures: list[str]
+    qids: list[str]
+    values: np.ndarray  # (queries, measures)
+
+    @property
+    def means(self) -> dict[str, float]:
+        if not self.qids:
+            return {name: 0.0 for name in self.measures}
+        return {name: float(v) for name, v in zip(self.measures, self.values.mean(axis=0))}
+
+    def per_query(self) -> dict[str, dict[str, float]]:
+        return {q: {m: float(v) for m, v in zip(self.measures, row)} for q, row in zip(self.qids, self.values)}
+
+
+def _hash(tokens: np.ndarray) -> np.ndarray:
+    """64-bit FNV-1a of each fixed-width bytes token (vectorised over tokens)."""
+    width = tokens.dtype.itemsize
+    columns = np.ascontiguousarray(tokens).view(np.uint8).reshape(-1, width)
+    value = np.full(tokens.size, 0xCBF29CE484222325, dtype=np.uint64)
+    prime = np.uint64(0x100000001B3)
+    with np.errstate(over="ignore"):
+        for column in range(width):
+            value ^= columns[:, column]
+            value *= prime
+    return value
+
+
+def _keys(query_index: np.ndarray, docnos: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return _hash(docnos) ^ (query_index.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    width = max(a.dtype.itemsize, b.dtype.itemsize)
+    return a.astype(f"S{width}") == b.astype(f"S{width}")
+
+
+def _duplicates(keys: np.ndarray, query_index: np.ndarray, docnos: np.ndarray, lines: np.ndarray, source: str, what: str) -> None:
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    equal = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+    for position in equal:
+        first, second = order[position], order[position + 1]
+        if query_index[first] == query_index[second] and docnos[first] == docnos[second]:
+            raise TrecFormatError(
+                f"{source}, lines {lines[first]} and {lines[second]}: {what} {docnos[first].decode(errors='replace')!r} "
+                "appears twice for the same query"
+            )
+
+
+def _grades_of_run(run: Run, run_q: np.ndarray, qrels: Qrels, qrels_q: np.ndarray) -> np.ndarray:
+    """The qrels grade of every run line (0 for unjudged documents)."""
+    qrels_keys = _keys(qrels_q, qrels.docnos)
+    run_keys = _keys(run_q, run.docnos)
+    _duplicates(qrels_keys, qrels_q, qrels.docnos, qrels.lines, qrels.source, "document")
+    _duplicates(run_keys, run_q, run.docnos, run.lines, run.source, "document")
+    order = np.argsort(qrels_keys, kind="stable")
+    sorted_keys = qrels_keys[order]
+    position = np.clip(np.searchsorted(sorted_keys, run_keys), 0, max(sorted_keys.size - 1, 0))
+    grades = np.zeros(run_keys.size, dtype=np.int64)
+    if sorted_keys.size == 0:
+        return grades
+    candidate = order[position]
+    found = sorted_keys[position] == run_keys
+    exact = found & (qrels_q[candidate] == run_q) & _same(qrels.docnos[candidate], run.docnos)
+    if (found & ~exact).any():  # a hash collision: settle those lines exactly
+        lookup = {(int(q), d): int(g) for q, d, g in zip(qrels_q, qrels.docnos, qrels.grades)}
+        for i in np.flatnonzero(found & ~exact):
+            grades[i] = lookup.get((int(run_q[i]), run.docnos[i]), 0)
+    grades[exact] = qrels.grades[candidate[exact]]
+    return grades
+
+
+def _ranked_rows(run: Run, run_q: np.ndarray, grades: np.ndarray, queries: int) -> np.ndarray:
+    """A (queries x longest run) matrix of gains in trec_eval's order: score desc, docno desc."""
+    order = np.lexsort((-run.scores, run_q))
+    sorted_q, sorted_scores = run_q[order], run.scores[order]
+    tied = np.zeros(order.size, dtype=bool)
+    same = (sorted_q[1:] == sorted_q[:-1]) & (sorted_scores[1:] == sorted_scores[:-1])
+    tied[1:] |= same
+    tied[:-1] |= same
+    if tied.any():  # break ties by docno, descending: rank the tied docnos once
+        tie_rank = np.zeros(order.size, dtype=np.int64)
+        names, inverse = np.unique(run.docnos[order[tied]], return_inverse=True)
+        tie_rank[tied] = inverse
+        order = order[np.lexsort((-tie_rank, -sorted_scores, sorted_q))]
+        sorted_q = run_q[order]
+    counts = np.bincount(sorted_q, minlength=queries)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    rank = np.arange(order.size) - starts[sorted_q]
+    matrix = np.zeros((queries, int(counts.max()) if counts.size else 0))
+    matrix[sorted_q, rank] = np.maximum(grades[order], 0)
+    return matrix
+
+
+def _ideal_rows(qrels: Qrels, qrels_q: np.ndarray, queries: int) -> np.ndarray:
+    relevant = qrels.grades > 0
+    q = qrels_q[relevant]
+    counts = np.bincount(q, minlength=queries)
+    order = np.argsort(q, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    rank = np.arange(order.size) - starts[q[order]]
+    matrix = np.zeros((queries, int(counts.max()) if counts.size and counts.max() > 0 else 0))
+    matrix[q[order], rank] = qrels.grades[relevant][order]
+    return matrix
+
+
+def evaluate(run: Run, qrels: Qrels, measures: Sequence[str] = ("ndcg",), *, complete: bool = False) -> Evaluation:
+    """Evaluate a run with trec_eval's nDCG measures (see the module's docstring for the rules).
+
+    Parameters
+    ----------
+    run : Run
+        From :func:`read_run` or :func:`run_from_dict`.
+    qrels : Qrels
+        From :func:`read_qrels` or :func:`qrels_from_dict`.
+    measures : sequence of str
+        trec_eval names: ``"ndcg"``, ``"ndcg_cut.10"``, ``"ndcg_cut.5,10,20"``.
+    complete : bool
+        trec_eval's ``-c``: queries of the qrels missing from the run count as 0.
+
+    Returns
+    -------
+    Evaluation
+        Queries in trec_eval's order (qid sorted as text).
+
+    Examples
+    --------
+    >>> run = run_from_dict({"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}})
+    >>> qrels = qrels_from_dict({"q1": {"d1": 1, "d3": 2, "d9": 1}})
+    >>> round(evaluate(run, qrels, ["ndcg_cut.3"]).means["ndcg_cut_3"], 4)
+    0.6388
+    """
+    pairs = parse_measures(measures)
+    names, cutoffs = [name for name, _ in pairs], tuple(k for _, k in pairs)
+    all_qids, inverse = _query_index(qrels.qids, run.qids)
+    qrels_q, run_q = inverse[: qrels.qids.size], inverse[qrels.qids.size :]
+    queries = len(all_qids)
+    judged = np.zeros(queries, dtype=bool)
+    judged[qrels_q] = True
+    retrieved = np.zeros(queries, dtype=bool)
+    retrieved[run_q] = True
+    keep = judged & (retrieved | complete)
+    in_run = keep[run_q] if run_q.size else np.zeros(0, dtype=bool)
+    run_kept = Run(run.qids[in_run], run.docnos[in_run], run.scores[in_run], run.lines[in_run], run.source)
+    grades = _grades_of_run(run_kept, run_q[in_run], qrels, qrels_q)
+    ranked = _ranked_rows(run_kept, run_q[in_run], grades, queries)
+    ideal = _ideal_rows(qrels, qrels_q, queries)
+    values = ndcg_batch(ranked[keep], cutoffs, ideal=ideal[keep]) if keep.any() else np.zeros((0, len(cutoffs)))
+    labels = [q.decode(errors="replace") for q in np.asarray(all_qids)[keep]]
+    ordering = sorted(range(len(labels)), key=lambda i: labels[i])
+    return Evaluation(names, [labels[i] for i in ordering], np.asarray(values)[ordering])
+
+
+def _query_index(qrels_qids: np.ndarray, run_qids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unique qids and, for every qrels line then every run line, the index of its qid."""
+    width = max(qrels_qids.dtype.itemsize, run_qids.dtype.itemsize, 1)
+    both = np.concatenate([qrels_qids.astype(f"S{width}"), run_qids.astype(f"S{width}")])
+    if both.size == 0:
+        return np.empty(0, dtype=f"S{width}"), np.empty(0, dtype=np.int64)
+    # Files are grouped by query: find runs of equal qids first, then sort only their first values.
+    change = np.concatenate(([True], both[1:] != both[:-1]))
+    segment = np.cumsum(change) - 1
+    unique, segment_id = np.unique(both[change], return_inverse=True)
+    return unique, segment_id[segment]
+
+
+def run_from_dict(run: Mapping[str, Mapping[str, float]]) -> Run:
+    """A run given as ``{qid: {docno: score}}`` (pytrec_eval's layout)."""
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    return Run(
+        np.array([q.encode() for q, _, _ in rows], dtype="S") if rows else np.empty(0, "S1"),
+        np.array([d.encode() for _, d, _ in rows], dtype="S") if rows else np.empty(0, "S1"),
+        np.array([s for _, _, s in rows], dtype=np.float64),
+        np.arange(1, len(rows) + 1),
+    )
+
+
+def qrels_from_dict(qrels: Mapping[str, Mapping[str, int]]) -> Qrels:
+    """Judgements given as ``{qid: {docno: grade}}`` (pytrec_eval's layout)."""
+    rows = [(q, d, g) for q, docs in qrels.items() for d, g in docs.items()]
+    return Qrels(
+        np.array([q.encode() for q, _, _ in rows], dtype="S") if rows else np.empty(0, "S1"),
+        np.array([d.encode() for _, d, _ in rows], dtype="S") if rows else np.empty(0, "S1"),
+        np.array([g for _, _, g in rows], dtype=np.int64),
+        np.arange(1, len(rows) + 1),
+    )
+
+
+def evaluate_files(run_path: str | Path, qrels_path: str | Path, measures: Sequence[str] = ("ndcg",), *, complete: bool = False) -> Evaluation:
+    """Read a run and a qrels file and evaluate them (see :func:`evaluate`)."""
+    return evaluate(read_run(run_path), read_qrels(qrels_path), measures, complete=complete)

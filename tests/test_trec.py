@@ -1,0 +1,174 @@
+"""TREC files and trec_eval's nDCG rules: agreement with pytrec-eval-terrier, parsing, command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from math import log2
+
+import numpy as np
+import pytest
+
+from ndcg_ref import trec
+from ndcg_ref.trec import TrecFormatError, evaluate, evaluate_files, qrels_from_dict, read_qrels, read_run, run_from_dict
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+CUTS = (1, 3, 5, 10, 20, 50)
+MEASURES = ["ndcg", "ndcg_cut." + ",".join(map(str, CUTS))]
+NAMES = ["ndcg"] + [f"ndcg_cut_{k}" for k in CUTS]
+
+
+def random_collection(seed: int, queries: int = 250):
+    """Runs and qrels with ties, unjudged documents, negative grades and queries missing on either side."""
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(queries):
+        qid = f"{rng.integers(0, 10**6)}-{q}"
+        docs = [f"doc{rng.integers(0, 99)}-{i}" for i in range(int(rng.integers(1, 40)))]
+        if rng.random() < 0.85:
+            # grade -1 only: pytrec-eval-terrier 0.5.11 crashes (segfault) on grades below -1
+            judged = {d: int(rng.integers(-1, 5)) for d in docs if rng.random() < 0.6}
+            qrels[qid] = judged or {docs[0]: 0}  # some queries have no relevant document at all
+        if rng.random() < 0.85:
+            scores = {d: float(rng.integers(0, 6)) / 2 for d in docs if rng.random() < 0.8}  # many ties
+            run[qid] = scores or {docs[-1]: 0.5}
+    return run, qrels
+
+
+def write_files(tmp_path, run, qrels, shuffle_seed=None):
+    lines = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    if shuffle_seed is not None:
+        np.random.default_rng(shuffle_seed).shuffle(lines)
+    run_path, qrels_path = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    # the rank column is deliberately nonsense: it must be ignored
+    run_path.write_text("".join(f"{q} Q0 {d} {7 - i % 5} {s!r} tag\n" for i, (q, d, s) in enumerate(lines)))
+    qrels_path.write_text("".join(f"{q}\t0\t{d}\t{g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    return run_path, qrels_path
+
+
+def pytrec(run, qrels):
+    measures = {"ndcg"} | {f"ndcg_cut.{k}" for k in CUTS}
+    return pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_agrees_with_pytrec_eval_in_memory(seed):
+    run, qrels = random_collection(seed)
+    theirs = pytrec(run, qrels)
+    ours = evaluate(run_from_dict(run), qrels_from_dict(qrels), MEASURES).per_query()
+    assert set(ours) == set(theirs)
+    for qid, values in theirs.items():
+        for name in NAMES:
+            assert ours[qid][name] == pytest.approx(values[name], abs=1e-12), (qid, name)
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_agrees_with_pytrec_eval_from_files(tmp_path, seed):
+    run, qrels = random_collection(seed)
+    theirs = pytrec(run, qrels)
+    ours = evaluate_files(*write_files(tmp_path, run, qrels, shuffle_seed=seed), MEASURES).per_query()
+    assert set(ours) == set(theirs)
+    for qid, values in theirs.items():
+        for name in NAMES:
+            assert ours[qid][name] == pytest.approx(values[name], abs=1e-12), (qid, name)
+
+
+def test_small_blocks_give_the_same_result(tmp_path, monkeypatch):
+    run, qrels = random_collection(6, queries=60)
+    paths = write_files(tmp_path, run, qrels)
+    whole = evaluate_files(*paths, MEASURES)
+    monkeypatch.setattr(trec, "_BLOCK", 97)
+    pieces = evaluate_files(*paths, MEASURES)
+    assert whole.qids == pieces.qids and np.array_equal(whole.values, pieces.values)
+
+
+def test_ties_are_broken_by_docno_descending_and_rank_is_ignored(tmp_path):
+    (tmp_path / "run").write_text("q Q0 a 1 1.0 t\nq Q0 b 2 1.0 t\nq Q0 c 3 1.0 t\n")
+    (tmp_path / "qrels").write_text("q 0 c 2\nq 0 a 1\n")
+    result = evaluate_files(tmp_path / "run", tmp_path / "qrels", ["ndcg_cut.1"])
+    assert result.means["ndcg_cut_1"] == pytest.approx(1.0)  # c > b > a: c (grade 2) comes first
+
+
+def test_ideal_uses_unretrieved_documents_and_negative_grades_count_zero():
+    run = run_from_dict({"q": {"a": 3.0, "b": 2.0}})
+    qrels = qrels_from_dict({"q": {"a": -3, "b": 1, "z": 2}})
+    value = evaluate(run, qrels, ["ndcg"]).means["ndcg"]
+    assert value == pytest.approx((1 / log2(3)) / (2 + 1 / log2(3)))
+
+
+def test_queries_only_in_the_run_are_ignored_and_complete_counts_missing_ones():
+    run = run_from_dict({"q1": {"a": 1.0}, "q9": {"a": 1.0}})
+    qrels = qrels_from_dict({"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 0}})
+    plain = evaluate(run, qrels, ["ndcg"])
+    assert plain.qids == ["q1"] and plain.means["ndcg"] == 1.0
+    complete = evaluate(run, qrels, ["ndcg"], complete=True)
+    assert complete.qids == ["q1", "q2", "q3"]
+    assert complete.means["ndcg"] == pytest.approx((1.0 + 0.0 + 0.0) / 3)
+
+
+def test_query_without_relevant_documents_scores_zero_and_counts():
+    run = run_from_dict({"q1": {"a": 1.0}, "q2": {"b": 1.0}})
+    qrels = qrels_from_dict({"q1": {"a": 2}, "q2": {"b": 0}})
+    result = evaluate(run, qrels, ["ndcg_cut.10"])
+    assert result.per_query() == {"q1": {"ndcg_cut_10": 1.0}, "q2": {"ndcg_cut_10": 0.0}}
+    assert result.means["ndcg_cut_10"] == 0.5
+
+
+@pytest.mark.parametrize(
+    "run_text, qrels_text, words",
+    [
+        ("q Q0 a 1 1.0 t\nq Q0 b 2 1.0\n", "q 0 a 1\n", r"run, line 2: expected 6 columns"),
+        ("q Q0 a 1 high t\n", "q 0 a 1\n", r"run, line 1: score 'high' is not a number"),
+        ("q Q0 a 1 nan t\n", "q 0 a 1\n", r"run, line 1: score 'nan' is not a finite number"),
+        ("q Q0 a 1 1.0 t\n", "q 0 a 1\n\nq 0 b 1.5\n", r"qrels, line 3: relevance '1.5' is not a number"),
+        ("q Q0 a 1 1.0 t\n", "q 0 a\n", r"qrels, line 1: expected 4 columns"),
+        ("q Q0 a 1 1.0 t\nq Q0 a 2 0.5 t\n", "q 0 a 1\n", r"run, lines 1 and 2: document 'a' appears twice"),
+        ("q Q0 a 1 1.0 t\n", "q 0 a 1\nq 0 a 2\n", r"qrels, lines 1 and 2: document 'a' appears twice"),
+    ],
+)
+def test_malformed_files_name_file_and_line(tmp_path, run_text, qrels_text, words):
+    (tmp_path / "run").write_text(run_text)
+    (tmp_path / "qrels").write_text(qrels_text)
+    with pytest.raises(TrecFormatError, match=words):
+        evaluate_files(tmp_path / "run", tmp_path / "qrels", ["ndcg"])
+
+
+def test_blank_lines_and_crlf_are_accepted(tmp_path):
+    (tmp_path / "run").write_bytes(b"q Q0 a 1 1.0 t\r\n\r\nq Q0 b 2 0.5 t\r\n")
+    (tmp_path / "qrels").write_bytes(b"q 0 b 1\r\n")
+    assert read_run(tmp_path / "run").scores.tolist() == [1.0, 0.5]
+    assert read_qrels(tmp_path / "qrels").grades.tolist() == [1]
+    assert evaluate_files(tmp_path / "run", tmp_path / "qrels", ["ndcg"]).means["ndcg"] == pytest.approx(1 / log2(3))
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "ndcg_ref", *map(str, args)], capture_output=True, text=True)
+
+
+def test_command_line_prints_trec_eval_lines(tmp_path):
+    run, qrels = random_collection(7, queries=30)
+    run_path, qrels_path = write_files(tmp_path, run, qrels)
+    theirs = pytrec(run, qrels)
+    done = _cli(run_path, qrels_path, "-m", "ndcg_cut.10", "-m", "ndcg", "-q")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("\t") for line in done.stdout.splitlines()]
+    assert [r[0].strip() for r in rows if r[1] == "all"] == ["ndcg_cut_10", "ndcg"]
+    for name, qid, value in rows:
+        if qid != "all":
+            assert float(value) == pytest.approx(theirs[qid][name.strip()], abs=5e-5)
+    mean = np.mean([v["ndcg_cut_10"] for v in theirs.values()])
+    assert f"ndcg_cut_10           \tall\t{mean:.4f}" in done.stdout
+
+
+def test_command_line_json_and_errors(tmp_path):
+    (tmp_path / "run").write_text("q Q0 a 1 1.0 t\n")
+    (tmp_path / "qrels").write_text("q 0 a 1\n")
+    done = _cli(tmp_path / "run", tmp_path / "qrels", "-m", "ndcg", "--json", "-q")
+    document = json.loads(done.stdout)
+    assert document["all"] == {"ndcg": 1.0} and document["queries"] == {"q": {"ndcg": 1.0}} and document["num_q"] == 1
+    bad = _cli(tmp_path / "run", tmp_path / "missing")
+    assert bad.returncode == 2 and "cannot read" in bad.stderr and "Traceback" not in bad.stderr
+    unknown = _cli(tmp_path / "run", tmp_path / "qrels", "-m", "map")
+    assert unknown.returncode == 2 and "unknown measure 'map'" in unknown.stderr
