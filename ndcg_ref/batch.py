@@ -86,6 +86,8 @@ def _pad(rows: Sequence, name: str) -> np.ndarray:
 
 
 def _check_grades(matrix: np.ndarray, name: str) -> None:
+    if matrix.size == 0 or (matrix.min() >= 0 and np.isfinite(matrix.sum())):
+        return  # the common case, in two reductions; find the culprit only when there is one
     bad = ~np.isfinite(matrix) | (matrix < 0)
     if bad.any():
         query, rank = (int(i) for i in np.argwhere(bad)[0])
@@ -103,24 +105,33 @@ def _cutoffs(k: object) -> tuple[tuple[int | None, ...], bool]:
     return tuple(as_cutoff(value, "k") for value in k), False
 
 
-def _cumulative(grades: np.ndarray, gain: str) -> np.ndarray:
-    """Running DCG along each row: column j holds DCG@(j+1)."""
-    weighted = _gains(grades, gain) * _discounts(grades.shape[1])
-    return np.cumsum(weighted, axis=1, out=weighted)
+def _dcg_at(grades: np.ndarray, cutoffs: tuple[int | None, ...], gain: str, *, ascending: bool = False) -> np.ndarray:
+    """DCG at each cut-off for every row of ``grades`` (rows x cut-offs).
 
-
-def _pick(cumulative: np.ndarray, cutoffs: tuple[int | None, ...]) -> np.ndarray:
-    width = cumulative.shape[1]
-    out = np.zeros((cumulative.shape[0], len(cutoffs)))
-    if width:
-        columns = [width - 1 if k is None else min(k, width) - 1 for k in cutoffs]
-        out[:] = cumulative[:, columns]
+    The sum runs rank by rank, ``total += gain * discount``, vectorised across rows (the rows'
+    columns are visited one at a time), which is the same sequence of float operations as the
+    single-query functions, so the values agree exactly; padding zeros add exactly 0.
+    With ``ascending=True`` each row is read from its end, so a row sorted ascending is
+    evaluated in descending order without copying it reversed.
+    """
+    rows, width = grades.shape
+    out = np.zeros((rows, len(cutoffs)))
+    stops = [width if k is None else min(k, width) for k in cutoffs]
+    needed = max(stops, default=0)
+    if needed == 0 or rows == 0:
+        return out
+    part = _gains(grades[:, width - needed :] if ascending else grades[:, :needed], gain)
+    discounts = _discounts(needed)
+    total = np.zeros(rows)
+    term = np.empty(rows)
+    for rank in range(needed):
+        column = part[:, needed - 1 - rank] if ascending else part[:, rank]  # strided: faster than a transposed copy
+        np.multiply(column, discounts[rank], out=term)
+        total += term
+        for position, stop in enumerate(stops):
+            if stop == rank + 1:
+                out[:, position] = total
     return out
-
-
-def _sorted_descending(grades: np.ndarray) -> np.ndarray:
-    ideal = np.sort(grades, axis=1)
-    return ideal[:, ::-1]
 
 
 def _shape(values: np.ndarray, single: bool) -> np.ndarray:
@@ -161,7 +172,7 @@ def dcg_batch(rels: object, k: int | None | Sequence[int] = None, *, gain: Gain 
     out = np.empty((matrix.shape[0], len(cutoffs)))
     for start in range(0, matrix.shape[0], _CHUNK):
         chunk = matrix[start : start + _CHUNK]
-        out[start : start + len(chunk)] = _pick(_cumulative(chunk, gain), cutoffs)
+        out[start : start + len(chunk)] = _dcg_at(chunk, cutoffs, gain)
     return _shape(out, single)
 
 
@@ -234,24 +245,25 @@ def _ideal_and_actual(rels, k, ideal, gain, actual: bool):
     actual_out = np.empty_like(ideal_out) if actual else None
     for start in range(0, matrix.shape[0], _CHUNK):
         chunk = matrix[start : start + _CHUNK]
-        ranked_best = _sorted_descending(chunk)
+        ranked_sorted = np.sort(chunk, axis=1)
         if best is None:
-            ideal_rows = ranked_best
+            ideal_sorted = ranked_sorted
         else:
-            ideal_rows = _sorted_descending(best[start : start + _CHUNK])
-            _check_coverage(ranked_best, ideal_rows, start)
-        ideal_out[start : start + len(chunk)] = _pick(_cumulative(ideal_rows, gain), cutoffs)
+            ideal_sorted = np.sort(best[start : start + _CHUNK], axis=1)
+            _check_coverage(ranked_sorted, ideal_sorted, start)
+        ideal_out[start : start + len(chunk)] = _dcg_at(ideal_sorted, cutoffs, gain, ascending=True)
         if actual:
-            actual_out[start : start + len(chunk)] = _pick(_cumulative(chunk, gain), cutoffs)
+            actual_out[start : start + len(chunk)] = _dcg_at(chunk, cutoffs, gain)
     return _shape(ideal_out, single), (_shape(actual_out, single) if actual else None)
 
 
 def _check_coverage(ranked: np.ndarray, ideal: np.ndarray, offset: int) -> None:
+    """Each ranking's grades, sorted, must not exceed its ideal's (both sorted ascending here)."""
     width = max(ranked.shape[1], ideal.shape[1])
     left = np.zeros((ranked.shape[0], width))
     right = np.zeros((ranked.shape[0], width))
-    left[:, : ranked.shape[1]] = ranked
-    right[:, : ideal.shape[1]] = ideal
+    left[:, width - ranked.shape[1] :] = ranked
+    right[:, width - ideal.shape[1] :] = ideal
     uncovered = (left > right).any(axis=1)
     if uncovered.any():
         query = offset + int(np.flatnonzero(uncovered)[0])
@@ -283,5 +295,12 @@ def rank_by_score(grades: object, scores: object) -> np.ndarray:
     score_matrix = np.asarray(scores, dtype=np.float64)
     if score_matrix.shape != matrix.shape:
         raise ValueError(f"scores has shape {score_matrix.shape} but grades has shape {matrix.shape}")
-    order = np.argsort(-score_matrix, axis=1, kind="stable")
+    if not np.isfinite(score_matrix).all():
+        query, column = (int(i) for i in np.argwhere(~np.isfinite(score_matrix))[0])
+        raise ValueError(f"scores[{query}][{column}] is {score_matrix[query, column]}: scores must be finite")
+    order = np.argsort(-score_matrix, axis=1)  # fast, but not stable: fix rows with ties below
+    ranked_scores = np.take_along_axis(score_matrix, order, axis=1)
+    tied = (ranked_scores[:, 1:] == ranked_scores[:, :-1]).any(axis=1)
+    if tied.any():
+        order[tied] = np.argsort(-score_matrix[tied], axis=1, kind="stable")
     return np.take_along_axis(matrix, order, axis=1)

@@ -67,6 +67,27 @@ def test_rank_by_score_orders_each_row():
     assert rank_by_score(grades, scores).tolist() == [[2, 1, 0], [0, 3, 1]]
 
 
+@given(st.lists(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=30), min_size=1, max_size=8))
+def test_rank_by_score_breaks_ties_by_column_order(rows):
+    width = max(len(r) for r in rows)
+    grades = np.zeros((len(rows), width))
+    scores = np.full((len(rows), width), -1.0)  # padding sorts last
+    for q, row in enumerate(rows):
+        grades[q, : len(row)] = [g for g, _ in row]
+        scores[q, : len(row)] = [s for _, s in row]
+    ranked = rank_by_score(grades, scores)
+    for q in range(len(rows)):
+        order = sorted(range(width), key=lambda column: -scores[q, column])  # Python's sort is stable
+        assert ranked[q].tolist() == [grades[q, column] for column in order]
+
+
+def test_rank_by_score_rejects_bad_scores():
+    with pytest.raises(ValueError, match=r"scores\[0\]\[1\] is nan"):
+        rank_by_score([[1, 2]], [[0.5, float("nan")]])
+    with pytest.raises(ValueError, match="shape"):
+        rank_by_score([[1, 2]], [[0.5]])
+
+
 @pytest.mark.parametrize(
     "rels, error, words",
     [

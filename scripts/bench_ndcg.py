@@ -1,0 +1,173 @@
+"""Benchmark: ndcg_ref against pytrec-eval-terrier, ranx and scikit-learn, in memory and from files.
+
+Synthetic data: Q queries x 100 documents, grades 0-3, random scores (no ties). Every tool gets
+the same data converted to its own input format; conversion is timed apart from evaluation.
+Each evaluation is run `--repeat` times and the best time is kept (the machine is shared).
+All tools' mean nDCG values are checked to agree.
+
+    .venv/bin/pip install -c constraints.txt -e '.[bench]'
+    .venv/bin/python scripts/bench_ndcg.py                 # 10,000 and 100,000 queries
+    .venv/bin/python scripts/bench_ndcg.py --queries 10000 --skip-ranx
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ndcg_ref import ndcg_batch, rank_by_score  # noqa: E402
+from ndcg_ref.trec import evaluate_files  # noqa: E402
+
+DOCS = 100
+
+
+def best_of(function, repeat: int):
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        gc.collect()
+        started = time.perf_counter()
+        result = function()
+        best = min(best, time.perf_counter() - started)
+    return best, result
+
+
+def make_data(queries: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    grades = rng.integers(0, 4, size=(queries, DOCS)).astype(np.float64)
+    scores = rng.random((queries, DOCS))
+    return grades, scores
+
+
+def to_dicts(grades, scores):
+    qrels = {f"q{q}": {f"d{d}": int(g) for d, g in enumerate(row)} for q, row in enumerate(grades)}
+    run = {f"q{q}": {f"d{d}": float(s) for d, s in enumerate(row)} for q, row in enumerate(scores)}
+    return qrels, run
+
+
+def write_files(folder: Path, grades, scores):
+    run_path, qrels_path = folder / "run.txt", folder / "qrels.txt"
+    with open(run_path, "w") as run_file, open(qrels_path, "w") as qrels_file:
+        for q in range(grades.shape[0]):
+            order = np.argsort(-scores[q])
+            run_file.write("".join(f"q{q} Q0 d{d} {r + 1} {float(scores[q, d])!r} bench\n" for r, d in enumerate(order)))
+            qrels_file.write("".join(f"q{q} 0 d{d} {int(grades[q, d])}\n" for d in range(DOCS)))
+    return run_path, qrels_path
+
+
+def peak_memory(function) -> int:
+    gc.collect()
+    tracemalloc.start()
+    function()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def in_memory(queries: int, repeat: int, skip_ranx: bool) -> list[tuple]:
+    grades, scores = make_data(queries)
+    rows = []  # (tool, measure, conversion s, evaluation s, mean)
+    conversion, ranked = best_of(lambda: rank_by_score(grades, scores), repeat)
+    for measure, k in (("nDCG@10", 10), ("nDCG", None)):
+        evaluation, values = best_of(lambda: ndcg_batch(ranked, k), repeat)
+        rows.append(("ndcg_ref", measure, conversion, evaluation, float(values.mean())))
+    from sklearn.metrics import ndcg_score
+
+    for measure, k in (("nDCG@10", 10), ("nDCG", None)):
+        evaluation, value = best_of(lambda: ndcg_score(grades, scores, k=k, ignore_ties=True), repeat)
+        rows.append(("scikit-learn ndcg_score", measure, 0.0, evaluation, float(value)))
+    import pytrec_eval
+
+    conversion, (qrels, run) = best_of(lambda: to_dicts(grades, scores), 1)
+    for measure, name, key in (("nDCG@10", "ndcg_cut.10", "ndcg_cut_10"), ("nDCG", "ndcg", "ndcg")):
+        evaluation, result = best_of(lambda: pytrec_eval.RelevanceEvaluator(qrels, {name}).evaluate(run), repeat)
+        rows.append(("pytrec-eval-terrier", measure, conversion, evaluation, float(np.mean([v[key] for v in result.values()]))))
+    if not skip_ranx:
+        import ranx
+
+        ranx.evaluate(ranx.Qrels({"a": {"x": 1}}), ranx.Run({"a": {"x": 1.0}}), ["ndcg@10", "ndcg"])  # numba compile
+        started = time.perf_counter()
+        ranx_qrels, ranx_run = ranx.Qrels(qrels), ranx.Run(run)
+        ranx_conversion = conversion + time.perf_counter() - started
+        for measure, name in (("nDCG@10", "ndcg@10"), ("nDCG", "ndcg")):
+            evaluation, value = best_of(lambda: ranx.evaluate(ranx_qrels, ranx_run, name, make_comparable=False), repeat)
+            rows.append(("ranx", measure, ranx_conversion, evaluation, float(value)))
+    input_bytes = grades.nbytes + scores.nbytes
+    peak = peak_memory(lambda: ndcg_batch(rank_by_score(grades, scores), (10, None)))
+    return rows, peak, input_bytes
+
+
+def from_files(queries: int, repeat: int) -> list[tuple]:
+    grades, scores = make_data(queries, seed=1)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="ndcg-bench-") as folder:
+        run_path, qrels_path = write_files(Path(folder), grades, scores)
+        elapsed, result = best_of(lambda: evaluate_files(run_path, qrels_path, ["ndcg_cut.10", "ndcg"]), repeat)
+        rows.append(("ndcg_ref (python -m ndcg_ref)", elapsed, result.means["ndcg_cut_10"], result.means["ndcg"]))
+        import pytrec_eval
+
+        def with_pytrec():
+            with open(qrels_path) as q, open(run_path) as r:
+                qrels, run = pytrec_eval.parse_qrel(q), pytrec_eval.parse_run(r)
+            values = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "ndcg"}).evaluate(run).values()
+            return np.mean([v["ndcg_cut_10"] for v in values]), np.mean([v["ndcg"] for v in values])
+
+        elapsed, (cut, full) = best_of(with_pytrec, repeat)
+        rows.append(("pytrec-eval-terrier (parse_run/parse_qrel)", elapsed, cut, full))
+        import ir_measures
+
+        def with_ir_measures():
+            qrels = ir_measures.read_trec_qrels(str(qrels_path))
+            run = ir_measures.read_trec_run(str(run_path))
+            result = ir_measures.calc_aggregate([ir_measures.nDCG @ 10, ir_measures.nDCG], qrels, run)
+            return result[ir_measures.nDCG @ 10], result[ir_measures.nDCG]
+
+        elapsed, (cut, full) = best_of(with_ir_measures, repeat)
+        rows.append(("ir-measures (read_trec_*, calc_aggregate)", elapsed, cut, full))
+        size = os.path.getsize(run_path) + os.path.getsize(qrels_path)
+    return rows, size
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--queries", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--skip-ranx", action="store_true", help="ranx's conversion from dicts takes minutes")
+    parser.add_argument("--skip-files", action="store_true")
+    args = parser.parse_args()
+    print(f"cores: {os.cpu_count()}; documents per query: {DOCS}; best of {args.repeat}")
+    for queries in args.queries:
+        rows, peak, input_bytes = in_memory(queries, args.repeat, args.skip_ranx)
+        print(f"\n## in memory, {queries:,} queries x {DOCS} documents\n")
+        print("| tool | measure | conversion s | evaluation s | queries/s (evaluation) | mean | evaluation ratio vs ndcg_ref | end-to-end ratio |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|")
+        ours = {m: (c, e) for tool, m, c, e, _ in rows if tool == "ndcg_ref"}
+        for tool, measure, conversion, evaluation, mean in rows:
+            ratio = evaluation / ours[measure][1]
+            total = (conversion + evaluation) / sum(ours[measure])
+            print(f"| {tool} | {measure} | {conversion:.3f} | {evaluation:.3f} | {queries / evaluation:,.0f} | {mean:.6f} | {ratio:.1f}x | {total:.1f}x |")
+        print(f"\nndcg_ref peak memory (rank_by_score + ndcg_batch for @10 and full): {peak / 2**20:.0f} MiB "
+              f"= {peak / input_bytes:.2f}x the input arrays ({input_bytes / 2**20:.0f} MiB)")
+        if not args.skip_files:
+            file_rows, size = from_files(queries, max(1, args.repeat - 1))
+            print(f"\n## from files, {queries:,} queries x {DOCS} documents ({size / 2**20:.0f} MiB of run + qrels)\n")
+            print("| tool | end-to-end s | queries/s | nDCG@10 | nDCG | ratio vs ndcg_ref |")
+            print("|---|---:|---:|---:|---:|---:|")
+            base = file_rows[0][1]
+            for tool, elapsed, cut, full in file_rows:
+                print(f"| {tool} | {elapsed:.2f} | {queries / elapsed:,.0f} | {cut:.6f} | {full:.6f} | {elapsed / base:.1f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
