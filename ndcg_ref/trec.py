@@ -63,18 +63,19 @@ class Qrels:
 
 # ----- parsing ------------------------------------------------------------------------------
 
-def _gather(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The tokens data[starts[i]:ends[i]] as one fixed-width bytes array."""
+def _gather(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The tokens padded[starts[i]:ends[i]] as one fixed-width bytes array.
+
+    ``padded`` must end with at least as many spare bytes as the longest token.
+    """
     if starts.size == 0:
         return np.empty(0, dtype="S1")
     lengths = ends - starts
     width = int(lengths.max())
-    offsets = np.arange(width)
-    inside = offsets < lengths[:, None]
-    index = np.where(inside, starts[:, None] + offsets, 0)
-    raw = data[index]
-    raw[~inside] = 0
-    return np.ascontiguousarray(raw).view(f"S{width}").ravel()
+    windows = np.lib.stride_tricks.sliding_window_view(padded, width)
+    raw = windows[starts]  # one contiguous copy of `width` bytes per token
+    raw[np.arange(width) >= lengths[:, None]] = 0
+    return raw.view(f"S{width}").ravel()
 
 
 def _line_text(data: bytes, line_start: int) -> str:
@@ -88,19 +89,16 @@ def _tokenize(data: bytes, columns: int, wanted: Sequence[int], path: str, first
     array = np.frombuffer(data, dtype=np.uint8)
     if array.size == 0:
         return [np.empty(0, dtype="S1") for _ in wanted], np.empty(0, dtype=np.int64)
-    separator = array <= 32  # space, tab, CR, LF and other control characters
-    before = np.empty_like(separator)
-    before[0] = True
-    before[1:] = separator[:-1]
-    after = np.empty_like(separator)
-    after[-1] = True
-    after[:-1] = separator[1:]
-    starts = np.flatnonzero(~separator & before)
-    ends = np.flatnonzero(~separator & after) + 1
+    separator = (array <= 32).view(np.int8)  # space, tab, CR, LF and other control characters
+    edges = np.diff(separator, prepend=np.int8(1), append=np.int8(1))
+    starts = np.flatnonzero(edges == -1)  # separator -> token
+    ends = np.flatnonzero(edges == 1)  # token -> separator (exclusive end)
     newlines = np.flatnonzero(array == 10)
-    token_line = np.searchsorted(newlines, starts)
-    line_count = newlines.size + (0 if data.endswith(b"\n") else 1)
-    per_line = np.bincount(token_line, minlength=line_count)
+    # tokens per line: how many token starts lie before each newline, differenced
+    before = np.searchsorted(starts, newlines)
+    per_line = np.diff(before, prepend=0, append=starts.size)
+    if data.endswith(b"\n"):
+        per_line = per_line[:-1]  # nothing after the last newline
     bad = (per_line != 0) & (per_line != columns)
     if bad.any():
         line = int(np.flatnonzero(bad)[0])
@@ -112,7 +110,9 @@ def _tokenize(data: bytes, columns: int, wanted: Sequence[int], path: str, first
     starts = starts.reshape(-1, columns)
     ends = ends.reshape(-1, columns)
     lines = first_line + np.flatnonzero(per_line).astype(np.int64)
-    return [_gather(array, starts[:, c], ends[:, c]) for c in wanted], lines
+    longest = int((ends - starts).max())
+    padded = np.concatenate([array, np.zeros(longest, dtype=np.uint8)])
+    return [_gather(padded, starts[:, c], ends[:, c]) for c in wanted], lines
 
 
 def _read_columns(path: Path, columns: int, wanted: Sequence[int], layout: str):
@@ -300,7 +300,10 @@ def _grades_of_run(run: Run, run_q: np.ndarray, qrels: Qrels, qrels_q: np.ndarra
 
 def _ranked_rows(run: Run, run_q: np.ndarray, grades: np.ndarray, queries: int) -> np.ndarray:
     """A (queries x longest run) matrix of gains in trec_eval's order: score desc, docno desc."""
-    order = np.lexsort((-run.scores, run_q))
+    in_order = run_q.size < 2 or bool(
+        ((run_q[1:] > run_q[:-1]) | ((run_q[1:] == run_q[:-1]) & (run.scores[1:] <= run.scores[:-1]))).all()
+    )
+    order = np.arange(run_q.size) if in_order else np.lexsort((-run.scores, run_q))  # runs are usually in order
     sorted_q, sorted_scores = run_q[order], run.scores[order]
     tied = np.zeros(order.size, dtype=bool)
     same = (sorted_q[1:] == sorted_q[:-1]) & (sorted_scores[1:] == sorted_scores[:-1])

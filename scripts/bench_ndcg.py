@@ -7,7 +7,7 @@ All tools' mean nDCG values are checked to agree.
 
     .venv/bin/pip install -c constraints.txt -e '.[bench]'
     .venv/bin/python scripts/bench_ndcg.py                 # 10,000 and 100,000 queries
-    .venv/bin/python scripts/bench_ndcg.py --queries 10000 --skip-ranx
+    .venv/bin/python scripts/bench_ndcg.py --queries 10000 --ranx-max 0   # without ranx
 """
 
 from __future__ import annotations
@@ -142,12 +142,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--queries", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--skip-ranx", action="store_true", help="ranx's conversion from dicts takes minutes")
+    parser.add_argument("--ranx-max", type=int, default=10_000,
+                        help="run ranx only up to this many queries: its conversion from dicts takes minutes (default 10,000)")
     parser.add_argument("--skip-files", action="store_true")
     args = parser.parse_args()
-    print(f"cores: {os.cpu_count()}; documents per query: {DOCS}; best of {args.repeat}")
+    import platform
+
+    import numpy
+
+    print(f"cores: {os.cpu_count()}; Python {platform.python_version()}; numpy {numpy.__version__}; "
+          f"documents per query: {DOCS}; best of {args.repeat}")
     for queries in args.queries:
-        rows, peak, input_bytes = in_memory(queries, args.repeat, args.skip_ranx)
+        rows, peak, input_bytes = in_memory(queries, args.repeat, skip_ranx=queries > args.ranx_max)
         print(f"\n## in memory, {queries:,} queries x {DOCS} documents\n")
         print("| tool | measure | conversion s | evaluation s | queries/s (evaluation) | mean | evaluation ratio vs ndcg_ref | end-to-end ratio |")
         print("|---|---|---:|---:|---:|---:|---:|---:|")
