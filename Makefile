@@ -28,8 +28,10 @@ test: venv  ## run the whole test suite
 grade: venv  ## grade submitted/ into graded/ in the sandbox (python -m autograder grade)
 	$(BIN)/python -m autograder grade
 
-bench: venv  ## time the grader against plain nbgrader autograde on 100 generated submissions
+bench: venv  ## time the grader against nbgrader, and ndcg_ref against pytrec_eval, ranx, sklearn, ir-measures
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,bench]'
 	$(BIN)/python scripts/bench_grading.py
+	$(BIN)/python scripts/bench_ndcg.py
 
 sync: venv  ## rewrite the source notebook's test cells from autograder/cases.py
 	$(BIN)/python -m autograder sync

@@ -259,66 +259,73 @@ def _keys(query_index: np.ndarray, docnos: np.ndarray) -> np.ndarray:
 
 def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     width = max(a.dtype.itemsize, b.dtype.itemsize)
-    return a.astype(f"S{width}") == b.astype(f"S{width}")
+    return a.astype(f"S{width}", copy=False) == b.astype(f"S{width}", copy=False)
 
 
-def _duplicates(keys: np.ndarray, query_index: np.ndarray, docnos: np.ndarray, lines: np.ndarray, source: str, what: str) -> None:
+def _sorted_checking_duplicates(keys, query_index, docnos, lines, source: str) -> np.ndarray:
+    """The order that sorts ``keys``; raises if a (query, docno) pair occurs twice."""
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
-    equal = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
-    for position in equal:
+    for position in np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1]):
         first, second = order[position], order[position + 1]
         if query_index[first] == query_index[second] and docnos[first] == docnos[second]:
             raise TrecFormatError(
-                f"{source}, lines {lines[first]} and {lines[second]}: {what} {docnos[first].decode(errors='replace')!r} "
+                f"{source}, lines {lines[first]} and {lines[second]}: document {docnos[first].decode(errors='replace')!r} "
                 "appears twice for the same query"
             )
+    return order
 
 
 def _grades_of_run(run: Run, run_q: np.ndarray, qrels: Qrels, qrels_q: np.ndarray) -> np.ndarray:
     """The qrels grade of every run line (0 for unjudged documents)."""
     qrels_keys = _keys(qrels_q, qrels.docnos)
     run_keys = _keys(run_q, run.docnos)
-    _duplicates(qrels_keys, qrels_q, qrels.docnos, qrels.lines, qrels.source, "document")
-    _duplicates(run_keys, run_q, run.docnos, run.lines, run.source, "document")
-    order = np.argsort(qrels_keys, kind="stable")
-    sorted_keys = qrels_keys[order]
-    position = np.clip(np.searchsorted(sorted_keys, run_keys), 0, max(sorted_keys.size - 1, 0))
+    qrels_order = _sorted_checking_duplicates(qrels_keys, qrels_q, qrels.docnos, qrels.lines, qrels.source)
+    run_order = _sorted_checking_duplicates(run_keys, run_q, run.docnos, run.lines, run.source)
     grades = np.zeros(run_keys.size, dtype=np.int64)
-    if sorted_keys.size == 0:
+    if qrels_keys.size == 0 or run_keys.size == 0:
         return grades
-    candidate = order[position]
-    found = sorted_keys[position] == run_keys
-    exact = found & (qrels_q[candidate] == run_q) & _same(qrels.docnos[candidate], run.docnos)
-    if (found & ~exact).any():  # a hash collision: settle those lines exactly
+    sorted_keys = qrels_keys[qrels_order]
+    wanted = run_keys[run_order]  # sorted needles: a cache-friendly search
+    position = np.minimum(np.searchsorted(sorted_keys, wanted), sorted_keys.size - 1)
+    found_sorted = sorted_keys[position] == wanted
+    line = run_order[found_sorted]  # run lines whose key is in the qrels
+    candidate = qrels_order[position[found_sorted]]
+    exact = (qrels_q[candidate] == run_q[line]) & _same(qrels.docnos[candidate], run.docnos[line])
+    grades[line[exact]] = qrels.grades[candidate[exact]]
+    if not exact.all():  # a hash collision: settle those lines exactly
         lookup = {(int(q), d): int(g) for q, d, g in zip(qrels_q, qrels.docnos, qrels.grades)}
-        for i in np.flatnonzero(found & ~exact):
+        for i in line[~exact]:
             grades[i] = lookup.get((int(run_q[i]), run.docnos[i]), 0)
-    grades[exact] = qrels.grades[candidate[exact]]
     return grades
 
 
 def _ranked_rows(run: Run, run_q: np.ndarray, grades: np.ndarray, queries: int) -> np.ndarray:
     """A (queries x longest run) matrix of gains in trec_eval's order: score desc, docno desc."""
-    in_order = run_q.size < 2 or bool(
-        ((run_q[1:] > run_q[:-1]) | ((run_q[1:] == run_q[:-1]) & (run.scores[1:] <= run.scores[:-1]))).all()
-    )
-    order = np.arange(run_q.size) if in_order else np.lexsort((-run.scores, run_q))  # runs are usually in order
+    size = run_q.size
+    if size == 0:
+        return np.zeros((queries, 0))
+    # Runs are usually grouped by query with scores descending: then the file order is the order.
+    boundary = run_q[1:] != run_q[:-1]
+    grouped = int(boundary.sum()) + 1 == np.count_nonzero(np.bincount(run_q, minlength=queries))
+    descending = not ((~boundary) & (run.scores[1:] > run.scores[:-1])).any()
+    order = np.arange(size) if grouped and descending else np.lexsort((-run.scores, run_q))
     sorted_q, sorted_scores = run_q[order], run.scores[order]
-    tied = np.zeros(order.size, dtype=bool)
     same = (sorted_q[1:] == sorted_q[:-1]) & (sorted_scores[1:] == sorted_scores[:-1])
-    tied[1:] |= same
-    tied[:-1] |= same
-    if tied.any():  # break ties by docno, descending: rank the tied docnos once
-        tie_rank = np.zeros(order.size, dtype=np.int64)
-        names, inverse = np.unique(run.docnos[order[tied]], return_inverse=True)
-        tie_rank[tied] = inverse
+    if same.any():  # break ties by docno, descending: rank the tied docnos once
+        tied = np.zeros(size, dtype=bool)
+        tied[1:] |= same
+        tied[:-1] |= same
+        tie_rank = np.zeros(size, dtype=np.int64)
+        tie_rank[tied] = np.unique(run.docnos[order[tied]], return_inverse=True)[1]
         order = order[np.lexsort((-tie_rank, -sorted_scores, sorted_q))]
         sorted_q = run_q[order]
-    counts = np.bincount(sorted_q, minlength=queries)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    rank = np.arange(order.size) - starts[sorted_q]
-    matrix = np.zeros((queries, int(counts.max()) if counts.size else 0))
+    start = np.empty(size, dtype=bool)  # each query is one contiguous segment of sorted_q
+    start[0] = True
+    start[1:] = sorted_q[1:] != sorted_q[:-1]
+    segment_starts = np.flatnonzero(start)
+    rank = np.arange(size) - segment_starts[np.cumsum(start) - 1]
+    matrix = np.zeros((queries, int(rank.max()) + 1))
     matrix[sorted_q, rank] = np.maximum(grades[order], 0)
     return matrix
 
@@ -385,7 +392,7 @@ def evaluate(run: Run, qrels: Qrels, measures: Sequence[str] = ("ndcg",), *, com
 def _query_index(qrels_qids: np.ndarray, run_qids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Unique qids and, for every qrels line then every run line, the index of its qid."""
     width = max(qrels_qids.dtype.itemsize, run_qids.dtype.itemsize, 1)
-    both = np.concatenate([qrels_qids.astype(f"S{width}"), run_qids.astype(f"S{width}")])
+    both = np.concatenate([qrels_qids.astype(f"S{width}", copy=False), run_qids.astype(f"S{width}", copy=False)])
     if both.size == 0:
         return np.empty(0, dtype=f"S{width}"), np.empty(0, dtype=np.int64)
     # Files are grouped by query: find runs of equal qids first, then sort only their first values.

@@ -172,3 +172,23 @@ def test_command_line_json_and_errors(tmp_path):
     assert bad.returncode == 2 and "cannot read" in bad.stderr and "Traceback" not in bad.stderr
     unknown = _cli(tmp_path / "run", tmp_path / "qrels", "-m", "map")
     assert unknown.returncode == 2 and "unknown measure 'map'" in unknown.stderr
+
+
+def test_run_already_in_trec_order_takes_the_fast_path_correctly(tmp_path):
+    # grouped by query, scores descending (with ties), qids whose text order differs from file order
+    run, qrels = random_collection(8, queries=80)
+    renamed = {qid: str(len(run) - i) for i, qid in enumerate(run)}
+    run = {renamed[q]: docs for q, docs in run.items()}
+    qrels = {renamed.get(q, q): docs for q, docs in qrels.items()}
+    lines = []
+    for qid, docs in run.items():
+        for rank, (doc, score) in enumerate(sorted(docs.items(), key=lambda item: -item[1])):
+            lines.append(f"{qid} Q0 {doc} {rank + 1} {score!r} tag\n")
+    (tmp_path / "run").write_text("".join(lines))
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    theirs = pytrec(run, qrels)
+    ours = evaluate_files(tmp_path / "run", tmp_path / "qrels", MEASURES).per_query()
+    assert set(ours) == set(theirs)
+    for qid, values in theirs.items():
+        for name in NAMES:
+            assert ours[qid][name] == pytest.approx(values[name], abs=1e-12), (qid, name)
