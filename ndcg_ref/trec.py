@@ -5,7 +5,8 @@ trec_eval's rules (``ndcg`` and ``ndcg_cut.k``):
 - the gain of a document is its qrels grade; unjudged documents and negative grades count 0;
 - the ideal ranking holds every judged document of the query with a positive grade, retrieved or not;
 - the run's documents are ordered by score, descending, ties broken by docno, descending
-  (trec_eval's rule); the rank column is ignored;
+  (trec_eval's rule); scores are compared as 32-bit floats, as trec_eval stores them (so scores
+  equal to about 7 significant digits tie); the rank column is ignored;
 - a query with judgements but no relevant document scores 0 and counts in the mean;
 - queries of the run that are not in the qrels are ignored; with ``complete=True`` (trec_eval's
   ``-c``) queries of the qrels that are missing from the run count as 0.
@@ -301,16 +302,20 @@ def _grades_of_run(run: Run, run_q: np.ndarray, qrels: Qrels, qrels_q: np.ndarra
 
 
 def _ranked_rows(run: Run, run_q: np.ndarray, grades: np.ndarray, queries: int) -> np.ndarray:
-    """A (queries x longest run) matrix of gains in trec_eval's order: score desc, docno desc."""
+    """A (queries x longest run) matrix of gains in trec_eval's order: score desc, docno desc.
+
+    trec_eval keeps scores as 32-bit floats, so scores are compared (and tied) in float32.
+    """
     size = run_q.size
     if size == 0:
         return np.zeros((queries, 0))
+    scores = run.scores.astype(np.float32)
     # Runs are usually grouped by query with scores descending: then the file order is the order.
     boundary = run_q[1:] != run_q[:-1]
     grouped = int(boundary.sum()) + 1 == np.count_nonzero(np.bincount(run_q, minlength=queries))
-    descending = not ((~boundary) & (run.scores[1:] > run.scores[:-1])).any()
-    order = np.arange(size) if grouped and descending else np.lexsort((-run.scores, run_q))
-    sorted_q, sorted_scores = run_q[order], run.scores[order]
+    descending = not ((~boundary) & (scores[1:] > scores[:-1])).any()
+    order = np.arange(size) if grouped and descending else np.lexsort((-scores, run_q))
+    sorted_q, sorted_scores = run_q[order], scores[order]
     same = (sorted_q[1:] == sorted_q[:-1]) & (sorted_scores[1:] == sorted_scores[:-1])
     if same.any():  # break ties by docno, descending: rank the tied docnos once
         tied = np.zeros(size, dtype=bool)

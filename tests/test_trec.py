@@ -91,6 +91,17 @@ def test_ties_are_broken_by_docno_descending_and_rank_is_ignored(tmp_path):
     assert result.means["ndcg_cut_1"] == pytest.approx(1.0)  # c > b > a: c (grade 2) comes first
 
 
+@pytest.mark.parametrize("first, second, expected", [
+    (0.9732648856389701, 0.9732648569856578, 0.5),  # equal as 32-bit floats: a tie, docno decides
+    (0.97326489, 0.97326480, 0.0),  # different as 32-bit floats: the score decides
+])
+def test_scores_are_compared_as_32_bit_floats_like_trec_eval(first, second, expected):
+    run = {"q": {"d1": first, "d88": second, "d5": 0.1}}
+    qrels = {"q": {"d1": 0, "d88": 1, "d5": 2}}
+    ours = evaluate(run_from_dict(run), qrels_from_dict(qrels), ["ndcg_cut.1"]).means["ndcg_cut_1"]
+    assert ours == expected == pytrec(run, qrels)["q"]["ndcg_cut_1"]
+
+
 def test_ideal_uses_unretrieved_documents_and_negative_grades_count_zero():
     run = run_from_dict({"q": {"a": 3.0, "b": 2.0}})
     qrels = qrels_from_dict({"q": {"a": -3, "b": 1, "z": 2}})
