@@ -306,33 +306,34 @@ def diagnose(records: dict[Probe, dict]) -> Diagnosis:
     return diagnosis
 
 
-def _diagnose_dcg(records: dict[Probe, dict], diagnosis: Diagnosis) -> None:
-    observed = {p: v for p in DCG_PROBES if (v := _value(records.get(p))) is not None}
-    wrong = _first_wrong(DCG_PROBES, observed, lambda p: ndcg_ref.dcg(list(p.rels), p.k))
+def _diagnose_function(function: str, probes, reference, models, predict, minimum: int, counterexample,
+                       records: dict[Probe, dict], diagnosis: Diagnosis) -> None:
+    """Match one function's probe values against its models; add the mistakes of the best one."""
+    observed = {p: v for p in probes if (v := _value(records.get(p))) is not None}
+    wrong = _first_wrong(probes, observed, reference)
     if wrong is None:
         return
-    model = _best_model(DCG_MODELS, lambda m, p: m(p.rels, p.k), observed, minimum=5)
+    model = _best_model(models, predict, observed, minimum)
     if model is None:
-        probe, got = wrong
-        diagnosis.unexplained["dcg"] = f"your dcg does not match a known mistake: {_dcg_counterexample(probe, got)}"
+        diagnosis.unexplained[function] = f"your {function} does not match a known mistake: {counterexample(*wrong)}"
         return
     for mistake in model.mistakes:
-        diagnosis.add(mistake, "dcg", _dcg_counterexample(*wrong))
+        diagnosis.add(mistake, function, counterexample(*wrong))
+
+
+def _diagnose_dcg(records: dict[Probe, dict], diagnosis: Diagnosis) -> None:
+    _diagnose_function(
+        "dcg", DCG_PROBES, lambda p: ndcg_ref.dcg(list(p.rels), p.k), DCG_MODELS,
+        lambda m, p: m(p.rels, p.k), 5, _dcg_counterexample, records, diagnosis,
+    )
 
 
 def _diagnose_ndcg(records: dict[Probe, dict], diagnosis: Diagnosis) -> None:
-    observed = {p: v for p in NDCG_PROBES if (v := _value(records.get(p))) is not None}
-    wrong = _first_wrong(NDCG_PROBES, observed, lambda p: ndcg_ref.ndcg(list(p.rels), p.k))
-    if wrong is None:
-        return
     student_dcg = {(p.rels, p.k): v for p in AUXILIARY_PROBES if (v := _value(records.get(p))) is not None}
-    model = _best_model(NDCG_MODELS, lambda m, p: m.predict(p, student_dcg), observed, minimum=4)
-    if model is None:
-        probe, got = wrong
-        diagnosis.unexplained["ndcg"] = f"your ndcg does not match a known mistake: {_ndcg_counterexample(probe, got)}"
-        return
-    for mistake in model.mistakes:
-        diagnosis.add(mistake, "ndcg", _ndcg_counterexample(*wrong))
+    _diagnose_function(
+        "ndcg", NDCG_PROBES, lambda p: ndcg_ref.ndcg(list(p.rels), p.k), NDCG_MODELS,
+        lambda m, p: m.predict(p, student_dcg), 4, _ndcg_counterexample, records, diagnosis,
+    )
 
 
 def _works(records: dict[Probe, dict], probes: tuple[Probe, ...]) -> bool:

@@ -258,17 +258,24 @@ def _keys(query_index: np.ndarray, docnos: np.ndarray) -> np.ndarray:
         return _hash(docnos) ^ (query_index.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
 
 
+def _words(tokens: np.ndarray, width: int) -> np.ndarray:
+    """Fixed-width bytes tokens as rows of 64-bit words, for exact and fast comparison."""
+    padded = -(-width // 8) * 8
+    return np.ascontiguousarray(tokens.astype(f"S{padded}", copy=False)).view(np.uint64).reshape(tokens.size, -1)
+
+
 def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    width = max(a.dtype.itemsize, b.dtype.itemsize)
-    return a.astype(f"S{width}", copy=False) == b.astype(f"S{width}", copy=False)
+    """Element-wise equality of two bytes arrays (exact)."""
+    width = max(a.dtype.itemsize, b.dtype.itemsize, 1)
+    return (_words(a, width) == _words(b, width)).all(axis=1)
 
 
 def _sorted_checking_duplicates(keys, query_index, docnos, lines, source: str) -> np.ndarray:
     """The order that sorts ``keys``; raises if a (query, docno) pair occurs twice."""
-    order = np.argsort(keys, kind="stable")
+    order = np.argsort(keys)
     sorted_keys = keys[order]
     for position in np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1]):
-        first, second = order[position], order[position + 1]
+        first, second = sorted((order[position], order[position + 1]))
         if query_index[first] == query_index[second] and docnos[first] == docnos[second]:
             raise TrecFormatError(
                 f"{source}, lines {lines[first]} and {lines[second]}: document {docnos[first].decode(errors='replace')!r} "
@@ -317,14 +324,16 @@ def _ranked_rows(run: Run, run_q: np.ndarray, grades: np.ndarray, queries: int) 
     order = np.arange(size) if grouped and descending else np.lexsort((-scores, run_q))
     sorted_q, sorted_scores = run_q[order], scores[order]
     same = (sorted_q[1:] == sorted_q[:-1]) & (sorted_scores[1:] == sorted_scores[:-1])
-    if same.any():  # break ties by docno, descending: rank the tied docnos once
+    if same.any():  # break ties by docno, descending, reordering only inside each group of ties
         tied = np.zeros(size, dtype=bool)
         tied[1:] |= same
         tied[:-1] |= same
-        tie_rank = np.zeros(size, dtype=np.int64)
-        tie_rank[tied] = np.unique(run.docnos[order[tied]], return_inverse=True)[1]
-        order = order[np.lexsort((-tie_rank, -sorted_scores, sorted_q))]
-        sorted_q = run_q[order]
+        positions = np.flatnonzero(tied)
+        starts_group = np.ones(positions.size, dtype=bool)
+        starts_group[1:] = ~same[positions[1:] - 1]  # same[p - 1] links p - 1 and p
+        group = np.cumsum(starts_group)
+        name_rank = np.unique(run.docnos[order[positions]], return_inverse=True)[1]
+        order[positions] = order[positions[np.lexsort((-name_rank, group))]]
     start = np.empty(size, dtype=bool)  # each query is one contiguous segment of sorted_q
     start[0] = True
     start[1:] = sorted_q[1:] != sorted_q[:-1]
@@ -401,32 +410,33 @@ def _query_index(qrels_qids: np.ndarray, run_qids: np.ndarray) -> tuple[np.ndarr
     if both.size == 0:
         return np.empty(0, dtype=f"S{width}"), np.empty(0, dtype=np.int64)
     # Files are grouped by query: find runs of equal qids first, then sort only their first values.
-    change = np.concatenate(([True], both[1:] != both[:-1]))
+    words = _words(both, width)
+    change = np.concatenate(([True], (words[1:] != words[:-1]).any(axis=1)))
     segment = np.cumsum(change) - 1
     unique, segment_id = np.unique(both[change], return_inverse=True)
     return unique, segment_id[segment]
 
 
-def run_from_dict(run: Mapping[str, Mapping[str, float]]) -> Run:
-    """A run given as ``{qid: {docno: score}}`` (pytrec_eval's layout)."""
-    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
-    return Run(
-        np.array([q.encode() for q, _, _ in rows], dtype="S") if rows else np.empty(0, "S1"),
-        np.array([d.encode() for _, d, _ in rows], dtype="S") if rows else np.empty(0, "S1"),
-        np.array([s for _, _, s in rows], dtype=np.float64),
+def _from_dict(table: Mapping[str, Mapping[str, float]], dtype) -> tuple[np.ndarray, ...]:
+    rows = [(q, d, v) for q, docs in table.items() for d, v in docs.items()]
+    if not rows:
+        return np.empty(0, "S1"), np.empty(0, "S1"), np.empty(0, dtype), np.empty(0, np.int64)
+    return (
+        np.array([q.encode() for q, _, _ in rows], dtype="S"),
+        np.array([d.encode() for _, d, _ in rows], dtype="S"),
+        np.array([v for _, _, v in rows], dtype=dtype),
         np.arange(1, len(rows) + 1),
     )
+
+
+def run_from_dict(run: Mapping[str, Mapping[str, float]]) -> Run:
+    """A run given as ``{qid: {docno: score}}`` (pytrec_eval's layout)."""
+    return Run(*_from_dict(run, np.float64))
 
 
 def qrels_from_dict(qrels: Mapping[str, Mapping[str, int]]) -> Qrels:
     """Judgements given as ``{qid: {docno: grade}}`` (pytrec_eval's layout)."""
-    rows = [(q, d, g) for q, docs in qrels.items() for d, g in docs.items()]
-    return Qrels(
-        np.array([q.encode() for q, _, _ in rows], dtype="S") if rows else np.empty(0, "S1"),
-        np.array([d.encode() for _, d, _ in rows], dtype="S") if rows else np.empty(0, "S1"),
-        np.array([g for _, _, g in rows], dtype=np.int64),
-        np.arange(1, len(rows) + 1),
-    )
+    return Qrels(*_from_dict(qrels, np.int64))
 
 
 def evaluate_files(run_path: str | Path, qrels_path: str | Path, measures: Sequence[str] = ("ndcg",), *, complete: bool = False) -> Evaluation:
