@@ -21,9 +21,9 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("release", help="sync, then regenerate release/ with nbgrader generate_assignment")
     grade = commands.add_parser(
         "grade",
-        help="grade every submission in a sandbox: results.json, grades.csv, feedback, gradebook",
+        help="grade every submission in a sandbox: results.json, grades.csv, feedback, report, gradebook",
         description="Grade every submission in its own sandbox and write results.json, grades.csv, "
-        "one feedback page per student and the scores in the nbgrader gradebook.",
+        "one feedback page per student, the class report and the scores in the nbgrader gradebook.",
         epilog="example: python -m autograder grade --submitted submitted --out graded --workers 4",
     )
     add_arguments(grade)
