@@ -107,7 +107,9 @@ class Bubblewrap:
         self.as_root = os.geteuid() == 0
 
     def _binds(self) -> list[str]:
-        args: list[str] = []
+        # Fresh /proc, /dev and /tmp first: a later mount hides what was bound below it before
+        # (a course cloned under /tmp would otherwise lose its venv inside the sandbox).
+        args: list[str] = ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
         for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
             path = Path("/") / top
             if path.is_symlink():
@@ -128,7 +130,6 @@ class Bubblewrap:
         args += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", "/opt/grader"]
         args += ["--ro-bind", str(RUNNER), SANDBOX_RUNNER]
         args += ["--perms", "0755", "--dir", "/home", "--bind", "{scratch}", SANDBOX_HOME]
-        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
         return args
 
     def launch(self, scratch: Path, slot: int) -> Launch:

@@ -174,3 +174,15 @@ def test_every_group_is_a_grade_cell_of_the_release():
     ids = skipped_cell_ids(ROOT / "release" / "ndcg" / "ndcg.ipynb")
     assert {g.grade_id for g in GROUPS} <= ids
     assert "dcg" not in ids and "ndcg" not in ids  # solution cells are the student's code
+
+
+def test_sandbox_mounts_tmp_before_binding_python(tmp_path, monkeypatch):
+    # a course cloned under /tmp keeps its venv visible inside the sandbox
+    from autograder import sandbox
+
+    monkeypatch.setattr(sandbox.sys, "prefix", "/tmp/somewhere/.venv")
+    argv = sandbox.Bubblewrap("bwrap").launch(tmp_path, slot=0).argv
+    assert argv[argv.index("--tmpfs") + 1] == "/tmp"
+    for mount in ("--tmpfs", "--proc", "--dev"):
+        assert argv.index(mount) < argv.index("/tmp/somewhere/.venv")  # mounted before the venv is bound
+        assert argv.index(mount) < argv.index("--ro-bind")
