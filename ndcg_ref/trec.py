@@ -146,7 +146,21 @@ def _read_columns(path: Path, columns: int, wanted: Sequence[int], layout: str):
     return [np.concatenate(p) if p else np.empty(0, "S1") for p in pieces], np.concatenate(line_pieces)
 
 
+def _small_integers(tokens: np.ndarray) -> np.ndarray | None:
+    """Single-digit tokens (most qrels grades) as integers without text parsing; None otherwise."""
+    if tokens.dtype.itemsize != 1 or tokens.size == 0:
+        return None
+    digits = tokens.view(np.uint8) - np.uint8(ord("0"))
+    if digits.max() > 9:  # also catches bytes below "0", which wrap around
+        return None
+    return digits.astype(np.int64)
+
+
 def _numbers(tokens: np.ndarray, dtype, path: str, lines: np.ndarray, what: str) -> np.ndarray:
+    if dtype is np.int64:
+        fast = _small_integers(tokens)
+        if fast is not None:
+            return fast
     try:
         values = tokens.astype(dtype)
     except ValueError:

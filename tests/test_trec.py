@@ -9,6 +9,8 @@ from math import log2
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ndcg_ref import trec
 from ndcg_ref.trec import TrecFormatError, evaluate, evaluate_files, qrels_from_dict, read_qrels, read_run, run_from_dict
@@ -203,3 +205,16 @@ def test_run_already_in_trec_order_takes_the_fast_path_correctly(tmp_path):
     for qid, values in theirs.items():
         for name in NAMES:
             assert ours[qid][name] == pytest.approx(values[name], abs=1e-12), (qid, name)
+
+
+@given(st.lists(st.text(alphabet="-+0123456789.a ", min_size=1, max_size=4).map(str.strip).filter(bool), min_size=1, max_size=30))
+def test_fast_integer_parsing_agrees_with_python(tokens):
+    from ndcg_ref.trec import _small_integers
+
+    fast = _small_integers(np.array([t.encode() for t in tokens]))
+    try:
+        expected = [int(t) for t in tokens]
+    except ValueError:
+        expected = None
+    if fast is not None:  # the fast path may decline (then astype decides), but never disagree
+        assert expected is not None and fast.tolist() == expected
