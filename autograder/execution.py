@@ -40,10 +40,6 @@ class RunOutcome:
     fatal: str | None = None
     notes: list[str] = field(default_factory=list)
 
-    @property
-    def timed_out(self) -> bool:
-        return any(r.get("outcome") == "timeout" for r in (*self.cells.values(), *self.calls.values()))
-
 
 class _ProtocolError(Exception):
     pass

@@ -112,8 +112,11 @@ def grade_submission(student_dir: Path, settings: GradingSettings, sandbox: Sand
     hung = sum(1 for p in plan if outcome.calls.get(p.call_id, {}).get("outcome") == "timeout")
     if hung:
         messages.append(f"{hung} test call{'s' if hung > 1 else ''} did not finish within {settings.timeout:g} s")
+    if any(outcome.calls.get(call_id, {}).get("outcome") == "timeout" for call_id in probes):
+        messages.append("the mistake diagnosis stopped early: a probe call did not finish")
     messages.extend(outcome.notes)
-    if outcome.timed_out:
+    cell_hung = any(cell["outcome"] == "timeout" for cell in result["cells"])
+    if hung or cell_hung or outcome.notes:  # a probe that hangs costs no points and is no timeout
         result["status"] = "timeout"
     result["message"] = "; ".join(messages) if messages else "graded"
     return result

@@ -24,18 +24,24 @@ needs_bwrap = pytest.mark.skipif(
 )
 
 
-def test_scores_equal_plain_nbgrader_on_the_examples(graded_course):
-    course, nbgrader_scores = graded_course
+@pytest.fixture(scope="module")
+def ours(graded_course):
+    """The examples graded by this kit's grader, in the course nbgrader graded too."""
+    course, _ = graded_course
     done = grade(course, "--gradebook", "none", "--timeout", "5")
     assert done.returncode == 0, done.stderr[-2000:]
-    ours = results(course)
+    return results(course)
+
+
+def test_scores_equal_plain_nbgrader_on_the_examples(graded_course, ours):
+    course, nbgrader_scores = graded_course
     assert set(ours) == set(nbgrader_scores)
     for student, (score, maximum) in nbgrader_scores.items():
         assert (ours[student]["score"], ours[student]["max_score"]) == (score, maximum), student
         assert ours[student]["status"] == "graded"
 
 
-def test_results_json_has_the_documented_shape(graded_course):
+def test_results_json_has_the_documented_shape(graded_course, ours):
     course, _ = graded_course
     document = json.loads((course / "graded" / "results.json").read_text())
     assert document["assignment"] == "ndcg" and document["max_score"] == max_score()
