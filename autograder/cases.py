@@ -11,6 +11,7 @@ this kit and says so in its provenance.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Literal
 
@@ -55,8 +56,9 @@ class TestGroup:
     cases: tuple[Case, ...]
 
 
+@functools.cache
 def expected(case: Case) -> float:
-    """Return the reference value of ``case``, computed by :mod:`ndcg_ref`.
+    """Return the reference value of ``case``, computed by :mod:`ndcg_ref` (once per case).
 
     Examples
     --------
