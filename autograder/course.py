@@ -35,7 +35,9 @@ def find_root(start: Path | None = None) -> Path:
 def tool_environment() -> dict[str, str]:
     """The environment for nbgrader and Jupyter child processes: this Python's ``bin/`` first on PATH."""
     env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    python_bin = str(Path(sys.executable).parent)
+    if env.get("PATH", "").split(os.pathsep)[0] != python_bin:
+        env["PATH"] = os.pathsep.join([python_bin, env.get("PATH", "")])
     return env
 
 

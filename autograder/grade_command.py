@@ -11,7 +11,7 @@ from .feedback import write_feedback
 from .gradebook import record_scores
 from .grading import GradingSettings, default_workers, grade_batch
 from .report import write_report
-from .results import score_table, write_results
+from .results import score_table, status_summary, write_results
 from .sandbox import WEAK_ISOLATION_WARNING, SandboxUnavailable, choose_sandbox
 from .submission import skipped_cell_ids
 
@@ -78,9 +78,8 @@ def run_grade(args: argparse.Namespace) -> int:
             code = 1
     if not args.quiet:
         print(score_table(students))
-    counts = {status: sum(s["status"] == status for s in students) for status in ("graded", "timeout", "error", "missing")}
     print(
-        f"\n{len(students)} students: " + ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+        f"\n{len(students)} students: {status_summary(students)}"
         + f"\nresults: {out / 'results.json'}, {out / 'grades.csv'}, {out / 'report.html'}, feedback in {out / 'feedback'}/"
         + f"\nsandbox: {sandbox.name}; {gradebook_note}"
     )

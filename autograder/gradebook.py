@@ -8,17 +8,17 @@ takes precedence, as in nbgrader). Students whose submission is missing get no s
 from __future__ import annotations
 
 import os
-import sys
 import warnings
 from pathlib import Path
 
 from .cases import GROUPS
+from .course import tool_environment
 
 
 def record_scores(db_url: str, assignment: str, notebook: str, students: list[dict]) -> int:
     """Write every submitted student's per-test points into the gradebook at ``db_url``; return how many."""
     # nbgrader runs the `alembic` program when it creates a gradebook: it lives next to this Python.
-    os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    os.environ["PATH"] = tool_environment()["PATH"]
     from nbgrader.api import Assignment, Grade, Gradebook, GradeCell, Notebook, SubmittedAssignment, SubmittedNotebook
 
     notebook_id = Path(notebook).stem

@@ -22,7 +22,7 @@ from .diagnosis import diagnose, probe_calls
 from .execution import run_submission
 from .files import write_atomic
 from .sandbox import RUNNER, Sandbox
-from .scoring import plan_calls, runner_calls, same_group, score
+from .scoring import plan_calls, runner_call, runner_calls, same_group, score
 from .submission import SubmissionProblem, locate_notebook, read_student_code
 
 STATE = ".state"
@@ -76,9 +76,7 @@ def grade_submission(student_dir: Path, settings: GradingSettings, sandbox: Sand
         return _blank_result(student_id, problem.status, problem.message)
     plan = plan_calls()
     probes = probe_calls(first_id=len(plan))
-    calls = runner_calls(plan) + [
-        {"id": call_id, "function": p.function, "rels": list(p.rels), "k": p.k} for call_id, p in probes.items()
-    ]
+    calls = runner_calls(plan) + [runner_call(call_id, p.function, p.rels, p.k) for call_id, p in probes.items()]
     tests_skip = same_group(plan)
 
     def skip_after_timeout(call_id: int) -> list[int]:

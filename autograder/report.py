@@ -16,6 +16,7 @@ from pathlib import Path
 from .cases import GROUPS, max_score
 from .files import write_atomic
 from .misconceptions import CATALOGUE
+from .results import status_summary
 
 
 def _figure_html(figure) -> str:
@@ -73,8 +74,7 @@ def render_report(assignment: str, students: list[dict]) -> str:
     """The HTML of the class report."""
     graded = [s for s in students if s["status"] in ("graded", "timeout")]
     scores = [s["score"] for s in graded]
-    counts = {status: sum(s["status"] == status for s in students) for status in ("graded", "timeout", "error", "missing")}
-    summary = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+    summary = status_summary(students)
     average = f"mean {statistics.mean(scores):.2f}, median {statistics.median(scores):g}" if scores else "no graded submissions"
     mistake_rows = "".join(
         f"<tr><td><code>{escape(item.id)}</code></td><td class=\"n\">{sum(item.id in s['diagnoses'] for s in students)}</td>"

@@ -13,6 +13,12 @@ from .files import write_atomic
 STATUSES = ("graded", "timeout", "error", "missing")
 
 
+def status_summary(students: list[dict]) -> str:
+    """E.g. ``5 graded, 1 timeout``: how many students have each status (zeros left out)."""
+    counts = {status: sum(s["status"] == status for s in students) for status in STATUSES}
+    return ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+
+
 def results_document(assignment: str, students: list[dict], sandbox_name: str) -> dict:
     """The content of ``results.json``."""
     return {

@@ -18,7 +18,8 @@ from dataclasses import asdict, dataclass
 from .cases import ABS_TOL, GROUPS, REL_TOL, Case, TestGroup, expected
 
 #: Type names shown as they are; any other name could be chosen by the student to carry data.
-_SHOWN_TYPES = {"ndarray", "float64", "float32", "int64", "int32", "Decimal", "Fraction", "NoneType", "tuple", "list", "str", "dict", "complex"}
+#: (Built-in type names are shown too, see _type_name.)
+_SHOWN_TYPES = {"ndarray", "float64", "float32", "int64", "int32", "Decimal", "Fraction", "NoneType"}
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,14 @@ def plan_calls(first_id: int = 0) -> list[CallPlan]:
     return plan
 
 
+def runner_call(call_id: int, function: str, rels: tuple, k: int) -> dict:
+    """One call as sent to the runner: id, function name and arguments, nothing else."""
+    return {"id": call_id, "function": function, "rels": list(rels), "k": k}
+
+
 def runner_calls(plan: list[CallPlan]) -> list[dict]:
-    """The calls as sent to the runner: id, function name and arguments, nothing else."""
-    return [{"id": p.call_id, "function": p.case.function, "rels": list(p.case.rels), "k": p.case.k} for p in plan]
+    """The test calls as sent to the runner."""
+    return [runner_call(p.call_id, p.case.function, p.case.rels, p.case.k) for p in plan]
 
 
 def same_group(plan: list[CallPlan]):

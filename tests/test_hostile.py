@@ -17,7 +17,7 @@ import pytest
 import ndcg_ref
 from autograder.cases import GROUPS, expected, max_score
 
-from batch import CORRECT_DCG, CORRECT_NDCG, ROOT, add_raw, add_student, grade, new_course, notebook_path, results
+from batch import CORRECT_DCG, ROOT, add_raw, add_student, grade, new_course, notebook_path, results
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="the hostile suite needs bubblewrap (.ci/run installs it)")
 
