@@ -8,7 +8,9 @@ with them exactly. Rankings of different length are given as a 2-D array padded 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -19,9 +21,40 @@ __all__ = ["as_grade_matrix", "dcg_batch", "idcg_batch", "ndcg_batch", "rank_by_
 
 #: Queries processed at once: bounds the temporary arrays to a few times this many rows.
 _CHUNK = 4096
+#: Smallest block worth a thread of its own.
+_MIN_CHUNK = 512
 
 
-def as_grade_matrix(rels: object, name: str = "rels") -> np.ndarray:
+def _workers() -> int:
+    """Threads for chunked work: the cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _for_each_chunk(rows: int, work: Callable[[int, int], None]) -> None:
+    """Call ``work(start, stop)`` for consecutive blocks of at most ``_CHUNK`` rows, on all cores.
+
+    numpy releases the GIL inside sorts and ufunc loops, so blocks run in parallel threads
+    (two blocks or more per thread, so that they finish at about the same time). Each block writes only its own
+    rows of the outputs, and every row's arithmetic is the same whichever block and thread
+    runs it, so the values depend on neither. An error is raised for the first failing block
+    in row order.
+    """
+    workers = _workers()
+    size = min(_CHUNK, max(_MIN_CHUNK, -(-rows // (2 * workers))))
+    blocks = [(start, min(start + size, rows)) for start in range(0, rows, size)]
+    if workers <= 1 or len(blocks) <= 1:
+        for start, stop in blocks:
+            work(start, stop)
+        return
+    with ThreadPoolExecutor(min(workers, len(blocks))) as pool:
+        for done in [pool.submit(work, start, stop) for start, stop in blocks]:
+            done.result()
+
+
+def as_grade_matrix(rels: object, name: str = "rels", *, check: bool = True) -> np.ndarray:
     """Return graded relevance of many rankings as a 2-D float64 array, padded with zeros.
 
     Parameters
@@ -30,6 +63,9 @@ def as_grade_matrix(rels: object, name: str = "rels") -> np.ndarray:
         One ranking per row (or per inner list), rank 1 first. Inner lists may differ in length.
     name : str
         The argument's name, for error messages.
+    check : bool, keyword-only
+        Check that every grade is a finite number >= 0 (the batch functions pass False and
+        check block by block, in parallel).
 
     Returns
     -------
@@ -60,7 +96,8 @@ def as_grade_matrix(rels: object, name: str = "rels") -> np.ndarray:
         matrix = _pad(rels, name)
     else:
         raise TypeError(f"{name} must be a 2-D array or a list of lists of grades, got {type(rels).__name__}")
-    _check_grades(matrix, name)
+    if check:
+        _check_grades(matrix, name)
     return matrix
 
 
@@ -85,13 +122,15 @@ def _pad(rows: Sequence, name: str) -> np.ndarray:
     return matrix
 
 
-def _check_grades(matrix: np.ndarray, name: str) -> None:
+def _check_grades(matrix: np.ndarray, name: str, offset: int = 0) -> None:
+    """Raise for the first grade that is negative, NaN or infinite; ``offset`` is the first row's query."""
     if matrix.size == 0 or (matrix.min() >= 0 and np.isfinite(matrix.sum())):
         return  # the common case, in two reductions; find the culprit only when there is one
     bad = ~np.isfinite(matrix) | (matrix < 0)
     if bad.any():
         query, rank = (int(i) for i in np.argwhere(bad)[0])
         value = matrix[query, rank]
+        query += offset
         problem = "relevance grades must be >= 0" if np.isfinite(value) else "relevance grades must be finite numbers"
         raise ValueError(f"{name}[{query}][{rank}] is {value:g}: {problem}")
 
@@ -105,14 +144,16 @@ def _cutoffs(k: object) -> tuple[tuple[int | None, ...], bool]:
     return tuple(as_cutoff(value, "k") for value in k), False
 
 
-def _dcg_at(grades: np.ndarray, cutoffs: tuple[int | None, ...], gain: str, *, ascending: bool = False) -> np.ndarray:
+def _dcg_at(grades: np.ndarray, cutoffs: tuple[int | None, ...], gain: str, *, negated: bool = False) -> np.ndarray:
     """DCG at each cut-off for every row of ``grades`` (rows x cut-offs).
 
-    The sum runs rank by rank, ``total += gain * discount``, vectorised across rows (the rows'
-    columns are visited one at a time), which is the same sequence of float operations as the
-    single-query functions, so the values agree exactly; padding zeros add exactly 0.
-    With ``ascending=True`` each row is read from its end, so a row sorted ascending is
-    evaluated in descending order without copying it reversed.
+    The terms ``gain * discount`` are laid out ranks x rows and summed over the ranks with
+    ``np.add.reduce(..., axis=0)``: along an axis that is not the fastest in memory numpy adds
+    rank after rank (no pairwise summation; see ``numpy.sum``), vectorised across rows. That
+    is the same sequence of float operations as the single-query functions, so the values
+    agree exactly; padding zeros add exactly 0. Several cut-offs continue one running sum.
+    With ``negated=True`` the rows hold ``-grade`` (as :func:`_negated_descending` returns
+    them); ``(-g) * (-d)`` is exactly ``g * d``, so the values are the same.
     """
     rows, width = grades.shape
     out = np.zeros((rows, len(cutoffs)))
@@ -120,18 +161,41 @@ def _dcg_at(grades: np.ndarray, cutoffs: tuple[int | None, ...], gain: str, *, a
     needed = max(stops, default=0)
     if needed == 0 or rows == 0:
         return out
-    part = _gains(grades[:, width - needed :] if ascending else grades[:, :needed], gain)
+    part = grades[:, :needed]
     discounts = _discounts(needed)
-    total = np.zeros(rows)
-    term = np.empty(rows)
-    for rank in range(needed):
-        column = part[:, needed - 1 - rank] if ascending else part[:, rank]  # strided: faster than a transposed copy
-        np.multiply(column, discounts[rank], out=term)
-        total += term
-        for position, stop in enumerate(stops):
-            if stop == rank + 1:
-                out[:, position] = total
+    if not negated:
+        gains = _gains(part, gain)
+    elif gain == "linear":
+        gains, discounts = part, -discounts
+    else:
+        gains = _gains(np.negative(part), gain)
+    # At least two columns: with one, the rank axis would be the fast one and numpy would sum
+    # it pairwise.
+    terms = np.zeros((needed, max(rows, 2)))
+    np.multiply(gains.T, discounts[:, None], out=terms[:, :rows])
+    total = np.zeros(terms.shape[1])
+    done = 0
+    for stop in sorted(set(stops)):
+        if stop > done:
+            segment = terms[done:stop]
+            segment[0] += total  # carry the running sum on: total + term, as rank by rank
+            total = np.add.reduce(segment, axis=0)
+            done = stop
+        out[:, [position for position, value in enumerate(stops) if value == stop]] = total[:rows, None]
     return out
+
+
+def _negated_descending(grades: np.ndarray, name: str, offset: int) -> np.ndarray:
+    """Each row's grades in descending order, negated: ``-grades`` sorted in place (no extra copy).
+
+    Checks the grades on the way (as :func:`_check_grades`), from the sorted rows' ends only:
+    a negative grade or a NaN sorts last, an infinite grade first or last.
+    """
+    negated = np.negative(grades)
+    negated.sort(axis=1)
+    if negated.size and not (negated[:, -1].max() <= 0 and np.isfinite(negated[:, 0]).all()):
+        _check_grades(grades, name, offset)
+    return negated
 
 
 def _shape(values: np.ndarray, single: bool) -> np.ndarray:
@@ -168,11 +232,15 @@ def dcg_batch(rels: object, k: int | None | Sequence[int] = None, *, gain: Gain 
     array([[1.    , 2.4307]])
     """
     cutoffs, single = _cutoffs(k)
-    matrix = as_grade_matrix(rels)
+    matrix = as_grade_matrix(rels, check=False)
     out = np.empty((matrix.shape[0], len(cutoffs)))
-    for start in range(0, matrix.shape[0], _CHUNK):
-        chunk = matrix[start : start + _CHUNK]
-        out[start : start + len(chunk)] = _dcg_at(chunk, cutoffs, gain)
+
+    def work(start: int, stop: int) -> None:
+        chunk = matrix[start:stop]
+        _check_grades(chunk, "rels", start)
+        out[start:stop] = _dcg_at(chunk, cutoffs, gain)
+
+    _for_each_chunk(matrix.shape[0], work)
     return _shape(out, single)
 
 
@@ -237,34 +305,37 @@ def ndcg_batch(
 
 def _ideal_and_actual(rels, k, ideal, gain, actual: bool):
     cutoffs, single = _cutoffs(k)
-    matrix = as_grade_matrix(rels)
-    best = None if ideal is None else as_grade_matrix(ideal, "ideal")
+    matrix = as_grade_matrix(rels, check=False)
+    best = None if ideal is None else as_grade_matrix(ideal, "ideal", check=False)
     if best is not None and best.shape[0] != matrix.shape[0]:
         raise ValueError(f"ideal has {best.shape[0]} rows but rels has {matrix.shape[0]} rankings")
     ideal_out = np.empty((matrix.shape[0], len(cutoffs)))
     actual_out = np.empty_like(ideal_out) if actual else None
-    for start in range(0, matrix.shape[0], _CHUNK):
-        chunk = matrix[start : start + _CHUNK]
-        ranked_sorted = np.sort(chunk, axis=1)
+
+    def work(start: int, stop: int) -> None:
+        chunk = matrix[start:stop]
+        ranked_sorted = _negated_descending(chunk, "rels", start)
         if best is None:
             ideal_sorted = ranked_sorted
         else:
-            ideal_sorted = np.sort(best[start : start + _CHUNK], axis=1)
+            ideal_sorted = _negated_descending(best[start:stop], "ideal", start)
             _check_coverage(ranked_sorted, ideal_sorted, start)
-        ideal_out[start : start + len(chunk)] = _dcg_at(ideal_sorted, cutoffs, gain, ascending=True)
+        ideal_out[start:stop] = _dcg_at(ideal_sorted, cutoffs, gain, negated=True)
         if actual:
-            actual_out[start : start + len(chunk)] = _dcg_at(chunk, cutoffs, gain)
+            actual_out[start:stop] = _dcg_at(chunk, cutoffs, gain)
+
+    _for_each_chunk(matrix.shape[0], work)
     return _shape(ideal_out, single), (_shape(actual_out, single) if actual else None)
 
 
 def _check_coverage(ranked: np.ndarray, ideal: np.ndarray, offset: int) -> None:
-    """Each ranking's grades, sorted, must not exceed its ideal's (both sorted ascending here)."""
+    """Each ranking's i-th best grade must not exceed its ideal's (both negated, descending)."""
     width = max(ranked.shape[1], ideal.shape[1])
     left = np.zeros((ranked.shape[0], width))
     right = np.zeros((ranked.shape[0], width))
-    left[:, width - ranked.shape[1] :] = ranked
-    right[:, width - ideal.shape[1] :] = ideal
-    uncovered = (left > right).any(axis=1)
+    left[:, : ranked.shape[1]] = ranked
+    right[:, : ideal.shape[1]] = ideal
+    uncovered = (left < right).any(axis=1)  # negated: a larger grade is a smaller number
     if uncovered.any():
         query = offset + int(np.flatnonzero(uncovered)[0])
         raise ValueError(
@@ -291,16 +362,28 @@ def rank_by_score(grades: object, scores: object) -> np.ndarray:
     >>> rank_by_score([[0, 2, 1]], [[0.1, 0.9, 0.5]])
     array([[2., 1., 0.]])
     """
-    matrix = as_grade_matrix(grades, "grades")
+    matrix = as_grade_matrix(grades, "grades", check=False)
     score_matrix = np.asarray(scores, dtype=np.float64)
     if score_matrix.shape != matrix.shape:
         raise ValueError(f"scores has shape {score_matrix.shape} but grades has shape {matrix.shape}")
-    if not np.isfinite(score_matrix).all():
-        query, column = (int(i) for i in np.argwhere(~np.isfinite(score_matrix))[0])
-        raise ValueError(f"scores[{query}][{column}] is {score_matrix[query, column]}: scores must be finite")
-    order = np.argsort(-score_matrix, axis=1)  # fast, but not stable: fix rows with ties below
-    ranked_scores = np.take_along_axis(score_matrix, order, axis=1)
-    tied = (ranked_scores[:, 1:] == ranked_scores[:, :-1]).any(axis=1)
-    if tied.any():
-        order[tied] = np.argsort(-score_matrix[tied], axis=1, kind="stable")
-    return np.take_along_axis(matrix, order, axis=1)
+    out = np.empty_like(matrix)
+
+    def work(start: int, stop: int) -> None:
+        _check_grades(matrix[start:stop], "grades", start)
+        negated = np.negative(score_matrix[start:stop])
+        order = np.argsort(negated, axis=1)  # fast, but not stable: rows with ties are redone below
+        rows_first = (np.arange(stop - start) * negated.shape[1])[:, None]
+        order += rows_first  # flat positions: take() is much faster than take_along_axis()
+        ranked = negated.take(order)
+        if ranked.size and not np.isfinite(ranked[:, [0, -1]]).all():  # NaN sorts last, infinities at the ends
+            query, column = (int(i) for i in np.argwhere(~np.isfinite(negated))[0])
+            raise ValueError(
+                f"scores[{start + query}][{column}] is {score_matrix[start + query, column]}: scores must be finite"
+            )
+        tied = (ranked[:, 1:] == ranked[:, :-1]).any(axis=1)
+        if tied.any():
+            order[tied] = np.argsort(negated[tied], axis=1, kind="stable") + rows_first[tied]
+        out[start:stop] = np.take(matrix[start:stop], order)
+
+    _for_each_chunk(matrix.shape[0], work)
+    return out

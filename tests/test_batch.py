@@ -55,6 +55,45 @@ def test_many_queries_across_chunks(monkeypatch):
         assert values[q].tolist() == [ndcg(matrix[q], 3), ndcg(matrix[q], 10), ndcg(matrix[q])]
 
 
+@pytest.mark.parametrize("workers", [1, 3])
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+def test_blocks_and_threads_do_not_change_values(monkeypatch, workers, gain):
+    monkeypatch.setattr(batch_module, "_CHUNK", 5)
+    monkeypatch.setattr(batch_module, "_MIN_CHUNK", 1)
+    monkeypatch.setattr(batch_module, "_workers", lambda: workers)
+    rng = np.random.default_rng(workers)
+    matrix = rng.integers(0, 4, size=(41, 9)).astype(float) * rng.choice([1.0, 0.37], size=(41, 1))
+    ideal = np.concatenate([matrix, rng.integers(0, 3, size=(41, 4))], axis=1)
+    ks = (1, 4, None, 20)
+    values = ndcg_batch(matrix, ks, ideal=ideal, gain=gain)
+    ideals = idcg_batch(matrix, ks, gain=gain)
+    for q in range(41):
+        assert values[q].tolist() == [ndcg(matrix[q], k, ideal=ideal[q], gain=gain) for k in ks]
+        assert ideals[q].tolist() == [idcg(matrix[q], k, gain=gain) for k in ks]
+    assert dcg_batch(matrix, ks, gain=gain).tolist() == [[dcg(row, k, gain=gain) for k in ks] for row in matrix]
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf"), float("-inf")])
+@pytest.mark.parametrize("function", [dcg_batch, idcg_batch, ndcg_batch])
+def test_bad_grade_in_a_later_block_names_its_query(monkeypatch, bad, function):
+    monkeypatch.setattr(batch_module, "_CHUNK", 4)
+    monkeypatch.setattr(batch_module, "_MIN_CHUNK", 1)
+    matrix = np.ones((20, 6))
+    matrix[13, 2] = bad
+    with pytest.raises(ValueError, match=rf"rels\[13\]\[2\] is {bad:g}"):
+        function(matrix, 3)
+
+
+def test_bad_ideal_grade_in_a_later_block_names_its_query(monkeypatch):
+    monkeypatch.setattr(batch_module, "_CHUNK", 4)
+    monkeypatch.setattr(batch_module, "_MIN_CHUNK", 1)
+    matrix = np.ones((20, 6))
+    ideal = np.ones((20, 8))
+    ideal[9, 7] = float("nan")
+    with pytest.raises(ValueError, match=r"ideal\[9\]\[7\] is nan"):
+        ndcg_batch(matrix, 3, ideal=ideal)
+
+
 def test_input_is_not_modified():
     matrix = np.array([[0.0, 3.0, 1.0]])
     ndcg_batch(matrix, 2)
@@ -81,9 +120,35 @@ def test_rank_by_score_breaks_ties_by_column_order(rows):
         assert ranked[q].tolist() == [grades[q, column] for column in order]
 
 
-def test_rank_by_score_rejects_bad_scores():
+@pytest.mark.parametrize("workers", [1, 2])
+def test_rank_by_score_in_blocks_and_threads(monkeypatch, workers):
+    monkeypatch.setattr(batch_module, "_CHUNK", 3)
+    monkeypatch.setattr(batch_module, "_MIN_CHUNK", 1)
+    monkeypatch.setattr(batch_module, "_workers", lambda: workers)
+    rng = np.random.default_rng(11)
+    grades = np.asfortranarray(rng.integers(0, 4, size=(17, 12)).astype(float))  # not C-contiguous
+    scores = rng.random((17, 12))
+    scores[[4, 9, 16]] = rng.integers(0, 3, size=(3, 12))  # rows with ties, in later blocks
+    ranked = rank_by_score(grades, scores)
+    for q in range(17):
+        order = sorted(range(12), key=lambda column: -scores[q, column])  # Python's sort is stable
+        assert ranked[q].tolist() == [grades[q, column] for column in order]
+
+
+def test_rank_by_score_rejects_bad_scores(monkeypatch):
     with pytest.raises(ValueError, match=r"scores\[0\]\[1\] is nan"):
         rank_by_score([[1, 2]], [[0.5, float("nan")]])
+    for bad in (float("inf"), float("-inf"), float("nan")):
+        scores = np.ones((20, 5))
+        scores[13, 3] = bad
+        monkeypatch.setattr(batch_module, "_CHUNK", 4)
+        monkeypatch.setattr(batch_module, "_MIN_CHUNK", 1)
+        with pytest.raises(ValueError, match=rf"scores\[13\]\[3\] is {bad}"):
+            rank_by_score(np.ones((20, 5)), scores)
+    grades = np.ones((20, 5))
+    grades[7, 0] = -2
+    with pytest.raises(ValueError, match=r"grades\[7\]\[0\] is -2"):
+        rank_by_score(grades, np.ones((20, 5)))
     with pytest.raises(ValueError, match="shape"):
         rank_by_score([[1, 2]], [[0.5]])
 
