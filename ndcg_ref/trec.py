@@ -18,7 +18,9 @@ and line for anything malformed; nothing is silently dropped.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,18 +66,17 @@ class Qrels:
 
 # ----- parsing ------------------------------------------------------------------------------
 
-def _gather(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The tokens padded[starts[i]:ends[i]] as one fixed-width bytes array.
+def _gather(padded: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The tokens padded[starts[i]:starts[i] + lengths[i]] as one fixed-width bytes array.
 
     ``padded`` must end with at least as many spare bytes as the longest token.
     """
     if starts.size == 0:
         return np.empty(0, dtype="S1")
-    lengths = ends - starts
     width = int(lengths.max())
     windows = np.lib.stride_tricks.sliding_window_view(padded, width)
     raw = windows[starts]  # one contiguous copy of `width` bytes per token
-    raw[np.arange(width) >= lengths[:, None]] = 0
+    np.copyto(raw, 0, where=np.arange(width) >= lengths[:, None])  # clear what follows each token
     return raw.view(f"S{width}").ravel()
 
 
@@ -90,10 +91,12 @@ def _tokenize(data: bytes, columns: int, wanted: Sequence[int], path: str, first
     array = np.frombuffer(data, dtype=np.uint8)
     if array.size == 0:
         return [np.empty(0, dtype="S1") for _ in wanted], np.empty(0, dtype=np.int64)
-    separator = (array <= 32).view(np.int8)  # space, tab, CR, LF and other control characters
-    edges = np.diff(separator, prepend=np.int8(1), append=np.int8(1))
-    starts = np.flatnonzero(edges == -1)  # separator -> token
-    ends = np.flatnonzero(edges == 1)  # token -> separator (exclusive end)
+    inside = np.zeros(array.size + 2, dtype=bool)  # a token byte; a separator before and after all
+    np.greater(array, 32, out=inside[1:-1])  # separators: space, tab, CR, LF, other control bytes
+    # Tokens and separators alternate, so the changes alternate too: a token's start (separator
+    # to token), then its end (token to separator, exclusive).
+    changes = np.flatnonzero(inside[1:] != inside[:-1])
+    starts, ends = changes[0::2], changes[1::2]
     newlines = np.flatnonzero(array == 10)
     # tokens per line: how many token starts lie before each newline, differenced
     before = np.searchsorted(starts, newlines)
@@ -109,24 +112,20 @@ def _tokenize(data: bytes, columns: int, wanted: Sequence[int], path: str, first
             f"{_line_text(data, line_start)!r}"
         )
     starts = starts.reshape(-1, columns)
-    ends = ends.reshape(-1, columns)
+    lengths = (ends.reshape(-1, columns) - starts)[:, wanted]
     lines = first_line + np.flatnonzero(per_line).astype(np.int64)
-    longest = int((ends - starts).max())
-    padded = np.concatenate([array, np.zeros(longest, dtype=np.uint8)])
-    return [_gather(padded, starts[:, c], ends[:, c]) for c in wanted], lines
+    padded = np.concatenate([array, np.zeros(int(lengths.max()) if lengths.size else 0, dtype=np.uint8)])
+    return [_gather(padded, starts[:, c], lengths[:, i]) for i, c in enumerate(wanted)], lines
 
 
-def _read_columns(path: Path, columns: int, wanted: Sequence[int], layout: str):
-    """Read a whitespace-separated file block by block; return the wanted columns and line numbers."""
-    pieces: list[list[np.ndarray]] = [[] for _ in wanted]
-    line_pieces: list[np.ndarray] = []
-    first_line = 1
+def _blocks(path: Path):
+    """``(data, first line number)`` for consecutive blocks of whole lines of the file."""
     try:
         handle = open(path, "rb")
     except OSError as error:
         raise TrecFormatError(f"cannot read {path}: {error.strerror}") from error
     with handle:
-        rest = b""
+        first_line, rest = 1, b""
         while True:
             block = handle.read(_BLOCK)
             data = rest + block
@@ -136,14 +135,42 @@ def _read_columns(path: Path, columns: int, wanted: Sequence[int], layout: str):
                     rest = data
                     continue
                 data, rest = data[:cut], data[cut:]
-            tokens, lines = _tokenize(data, columns, wanted, str(path), first_line, layout)
-            for target, values in zip(pieces, tokens):
-                target.append(values)
-            line_pieces.append(lines)
+            yield data, first_line
             first_line += data.count(b"\n")
             if not block:
-                break
-    return [np.concatenate(p) if p else np.empty(0, "S1") for p in pieces], np.concatenate(line_pieces)
+                return
+
+
+def _read_columns(path: Path, columns: int, wanted: Sequence[int], layout: str, numbers: Mapping[int, tuple[type, str]]):
+    """Read a whitespace-separated file; return the wanted columns and the line numbers.
+
+    ``numbers`` maps a position in ``wanted`` to ``(dtype, what)``: that column is converted.
+    Blocks are parsed in two threads while the next block is read (numpy releases the GIL for
+    most of the work); at most three blocks are in memory at once. An error is raised for the
+    first bad line of the file.
+    """
+
+    def parse(data: bytes, first_line: int):
+        tokens, lines = _tokenize(data, columns, wanted, str(path), first_line, layout)
+        for position, (dtype, what) in numbers.items():
+            tokens[position] = _numbers(tokens[position], dtype, str(path), lines, what)
+        return tokens, lines
+
+    parsed: list[tuple[list[np.ndarray], np.ndarray]] = []
+    with ThreadPoolExecutor(2) as pool:
+        pending: deque = deque()
+        try:
+            for data, first_line in _blocks(path):
+                pending.append(pool.submit(parse, data, first_line))
+                while len(pending) > 2:
+                    parsed.append(pending.popleft().result())
+            while pending:
+                parsed.append(pending.popleft().result())
+        finally:
+            for future in pending:
+                future.cancel()
+    columns_out = [np.concatenate([tokens[i] for tokens, _ in parsed]) for i in range(len(wanted))]
+    return columns_out, np.concatenate([lines for _, lines in parsed])
 
 
 def _small_integers(tokens: np.ndarray) -> np.ndarray | None:
@@ -186,8 +213,8 @@ def read_run(path: str | Path) -> Run:
         For an unreadable file, a line without exactly six columns, or a score that is not a
         finite number; the message names the file and line.
     """
-    (qids, docnos, scores), lines = _read_columns(Path(path), 6, (0, 2, 4), _RUN_COLUMNS)
-    return Run(qids, docnos, _numbers(scores, np.float64, str(path), lines, "score"), lines, str(path))
+    (qids, docnos, scores), lines = _read_columns(Path(path), 6, (0, 2, 4), _RUN_COLUMNS, {2: (np.float64, "score")})
+    return Run(qids, docnos, scores, lines, str(path))
 
 
 def read_qrels(path: str | Path) -> Qrels:
@@ -199,8 +226,8 @@ def read_qrels(path: str | Path) -> Qrels:
         For an unreadable file, a line without exactly four columns, or a relevance that is not
         an integer; the message names the file and line.
     """
-    (qids, docnos, grades), lines = _read_columns(Path(path), 4, (0, 2, 3), _QRELS_COLUMNS)
-    return Qrels(qids, docnos, _numbers(grades, np.int64, str(path), lines, "relevance"), lines, str(path))
+    (qids, docnos, grades), lines = _read_columns(Path(path), 4, (0, 2, 3), _QRELS_COLUMNS, {2: (np.int64, "relevance")})
+    return Qrels(qids, docnos, grades, lines, str(path))
 
 
 # ----- evaluation ---------------------------------------------------------------------------
@@ -300,10 +327,14 @@ def _sorted_checking_duplicates(keys, query_index, docnos, lines, source: str) -
 
 def _grades_of_run(run: Run, run_q: np.ndarray, qrels: Qrels, qrels_q: np.ndarray) -> np.ndarray:
     """The qrels grade of every run line (0 for unjudged documents)."""
-    qrels_keys = _keys(qrels_q, qrels.docnos)
-    run_keys = _keys(run_q, run.docnos)
-    qrels_order = _sorted_checking_duplicates(qrels_keys, qrels_q, qrels.docnos, qrels.lines, qrels.source)
-    run_order = _sorted_checking_duplicates(run_keys, run_q, run.docnos, run.lines, run.source)
+    with ThreadPoolExecutor(2) as pool:  # the two sorts in parallel (numpy releases the GIL)
+        qrels_keys = _keys(qrels_q, qrels.docnos)
+        qrels_sorting = pool.submit(_sorted_checking_duplicates, qrels_keys, qrels_q, qrels.docnos, qrels.lines, qrels.source)
+        run_keys = _keys(run_q, run.docnos)
+        try:
+            run_order = _sorted_checking_duplicates(run_keys, run_q, run.docnos, run.lines, run.source)
+        finally:
+            qrels_order = qrels_sorting.result()  # a duplicate in the qrels is reported first
     grades = np.zeros(run_keys.size, dtype=np.int64)
     if qrels_keys.size == 0 or run_keys.size == 0:
         return grades
@@ -454,5 +485,13 @@ def qrels_from_dict(qrels: Mapping[str, Mapping[str, int]]) -> Qrels:
 
 
 def evaluate_files(run_path: str | Path, qrels_path: str | Path, measures: Sequence[str] = ("ndcg",), *, complete: bool = False) -> Evaluation:
-    """Read a run and a qrels file and evaluate them (see :func:`evaluate`)."""
-    return evaluate(read_run(run_path), read_qrels(qrels_path), measures, complete=complete)
+    """Read a run and a qrels file and evaluate them (see :func:`evaluate`).
+
+    The two files are read at the same time, in two threads (numpy releases the GIL for most
+    of the parsing); a problem in the run is reported before one in the qrels.
+    """
+    parse_measures(measures)  # a bad measure name fails before any file is read
+    with ThreadPoolExecutor(2) as pool:
+        qrels = pool.submit(read_qrels, qrels_path)
+        run = read_run(run_path)
+        return evaluate(run, qrels.result(), measures, complete=complete)
