@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -33,14 +34,32 @@ def _workers() -> int:
         return os.cpu_count() or 1
 
 
+_pool: tuple[ThreadPoolExecutor, int, int] | None = None  # (pool, workers, process id)
+_pool_lock = threading.Lock()
+
+
+def _threads(workers: int) -> ThreadPoolExecutor:
+    """One pool for the whole process, started on first use (starting threads per call costs).
+
+    A new one after a fork: a forked child has the pool object but not its threads.
+    """
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool[1:] != (workers, os.getpid()):
+            if _pool is not None and _pool[2] == os.getpid():
+                _pool[0].shutdown(wait=False)
+            _pool = (ThreadPoolExecutor(workers, thread_name_prefix="ndcg_ref"), workers, os.getpid())
+        return _pool[0]
+
+
 def _for_each_chunk(rows: int, work: Callable[[int, int], None]) -> None:
     """Call ``work(start, stop)`` for consecutive blocks of at most ``_CHUNK`` rows, on all cores.
 
     numpy releases the GIL inside sorts and ufunc loops, so blocks run in parallel threads
-    (two blocks or more per thread, so that they finish at about the same time). Each block writes only its own
-    rows of the outputs, and every row's arithmetic is the same whichever block and thread
-    runs it, so the values depend on neither. An error is raised for the first failing block
-    in row order.
+    (two blocks or more per thread, so that they finish at about the same time). Each block
+    writes only its own rows of the outputs, and every row's arithmetic is the same whichever
+    block and thread runs it, so the values depend on neither. ``work`` must not itself wait
+    for pool work. An error is raised for the first failing block in row order.
     """
     workers = _workers()
     size = min(_CHUNK, max(_MIN_CHUNK, -(-rows // (2 * workers))))
@@ -49,9 +68,15 @@ def _for_each_chunk(rows: int, work: Callable[[int, int], None]) -> None:
         for start, stop in blocks:
             work(start, stop)
         return
-    with ThreadPoolExecutor(min(workers, len(blocks))) as pool:
-        for done in [pool.submit(work, start, stop) for start, stop in blocks]:
+    pool = _threads(workers)
+    futures = [pool.submit(work, start, stop) for start, stop in blocks]
+    try:
+        for done in futures:
             done.result()
+    finally:
+        for future in futures:
+            future.cancel()  # after an error: blocks not started yet need not run
+        wait(futures)  # and none still runs when the caller sees the error
 
 
 def as_grade_matrix(rels: object, name: str = "rels", *, check: bool = True) -> np.ndarray:
@@ -171,7 +196,8 @@ def _dcg_at(grades: np.ndarray, cutoffs: tuple[int | None, ...], gain: str, *, n
         gains = _gains(np.negative(part), gain)
     # At least two columns: with one, the rank axis would be the fast one and numpy would sum
     # it pairwise.
-    terms = np.zeros((needed, max(rows, 2)))
+    terms = np.empty((needed, max(rows, 2)))
+    terms[:, rows:] = 0
     np.multiply(gains.T, discounts[:, None], out=terms[:, :rows])
     total = np.zeros(terms.shape[1])
     done = 0

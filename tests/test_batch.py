@@ -178,3 +178,21 @@ def test_bad_cutoffs_and_ideal():
         ndcg_batch([[1], [2]], 1, ideal=[[1]])
     with pytest.raises(ValueError, match=r"ideal\[1\] must hold"):
         ndcg_batch([[1], [3]], 1, ideal=[[1], [2]])
+
+
+def test_works_in_a_forked_child_after_threads_were_started(monkeypatch):
+    import multiprocessing
+
+    monkeypatch.setattr(batch_module, "_MIN_CHUNK", 1)
+    monkeypatch.setattr(batch_module, "_workers", lambda: 2)
+    matrix = np.random.default_rng(3).integers(0, 4, size=(40, 7)).astype(float)
+    expected = ndcg_batch(matrix, 3)  # starts the pool's threads in this process
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        values = pool.apply_async(_ndcg_in_child, (matrix,)).get(timeout=60)
+    assert values.tolist() == expected.tolist()
+
+
+def _ndcg_in_child(matrix):
+    batch_module._MIN_CHUNK = 1
+    batch_module._workers = lambda: 2
+    return ndcg_batch(matrix, 3)
