@@ -4,6 +4,8 @@ The conventions are those of the single-query functions in :mod:`ndcg_ref.measur
 arithmetic is the same (gain times discount, summed in rank order), so that every value agrees
 with them exactly. Rankings of different length are given as a 2-D array padded with zeros
 (a zero grade adds nothing to DCG, so padding changes no value) or as a list of lists.
+Queries are processed in blocks, in threads on all cores; a block's values do not depend on
+which block or thread computed them.
 """
 
 from __future__ import annotations
