@@ -11,8 +11,8 @@ which block or thread computed them.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
 import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
