@@ -200,7 +200,8 @@ def _dcg_at(grades: np.ndarray, cutoffs: tuple[int | None, ...], gain: str, *, n
     # it pairwise.
     terms = np.empty((needed, max(rows, 2)))
     terms[:, rows:] = 0
-    np.multiply(gains.T, discounts[:, None], out=terms[:, :rows])
+    np.copyto(terms[:, :rows], gains.T)  # numpy's transposing copy beats a multiply across layouts
+    np.multiply(terms, discounts[:, None], out=terms)
     total = np.zeros(terms.shape[1])
     done = 0
     for stop in sorted(set(stops)):
