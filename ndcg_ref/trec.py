@@ -302,7 +302,7 @@ def _keys(query_index: np.ndarray, docnos: np.ndarray) -> np.ndarray:
 def _words(tokens: np.ndarray, width: int) -> np.ndarray:
     """Fixed-width bytes tokens as rows of 64-bit words, for exact and fast comparison."""
     padded = -(-width // 8) * 8
-    return np.ascontiguousarray(tokens.astype(f"S{padded}", copy=False)).view(np.uint64).reshape(tokens.size, -1)
+    return np.ascontiguousarray(tokens.astype(f"S{padded}", copy=False)).view(np.uint64).reshape(tokens.size, padded // 8)
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -312,43 +312,73 @@ def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _sorted_checking_duplicates(keys, query_index, docnos, lines, source: str) -> np.ndarray:
-    """The order that sorts ``keys``; raises if a (query, docno) pair occurs twice."""
+    """The order that sorts ``keys``; raises if a (query, docno) pair occurs twice.
+
+    Equal keys are either the same document twice or a hash collision: each group of equal
+    keys is checked exactly (groups are rare and small, so a Python loop over them is cheap).
+    """
     order = np.argsort(keys)
     sorted_keys = keys[order]
-    for position in np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1]):
-        first, second = sorted((order[position], order[position + 1]))
-        if query_index[first] == query_index[second] and docnos[first] == docnos[second]:
-            raise TrecFormatError(
-                f"{source}, lines {lines[first]} and {lines[second]}: document {docnos[first].decode(errors='replace')!r} "
-                "appears twice for the same query"
-            )
+    equal_next = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+    if equal_next.size == 0:
+        return order
+    group_start = equal_next[np.concatenate(([True], equal_next[1:] != equal_next[:-1] + 1))]
+    first_of: dict[tuple[int, bytes], int] = {}
+    for start in group_start:
+        first_of.clear()
+        stop = start + 1
+        while stop < sorted_keys.size and sorted_keys[stop] == sorted_keys[start]:
+            stop += 1
+        for line in sorted(order[start:stop]):  # file order: report the earlier line first
+            seen = first_of.setdefault((int(query_index[line]), bytes(docnos[line])), line)
+            if seen != line:
+                raise TrecFormatError(
+                    f"{source}, lines {lines[seen]} and {lines[line]}: document {docnos[line].decode(errors='replace')!r} "
+                    "appears twice for the same query"
+                )
     return order
 
 
+def _sorted_keys(query_index, docnos, lines, source: str) -> tuple[np.ndarray, np.ndarray]:
+    """The join keys of the lines and the order that sorts them (duplicates raise)."""
+    keys = _keys(query_index, docnos)
+    return keys, _sorted_checking_duplicates(keys, query_index, docnos, lines, source)
+
+
 def _grades_of_run(run: Run, run_q: np.ndarray, qrels: Qrels, qrels_q: np.ndarray) -> np.ndarray:
-    """The qrels grade of every run line (0 for unjudged documents)."""
-    with ThreadPoolExecutor(2) as pool:  # the two sorts in parallel (numpy releases the GIL)
-        qrels_keys = _keys(qrels_q, qrels.docnos)
-        qrels_sorting = pool.submit(_sorted_checking_duplicates, qrels_keys, qrels_q, qrels.docnos, qrels.lines, qrels.source)
-        run_keys = _keys(run_q, run.docnos)
+    """The qrels grade of every run line (0 for unjudged documents).
+
+    A hash join: both sides' keys are sorted (in parallel), the run's keys are looked up in the
+    qrels' in two halves (in parallel), and every match is verified on query and docno, so a
+    hash collision costs time, never a wrong grade.
+    """
+    grades = np.zeros(run_q.size, dtype=np.int64)
+    with ThreadPoolExecutor(2) as pool:  # numpy releases the GIL in sorts, searches and gathers
+        qrels_sorting = pool.submit(_sorted_keys, qrels_q, qrels.docnos, qrels.lines, qrels.source)
         try:
-            run_order = _sorted_checking_duplicates(run_keys, run_q, run.docnos, run.lines, run.source)
+            run_keys, run_order = _sorted_keys(run_q, run.docnos, run.lines, run.source)
         finally:
-            qrels_order = qrels_sorting.result()  # a duplicate in the qrels is reported first
-    grades = np.zeros(run_keys.size, dtype=np.int64)
-    if qrels_keys.size == 0 or run_keys.size == 0:
-        return grades
-    sorted_keys = qrels_keys[qrels_order]
-    wanted = run_keys[run_order]  # sorted needles: a cache-friendly search
-    position = np.minimum(np.searchsorted(sorted_keys, wanted), sorted_keys.size - 1)
-    found_sorted = sorted_keys[position] == wanted
-    line = run_order[found_sorted]  # run lines whose key is in the qrels
-    candidate = qrels_order[position[found_sorted]]
-    exact = (qrels_q[candidate] == run_q[line]) & _same(qrels.docnos[candidate], run.docnos[line])
-    grades[line[exact]] = qrels.grades[candidate[exact]]
-    if not exact.all():  # a hash collision: settle those lines exactly
+            qrels_keys, qrels_order = qrels_sorting.result()  # a duplicate in the qrels is reported first
+        if qrels_keys.size == 0 or run_keys.size == 0:
+            return grades
+        sorted_keys = qrels_keys[qrels_order]
+
+        def match(start: int, stop: int) -> np.ndarray:
+            """Set the grades of run lines run_order[start:stop]; return lines left to settle."""
+            wanted = run_keys[run_order[start:stop]]  # sorted needles: a cache-friendly search
+            position = np.minimum(np.searchsorted(sorted_keys, wanted), sorted_keys.size - 1)
+            found = sorted_keys[position] == wanted
+            line = run_order[start:stop][found]  # run lines whose key is in the qrels
+            candidate = qrels_order[position[found]]
+            exact = (qrels_q[candidate] == run_q[line]) & _same(qrels.docnos[candidate], run.docnos[line])
+            grades[line[exact]] = qrels.grades[candidate[exact]]
+            return line[~exact]
+
+        half = run_order.size // 2
+        unsettled = np.concatenate(list(pool.map(match, (0, half), (half, run_order.size))))
+    if unsettled.size:  # a hash collision: settle those lines exactly
         lookup = {(int(q), d): int(g) for q, d, g in zip(qrels_q, qrels.docnos, qrels.grades)}
-        for i in line[~exact]:
+        for i in unsettled:
             grades[i] = lookup.get((int(run_q[i]), run.docnos[i]), 0)
     return grades
 

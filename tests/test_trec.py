@@ -86,6 +86,21 @@ def test_small_blocks_give_the_same_result(tmp_path, monkeypatch):
     assert whole.qids == pieces.qids and np.array_equal(whole.values, pieces.values)
 
 
+@pytest.mark.parametrize("bits", [0, 3])
+def test_hash_collisions_cost_time_never_a_wrong_grade(tmp_path, monkeypatch, bits):
+    run, qrels = random_collection(7, queries=80)
+    honest = evaluate(run_from_dict(run), qrels_from_dict(qrels), MEASURES)
+    # a hash with 2**bits values: almost every run line collides with qrels lines of other documents
+    monkeypatch.setattr(trec, "_keys", lambda query_index, docnos: (query_index.astype(np.uint64) & np.uint64(2**bits - 1)) if bits else np.zeros(query_index.size, np.uint64))
+    colliding = evaluate(run_from_dict(run), qrels_from_dict(qrels), MEASURES)
+    assert colliding.qids == honest.qids and np.array_equal(colliding.values, honest.values)
+    # a document twice, with other documents of the same key in between, is still found
+    (tmp_path / "run").write_text("q Q0 a 1 3 t\nq Q0 b 2 2 t\nq Q0 c 3 1 t\nq Q0 a 4 0 t\n")
+    (tmp_path / "qrels").write_text("q 0 a 1\n")
+    with pytest.raises(TrecFormatError, match=r"run, lines 1 and 4: document 'a' appears twice"):
+        evaluate_files(tmp_path / "run", tmp_path / "qrels", ["ndcg"])
+
+
 def test_ties_are_broken_by_docno_descending_and_rank_is_ignored(tmp_path):
     (tmp_path / "run").write_text("q Q0 a 1 1.0 t\nq Q0 b 2 1.0 t\nq Q0 c 3 1.0 t\n")
     (tmp_path / "qrels").write_text("q 0 c 2\nq 0 a 1\n")
