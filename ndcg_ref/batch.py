@@ -179,11 +179,14 @@ def _dcg_at(grades: np.ndarray, cutoffs: tuple[int | None, ...], gain: str, *, n
     rank after rank (no pairwise summation; see ``numpy.sum``), vectorised across rows. That
     is the same sequence of float operations as the single-query functions, so the values
     agree exactly; padding zeros add exactly 0. Several cut-offs continue one running sum.
-    With ``negated=True`` the rows hold ``-grade`` (as :func:`_negated_descending` returns
-    them); ``(-g) * (-d)`` is exactly ``g * d``, so the values are the same.
+    With ``negated=True`` the rows hold ``-grade`` sorted (as :func:`_negated_descending`
+    returns them); ``(-g) * (-d)`` is exactly ``g * d``, so the values are the same, and the
+    ranks after the last relevant grade of the block are skipped (they would add +0).
     """
     rows, width = grades.shape
     out = np.zeros((rows, len(cutoffs)))
+    if negated:  # sorted rows: past the last column holding a relevant grade every term is +0
+        width = _relevant_columns(grades)
     stops = [width if k is None else min(k, width) for k in cutoffs]
     needed = max(stops, default=0)
     if needed == 0 or rows == 0:
@@ -212,6 +215,22 @@ def _dcg_at(grades: np.ndarray, cutoffs: tuple[int | None, ...], gain: str, *, n
             done = stop
         out[:, [position for position, value in enumerate(stops) if value == stop]] = total[:rows, None]
     return out
+
+
+def _relevant_columns(negated: np.ndarray) -> int:
+    """How many leading columns of rows sorted as by :func:`_negated_descending` hold a relevant grade.
+
+    Every row's nonzero grades come first, so those columns are a prefix: a binary search over
+    columns finds its end in a few column reads.
+    """
+    low, high = 0, negated.shape[1]  # columns before `low` hold a nonzero; from `high` on, zeros only
+    while low < high:
+        middle = (low + high) // 2
+        if negated[:, middle].any():
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
 def _negated_descending(grades: np.ndarray, name: str, offset: int) -> np.ndarray:

@@ -73,6 +73,20 @@ def test_blocks_and_threads_do_not_change_values(monkeypatch, workers, gain):
     assert dcg_batch(matrix, ks, gain=gain).tolist() == [[dcg(row, k, gain=gain) for k in ks] for row in matrix]
 
 
+def test_mostly_irrelevant_rankings_and_all_zero_blocks(monkeypatch):
+    monkeypatch.setattr(batch_module, "_CHUNK", 4)
+    monkeypatch.setattr(batch_module, "_MIN_CHUNK", 1)
+    rng = np.random.default_rng(8)
+    matrix = (rng.random((30, 25)) < 0.08) * rng.integers(1, 4, size=(30, 25)).astype(float)
+    matrix[8:12] = 0  # one block without any relevant document
+    ks = (1, 2, 5, None)
+    for gain in ("linear", "exponential"):
+        values, ideals = ndcg_batch(matrix, ks, gain=gain), idcg_batch(matrix, ks, gain=gain)
+        for q in range(30):
+            assert values[q].tolist() == [ndcg(matrix[q], k, gain=gain) for k in ks]
+            assert ideals[q].tolist() == [idcg(matrix[q], k, gain=gain) for k in ks]
+
+
 @pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf"), float("-inf")])
 @pytest.mark.parametrize("function", [dcg_batch, idcg_batch, ndcg_batch])
 def test_bad_grade_in_a_later_block_names_its_query(monkeypatch, bad, function):
