@@ -61,7 +61,8 @@ def _for_each_chunk(rows: int, work: Callable[[int, int], None]) -> None:
     (two blocks or more per thread, so that they finish at about the same time). Each block
     writes only its own rows of the outputs, and every row's arithmetic is the same whichever
     block and thread runs it, so the values depend on neither. ``work`` must not itself wait
-    for pool work. An error is raised for the first failing block in row order.
+    for pool work. After an error no new block starts, and the error of the first failing
+    block in row order is raised.
     """
     workers = _workers()
     size = min(_CHUNK, max(_MIN_CHUNK, -(-rows // (2 * workers))))
@@ -70,15 +71,31 @@ def _for_each_chunk(rows: int, work: Callable[[int, int], None]) -> None:
         for start, stop in blocks:
             work(start, stop)
         return
-    pool = _threads(workers)
-    futures = [pool.submit(work, start, stop) for start, stop in blocks]
+    # The calling thread works too, beside workers - 1 helpers: each takes the next block until
+    # none is left, so no thread waits idle for another to hand it work.
+    taken = iter(range(len(blocks)))
+    lock = threading.Lock()
+    errors: dict[int, BaseException] = {}
+
+    def drain() -> None:
+        while not errors:
+            with lock:
+                index = next(taken, None)
+            if index is None:
+                return
+            try:
+                work(*blocks[index])
+            except BaseException as error:  # re-raised in the caller below
+                errors[index] = error
+
+    pool = _threads(workers - 1)
+    helpers = [pool.submit(drain) for _ in range(min(workers, len(blocks)) - 1)]
     try:
-        for done in futures:
-            done.result()
+        drain()
     finally:
-        for future in futures:
-            future.cancel()  # after an error: blocks not started yet need not run
-        wait(futures)  # and none still runs when the caller sees the error
+        wait(helpers)  # no block still runs when the caller returns or sees the error
+    if errors:
+        raise errors[min(errors)]  # blocks are taken in order: every earlier block has run
 
 
 def as_grade_matrix(rels: object, name: str = "rels", *, check: bool = True) -> np.ndarray:
