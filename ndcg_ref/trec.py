@@ -322,13 +322,13 @@ def _sorted_checking_duplicates(keys, query_index, docnos, lines, source: str) -
     equal_next = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
     if equal_next.size == 0:
         return order
-    group_start = equal_next[np.concatenate(([True], equal_next[1:] != equal_next[:-1] + 1))]
+    # a group of equal keys is a run of consecutive positions in equal_next, one longer than it
+    breaks = np.flatnonzero(np.diff(equal_next) != 1)
+    group_starts = equal_next[np.concatenate(([0], breaks + 1))]
+    group_stops = equal_next[np.concatenate((breaks, [-1]))] + 2
     first_of: dict[tuple[int, bytes], int] = {}
-    for start in group_start:
+    for start, stop in zip(group_starts, group_stops):
         first_of.clear()
-        stop = start + 1
-        while stop < sorted_keys.size and sorted_keys[stop] == sorted_keys[start]:
-            stop += 1
         for line in sorted(order[start:stop]):  # file order: report the earlier line first
             seen = first_of.setdefault((int(query_index[line]), bytes(docnos[line])), line)
             if seen != line:
@@ -517,11 +517,11 @@ def qrels_from_dict(qrels: Mapping[str, Mapping[str, int]]) -> Qrels:
 def evaluate_files(run_path: str | Path, qrels_path: str | Path, measures: Sequence[str] = ("ndcg",), *, complete: bool = False) -> Evaluation:
     """Read a run and a qrels file and evaluate them (see :func:`evaluate`).
 
-    The two files are read at the same time, in two threads (numpy releases the GIL for most
-    of the parsing); a problem in the run is reported before one in the qrels.
+    The qrels are read in a second thread while the run is read (numpy releases the GIL for
+    most of the parsing); a problem in the run is reported before one in the qrels.
     """
     parse_measures(measures)  # a bad measure name fails before any file is read
-    with ThreadPoolExecutor(2) as pool:
+    with ThreadPoolExecutor(1) as pool:
         qrels = pool.submit(read_qrels, qrels_path)
         run = read_run(run_path)
         return evaluate(run, qrels.result(), measures, complete=complete)
