@@ -9,8 +9,10 @@ finds the ``alembic`` program it runs when it creates the gradebook.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from .notebook_tests import sync_source
@@ -19,8 +21,39 @@ ASSIGNMENT = "ndcg"
 NOTEBOOK = "ndcg.ipynb"
 
 
+#: The first bytes of every SQLite 3 database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
 class CourseError(RuntimeError):
-    """An nbgrader step failed; the message carries the end of nbgrader's log."""
+    """An nbgrader step failed or cannot run; the message says why (and ends with nbgrader's log)."""
+
+
+def gradebook_path(url: str) -> Path | None:
+    """The file of an ``sqlite:///`` gradebook URL (None for other databases)."""
+    prefix = "sqlite:///"
+    return Path(url[len(prefix) :]) if url.startswith(prefix) else None
+
+
+def check_gradebook(path: Path) -> None:
+    """Raise :class:`CourseError` if ``path`` exists but is not an SQLite database.
+
+    nbgrader would stop on it with a page of SQLAlchemy traceback ("file is not a database"),
+    after ``generate_assignment --force`` has already removed the old release.
+    """
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return  # nbgrader creates it
+    except OSError as error:
+        raise CourseError(f"cannot read the gradebook {path}: {error.strerror}") from error
+    if head and head != SQLITE_HEADER:  # an empty file is an empty database to SQLite
+        raise CourseError(
+            f"the gradebook {path} is not an SQLite database (it starts with {head!r}), so nbgrader cannot "
+            f"open it. Move it away (mv {path} {path}.broken): nbgrader creates a new one, and "
+            "`python -m autograder grade` records the scores in it again."
+        )
 
 
 def find_root(start: Path | None = None) -> Path:
@@ -68,15 +101,30 @@ def release_notebook(root: Path, assignment: str = ASSIGNMENT) -> Path:
 def generate_release(root: Path, assignment: str = ASSIGNMENT) -> list[str]:
     """Sync the source's test cells from the cases, then run ``nbgrader generate_assignment``.
 
-    Returns the ids of the test cells that the sync changed.
+    Returns the ids of the test cells that the sync changed. If nbgrader fails, the previous
+    release is put back as it was.
     """
+    check_gradebook(root / "gradebook.db")
     changed = sync_source(source_notebook(root, assignment))
-    run_nbgrader(root, "generate_assignment", assignment, "--force")
+    release = release_notebook(root, assignment).parent
+    with tempfile.TemporaryDirectory(prefix="release-backup-") as backup:
+        kept = Path(backup) / assignment
+        if release.is_dir():
+            shutil.copytree(release, kept)
+        try:
+            run_nbgrader(root, "generate_assignment", assignment, "--force")
+        except CourseError:
+            # `--force` removed the old release before nbgrader failed: put it back
+            if kept.is_dir():
+                shutil.rmtree(release, ignore_errors=True)
+                shutil.copytree(kept, release)
+            raise
     return changed
 
 
 def autograde(root: Path, assignment: str = ASSIGNMENT) -> str:
     """Run plain ``nbgrader autograde`` on every submission in ``root/submitted``; return its log."""
+    check_gradebook(root / "gradebook.db")
     return run_nbgrader(root, "autograde", assignment, "--force")
 
 
@@ -84,6 +132,7 @@ def gradebook_scores(root: Path, assignment: str = ASSIGNMENT) -> dict[str, tupl
     """Return ``{student_id: (score, max_score)}`` from the course's gradebook."""
     from nbgrader.api import Gradebook, MissingEntry
 
+    check_gradebook(root / "gradebook.db")
     url = f"sqlite:///{root / 'gradebook.db'}"
     scores: dict[str, tuple[float, float]] = {}
     with Gradebook(url) as gradebook:

@@ -74,7 +74,8 @@ def run_grade(args: argparse.Namespace) -> int:
             recorded = record_scores(url, args.assignment, NOTEBOOK, students)
             gradebook_note = f"gradebook: {recorded} submissions recorded in {url}"
         except Exception as error:  # the results on disk are complete; say what failed
-            gradebook_note = f"gradebook: NOT updated ({type(error).__name__}: {error})"
+            detail = str(error) if isinstance(error, CourseError) else f"{type(error).__name__}: {error}"
+            gradebook_note = f"gradebook: NOT updated ({detail})"
             code = 1
     if not args.quiet:
         print(score_table(students))

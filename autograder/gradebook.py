@@ -12,11 +12,17 @@ import warnings
 from pathlib import Path
 
 from .cases import GROUPS
-from .course import tool_environment
+from .course import check_gradebook, gradebook_path, tool_environment
 
 
 def record_scores(db_url: str, assignment: str, notebook: str, students: list[dict]) -> int:
-    """Write every submitted student's per-test points into the gradebook at ``db_url``; return how many."""
+    """Write every submitted student's per-test points into the gradebook at ``db_url``; return how many.
+
+    Raises :class:`~autograder.course.CourseError` for an SQLite file that is not a database.
+    """
+    path = gradebook_path(db_url)
+    if path is not None:
+        check_gradebook(path)
     # nbgrader runs the `alembic` program when it creates a gradebook: it lives next to this Python.
     os.environ["PATH"] = tool_environment()["PATH"]
     from nbgrader.api import Assignment, Grade, Gradebook, GradeCell, Notebook, SubmittedAssignment, SubmittedNotebook

@@ -132,3 +132,51 @@ def test_feedback_can_be_generated(graded_course, student):
     course, _ = graded_course
     run_nbgrader(course, "generate_feedback", ASSIGNMENT, "--student", student, "--force")
     assert (course / "feedback" / student / ASSIGNMENT / "ndcg.html").is_file()
+
+
+def _course_copy(path):
+    import shutil
+
+    shutil.copy(ROOT / "nbgrader_config.py", path)
+    for folder in ("source", "release", "examples"):
+        shutil.copytree(ROOT / folder, path / folder)
+    return path
+
+
+def test_a_broken_gradebook_is_named_and_the_release_is_kept(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    course = _course_copy(tmp_path)
+    (course / "gradebook.db").write_bytes(b"owned")
+    release = course / "release" / ASSIGNMENT / NOTEBOOK
+    before = release.read_bytes()
+    for command in ("release", "demo"):
+        done = subprocess.run(
+            [sys.executable, "-m", "autograder", command], cwd=course, capture_output=True, text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300,
+        )
+        assert done.returncode == 2, done.stderr
+        assert "gradebook.db is not an SQLite database (it starts with b'owned')" in done.stderr
+        assert "mv " in done.stderr and "Traceback" not in done.stderr
+        assert release.read_bytes() == before
+
+
+def test_a_failed_generation_puts_the_old_release_back(tmp_path, monkeypatch):
+    import shutil
+
+    from autograder import course as course_module
+
+    course = _course_copy(tmp_path)
+    release = course / "release" / ASSIGNMENT / NOTEBOOK
+    before = release.read_bytes()
+
+    def failing_nbgrader(root, *args, **kwargs):
+        shutil.rmtree(root / "release" / ASSIGNMENT)  # what `generate_assignment --force` does first
+        raise course_module.CourseError("`nbgrader generate_assignment` failed (exit 1): simulated")
+
+    monkeypatch.setattr(course_module, "run_nbgrader", failing_nbgrader)
+    with pytest.raises(course_module.CourseError, match="simulated"):
+        course_module.generate_release(course)
+    assert release.read_bytes() == before
