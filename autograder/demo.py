@@ -6,12 +6,14 @@ import shutil
 from pathlib import Path
 
 from .course import ASSIGNMENT, NOTEBOOK, generate_release, release_notebook
+from .sandbox import choose_sandbox
 from .submissions import write_submission
 
 EXAMPLES = Path("examples") / "submissions"
 #: Students of the demo who hand in the released notebook unchanged.
 UNCHANGED = ("dave",)
-#: Example students whose code attacks the grader: never give them to plain ``nbgrader autograde``.
+#: Example students whose code attacks the grader: never give them to plain ``nbgrader autograde``,
+#: nor to the grader without its sandbox.
 HOSTILE = ("mallory",)
 
 
@@ -40,7 +42,13 @@ def run(root: Path) -> int:
     if changed:
         print(f"    test cells updated from autograder/cases.py: {', '.join(changed)}")
     print("2/3 staging the example submissions in submitted/ ...", flush=True)
-    students = stage_examples(root, root / "submitted")
+    isolated = choose_sandbox("auto").isolated
+    if not isolated:  # without the sandbox their code would really overwrite files
+        for student in HOSTILE:
+            shutil.rmtree(root / "submitted" / student, ignore_errors=True)
+    students = stage_examples(root, root / "submitted", hostile=isolated)
     print(f"    {', '.join(students)}")
+    if not isolated:
+        print(f"    left out: {', '.join(HOSTILE)} (hostile code; bubblewrap is not available here to contain it)")
     print("3/3 grading: python -m autograder grade --submitted submitted --out graded --timeout 3 --force", flush=True)
     return main(["grade", "--submitted", "submitted", "--out", "graded", "--timeout", "3", "--force"])

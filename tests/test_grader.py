@@ -192,3 +192,35 @@ def test_sandbox_mounts_tmp_before_binding_python(tmp_path, monkeypatch):
     for mount in ("--tmpfs", "--proc", "--dev"):
         assert argv.index(mount) < argv.index("/tmp/somewhere/.venv")  # mounted before the venv is bound
         assert argv.index(mount) < argv.index("--ro-bind")
+
+
+def test_a_broken_gradebook_costs_no_grade(tmp_path):
+    course = new_course(tmp_path / "course")
+    add_student(course, "alice")
+    (course / "gradebook.db").write_bytes(b"owned")
+    done = grade(course)
+    assert done.returncode == 1, done.stderr
+    assert "gradebook: NOT updated (the gradebook" in done.stdout and "is not an SQLite database" in done.stdout
+    assert results(course)["alice"]["score"] == max_score()
+    assert (course / "gradebook.db").read_bytes() == b"owned"  # left for the tutor to look at
+
+
+def test_demo_without_bubblewrap_leaves_the_hostile_example_out(tmp_path):
+    import shutil
+
+    course = tmp_path / "course"
+    course.mkdir()
+    shutil.copy(ROOT / "nbgrader_config.py", course)
+    for folder in ("source", "release", "examples"):
+        shutil.copytree(ROOT / folder, course / folder)
+    stale = course / "submitted" / "mallory" / "ndcg" / "ndcg.ipynb"  # from an earlier, sandboxed demo
+    stale.parent.mkdir(parents=True)
+    shutil.copy(ROOT / "release" / "ndcg" / "ndcg.ipynb", stale)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "demo"], cwd=course, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PATH": _path_without_bwrap()},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "left out: mallory" in done.stdout
+    assert not stale.exists()
+    assert "mallory" not in results(course) and "alice" in results(course)
