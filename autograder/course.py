@@ -132,8 +132,9 @@ def gradebook_scores(root: Path, assignment: str = ASSIGNMENT) -> dict[str, tupl
     """Return ``{student_id: (score, max_score)}`` from the course's gradebook."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    check_gradebook(root / "gradebook.db")
-    url = f"sqlite:///{root / 'gradebook.db'}"
+    path = root / "gradebook.db"
+    check_gradebook(path)
+    url = f"sqlite:///{path}"
     scores: dict[str, tuple[float, float]] = {}
     with Gradebook(url) as gradebook:
         for student in gradebook.students:

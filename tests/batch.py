@@ -38,6 +38,15 @@ def new_course(path: Path) -> Path:
     return path
 
 
+def whole_course(path: Path) -> Path:
+    """A course directory with the config, source, release and examples: enough for release and demo."""
+    path.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "nbgrader_config.py", path)
+    for folder in ("source", "release", "examples"):
+        shutil.copytree(ROOT / folder, path / folder)
+    return path
+
+
 def notebook_path(course: Path, student: str, name: str = NOTEBOOK) -> Path:
     return course / "submitted" / student / ASSIGNMENT / name
 

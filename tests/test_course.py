@@ -13,6 +13,7 @@ from autograder.cases import GROUPS, LECTURE, expected, max_score
 from autograder.course import ASSIGNMENT, NOTEBOOK
 from autograder.notebook_tests import out_of_sync, render_group
 
+from batch import whole_course
 from conftest import ROOT, solution_code
 
 SOURCE = ROOT / "source" / ASSIGNMENT / NOTEBOOK
@@ -134,21 +135,12 @@ def test_feedback_can_be_generated(graded_course, student):
     assert (course / "feedback" / student / ASSIGNMENT / "ndcg.html").is_file()
 
 
-def _course_copy(path):
-    import shutil
-
-    shutil.copy(ROOT / "nbgrader_config.py", path)
-    for folder in ("source", "release", "examples"):
-        shutil.copytree(ROOT / folder, path / folder)
-    return path
-
-
 def test_a_broken_gradebook_is_named_and_the_release_is_kept(tmp_path):
     import os
     import subprocess
     import sys
 
-    course = _course_copy(tmp_path)
+    course = whole_course(tmp_path)
     (course / "gradebook.db").write_bytes(b"owned")
     release = course / "release" / ASSIGNMENT / NOTEBOOK
     before = release.read_bytes()
@@ -168,7 +160,7 @@ def test_a_failed_generation_puts_the_old_release_back(tmp_path, monkeypatch):
 
     from autograder import course as course_module
 
-    course = _course_copy(tmp_path)
+    course = whole_course(tmp_path)
     release = course / "release" / ASSIGNMENT / NOTEBOOK
     before = release.read_bytes()
 

@@ -17,7 +17,7 @@ from autograder.grading import GradingSettings, grade_batch
 from autograder.sandbox import ResourceLimitsOnly
 from autograder.submission import skipped_cell_ids
 
-from batch import CORRECT_DCG, CORRECT_NDCG, ROOT, add_student, grade, new_course, results
+from batch import CORRECT_DCG, CORRECT_NDCG, ROOT, add_student, grade, new_course, results, whole_course
 
 needs_bwrap = pytest.mark.skipif(
     subprocess.run(["which", "bwrap"], capture_output=True).returncode != 0, reason="needs bubblewrap"
@@ -208,11 +208,7 @@ def test_a_broken_gradebook_costs_no_grade(tmp_path):
 def test_demo_without_bubblewrap_leaves_the_hostile_example_out(tmp_path):
     import shutil
 
-    course = tmp_path / "course"
-    course.mkdir()
-    shutil.copy(ROOT / "nbgrader_config.py", course)
-    for folder in ("source", "release", "examples"):
-        shutil.copytree(ROOT / folder, course / folder)
+    course = whole_course(tmp_path / "course")
     stale = course / "submitted" / "mallory" / "ndcg" / "ndcg.ipynb"  # from an earlier, sandboxed demo
     stale.parent.mkdir(parents=True)
     shutil.copy(ROOT / "release" / "ndcg" / "ndcg.ipynb", stale)
