@@ -1,8 +1,8 @@
 """Find and read one student's notebook, and extract the code the student wrote.
 
-Only the student's own code cells are run: the notebook's test cells, the helper cell and the
-other read-only cells of the release are skipped whatever the student did to them (edited,
-deleted, emptied), because the tests are run by the grader from :mod:`autograder.cases`.
+Only the student's own code cells are run: the cells named in ``skip_ids`` (the release's test,
+helper and other read-only cells) are skipped whatever the student did to them (edited,
+deleted, emptied), because the tests are run by the grader from the exercise's cases.
 """
 
 from __future__ import annotations
@@ -14,17 +14,16 @@ from pathlib import Path
 
 import nbformat
 
-from .cases import GROUPS
-from .notebook_tests import HELPER_ID
+from .model import Status
 
 #: Larger notebooks are refused rather than loaded (outputs of a print flood, say).
 MAX_NOTEBOOK_BYTES = 50 * 1024**2
 
 
 class SubmissionProblem(Exception):
-    """A submission that cannot be graded; ``status`` is ``"missing"`` or ``"error"``."""
+    """A submission that cannot be graded; ``status`` is :attr:`Status.MISSING` or :attr:`Status.ERROR`."""
 
-    def __init__(self, status: str, message: str) -> None:
+    def __init__(self, status: Status, message: str) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
@@ -51,23 +50,12 @@ def locate_notebook(student_dir: Path, assignment: str, notebook: str) -> tuple[
     if expected.is_file():
         return expected, None
     if not folder.is_dir():
-        raise SubmissionProblem("missing", f"no folder {assignment}/ in the submission (expected {assignment}/{notebook})")
+        raise SubmissionProblem(Status.MISSING, f"no folder {assignment}/ in the submission (expected {assignment}/{notebook})")
     found = sorted(p for p in folder.glob("*.ipynb") if p.is_file())
     if len(found) == 1:
         return found[0], f"graded {found[0].name} (expected {notebook})"
     names = ", ".join(p.name for p in found) or "no notebook at all"
-    raise SubmissionProblem("missing", f"no {notebook} in {assignment}/ (found {names})")
-
-
-def skipped_cell_ids(release: Path | None) -> set[str]:
-    """The grade ids of the release's read-only code cells (tests, helpers, figures): not the student's code."""
-    ids = {HELPER_ID, *(group.grade_id for group in GROUPS)}
-    if release is not None and release.is_file():
-        for cell in nbformat.read(release, as_version=4).cells:
-            meta = cell.get("metadata", {}).get("nbgrader", {})
-            if cell.cell_type == "code" and meta.get("grade_id") and not meta.get("solution"):
-                ids.add(meta["grade_id"])
-    return ids
+    raise SubmissionProblem(Status.MISSING, f"no {notebook} in {assignment}/ (found {names})")
 
 
 def _transform(source: str) -> str:
@@ -80,7 +68,7 @@ def _transform(source: str) -> str:
         return source
 
 
-def read_student_code(path: Path, skip_ids: set[str]) -> StudentCode:
+def read_student_code(path: Path, skip_ids: frozenset[str]) -> StudentCode:
     """Read the notebook at ``path`` and return the student's code cells.
 
     Raises
@@ -92,21 +80,21 @@ def read_student_code(path: Path, skip_ids: set[str]) -> StudentCode:
     try:
         data = path.read_bytes()
     except OSError as error:
-        raise SubmissionProblem("error", f"cannot read {path.name}: {error.strerror}") from error
+        raise SubmissionProblem(Status.ERROR, f"cannot read {path.name}: {error.strerror}") from error
     if not data.strip():
-        raise SubmissionProblem("error", f"{path.name} is empty ({len(data)} bytes): the upload probably failed")
+        raise SubmissionProblem(Status.ERROR, f"{path.name} is empty ({len(data)} bytes): the upload probably failed")
     if len(data) > MAX_NOTEBOOK_BYTES:
-        raise SubmissionProblem("error", f"{path.name} is {len(data) / 1024**2:.0f} MiB, over the {MAX_NOTEBOOK_BYTES // 1024**2} MiB limit")
+        raise SubmissionProblem(Status.ERROR, f"{path.name} is {len(data) / 1024**2:.0f} MiB, over the {MAX_NOTEBOOK_BYTES // 1024**2} MiB limit")
     digest = hashlib.sha256(data).hexdigest()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise SubmissionProblem("error", f"{path.name} is not a text file (not UTF-8 at byte {error.start})") from error
+        raise SubmissionProblem(Status.ERROR, f"{path.name} is not a text file (not UTF-8 at byte {error.start})") from error
     try:
         json.loads(text)
     except json.JSONDecodeError as error:
         raise SubmissionProblem(
-            "error", f"{path.name} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
+            Status.ERROR, f"{path.name} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
             "the file is truncated or was edited outside Jupyter"
         ) from error
     try:
@@ -125,5 +113,5 @@ def read_student_code(path: Path, skip_ids: set[str]) -> StudentCode:
                 raise TypeError("a code cell's source is not text")
             cells.append(_transform(source))
     except Exception as error:
-        raise SubmissionProblem("error", f"{path.name} is JSON but not a Jupyter notebook ({type(error).__name__}: {error})") from error
+        raise SubmissionProblem(Status.ERROR, f"{path.name} is JSON but not a Jupyter notebook ({type(error).__name__}: {error})") from error
     return StudentCode(path=path, sha256=digest, cells=cells)

@@ -5,12 +5,15 @@ explanation with the lecture's formula (shown in the feedback), and one or more 
 solutions that make exactly this mistake, written as a student would. The mutants are graded
 through the real grading path by the test suite, which checks that each loses points and is
 diagnosed with its own ID; the documentation (``docs/misconceptions.md``) is generated from
-this table (``python -m autograder docs``).
+this table (``python -m autograder docs``). The diagnosis models name these IDs, and a test
+checks that every ID a model can report is in this table and every entry can be reported.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from ...grading import Mistake
 
 CORRECT_DCG = '''import math
 
@@ -43,11 +46,10 @@ class Mutant:
 
 
 @dataclass(frozen=True)
-class Misconception:
-    id: str
-    title: str
-    explanation: str
-    mutants: tuple[Mutant, ...]
+class Misconception(Mistake):
+    """A mistake of the catalogue with the solutions that make it (graded by the mutation tests)."""
+
+    mutants: tuple[Mutant, ...] = ()
 
 
 CATALOGUE: tuple[Misconception, ...] = (
@@ -223,7 +225,7 @@ def catalogue_markdown() -> str:
     lines = [
         "# Known DCG/nDCG mistakes the grader recognises",
         "",
-        "Generated from `autograder/misconceptions.py` by `python -m autograder docs`; do not edit.",
+        "Generated from `autograder/exercises/ndcg/catalogue.py` by `python -m autograder docs`; do not edit.",
         "The grader recognises these from the *behaviour* of a student's functions on probe inputs,",
         "never from the source text, and reports the IDs in `results.json` (`diagnoses`).",
         "",

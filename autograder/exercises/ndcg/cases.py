@@ -2,8 +2,8 @@
 
 Each :class:`TestGroup` is one nbgrader grade cell (one ``grade_id``) worth some points; each
 :class:`Case` is one call of the student's function. Expected values are never written here:
-:func:`expected` computes them with :mod:`ndcg_ref`. The notebook's test cells are generated
-from this table (see :mod:`autograder.notebook_tests`), and so is the grader's test run.
+:func:`reference` computes them with :mod:`ndcg_ref`. The notebook's test cells are generated
+from this table (see :mod:`autograder.course.test_cells`), and so is the grader's test run.
 
 Only the lecture example is published course material; every other case is constructed for
 this kit and says so in its provenance.
@@ -11,70 +11,34 @@ this kit and says so in its provenance.
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Sequence
 
 import ndcg_ref
 
-Function = Literal["dcg", "ndcg"]
-
-#: Relative and absolute tolerance for comparing a student's value with the reference.
-#: Tight enough that a result rounded to 2 or 4 decimals fails, loose enough for any summation order.
-REL_TOL = 1e-9
-ABS_TOL = 1e-12
+from ...grading import Call, Case, TestGroup
 
 LECTURE = "lecture 'Ranking and Evaluation', slide 25 example"
 
 
-@dataclass(frozen=True)
-class Case:
-    """One call ``function(rels, k)`` and what it checks."""
-
-    function: Function
-    rels: tuple[float, ...]
-    k: int
-    provenance: str
-    #: Also check that the caller's list is unchanged after the call.
-    check_unchanged: bool = False
-
-    @property
-    def call(self) -> str:
-        """The call as a student would write it, e.g. ``dcg([1, 0, 2], 3)``."""
-        return f"{self.function}({list(self.rels)!r}, {self.k!r})"
-
-
-@dataclass(frozen=True)
-class TestGroup:
-    """One grade cell: a named property of one function, worth ``points``."""
-
-    grade_id: str
-    function: Function
-    description: str
-    points: float
-    visible: bool
-    cases: tuple[Case, ...]
-
-
-@functools.cache
-def expected(case: Case) -> float:
-    """Return the reference value of ``case``, computed by :mod:`ndcg_ref` (once per case).
+def reference(call: Call) -> float:
+    """The reference value of ``dcg(rels, k)`` or ``ndcg(rels, k)``, computed by :mod:`ndcg_ref`.
 
     Examples
     --------
-    >>> round(expected(Case("ndcg", (1, 0, 2, 1, 0), 5, LECTURE)), 4)
+    >>> round(reference(Call("ndcg", ((1, 0, 2, 1, 0), 5))), 4)
     0.7763
     """
-    reference = {"dcg": ndcg_ref.dcg, "ndcg": ndcg_ref.ndcg}[case.function]
-    return reference(list(case.rels), case.k)
+    rels, k = call.args
+    function = {"dcg": ndcg_ref.dcg, "ndcg": ndcg_ref.ndcg}[call.function]
+    return function(list(rels), k)
 
 
-def _dcg(rels, k, provenance, **options) -> Case:
-    return Case("dcg", tuple(rels), k, provenance, **options)
+def _dcg(rels: Sequence[float], k: int, provenance: str, *, check_unchanged: bool = False) -> Case:
+    return Case(Call("dcg", (tuple(rels), k)), provenance, check_unchanged)
 
 
-def _ndcg(rels, k, provenance, **options) -> Case:
-    return Case("ndcg", tuple(rels), k, provenance, **options)
+def _ndcg(rels: Sequence[float], k: int, provenance: str, *, check_unchanged: bool = False) -> Case:
+    return Case(Call("ndcg", (tuple(rels), k)), provenance, check_unchanged)
 
 
 GROUPS: tuple[TestGroup, ...] = (
@@ -155,16 +119,3 @@ GROUPS: tuple[TestGroup, ...] = (
         ),
     ),
 )
-
-
-def group(grade_id: str) -> TestGroup:
-    """Return the group with ``grade_id``; ``KeyError`` names the known ids if there is none."""
-    for candidate in GROUPS:
-        if candidate.grade_id == grade_id:
-            return candidate
-    raise KeyError(f"no test group {grade_id!r}; known: {', '.join(g.grade_id for g in GROUPS)}")
-
-
-def max_score() -> float:
-    """Total points of the exercise."""
-    return sum(g.points for g in GROUPS)

@@ -1,4 +1,4 @@
-"""The nbgrader course around the exercise: release generation, plain autograde, gradebook scores.
+"""The nbgrader course around the exercises: release generation, plain autograde, gradebook scores.
 
 nbgrader is driven through its command line (``nbgrader generate_assignment``, ``nbgrader
 autograde``) with the course directory as working directory, because nbgrader reads
@@ -15,46 +15,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .notebook_tests import sync_source
+from ..errors import CourseError
+from ..output.gradebook import check_gradebook, tool_environment
+from ..exercises import exercise_for
+from ..exercises.ndcg import EXERCISE as NDCG
+from .test_cells import sync_source
 
-ASSIGNMENT = "ndcg"
-NOTEBOOK = "ndcg.ipynb"
-
-
-#: The first bytes of every SQLite 3 database file.
-SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-class CourseError(RuntimeError):
-    """An nbgrader step failed or cannot run; the message says why (and ends with nbgrader's log)."""
-
-
-def gradebook_path(url: str) -> Path | None:
-    """The file of an ``sqlite:///`` gradebook URL (None for other databases)."""
-    prefix = "sqlite:///"
-    return Path(url[len(prefix) :]) if url.startswith(prefix) else None
-
-
-def check_gradebook(path: Path) -> None:
-    """Raise :class:`CourseError` if ``path`` exists but is not an SQLite database.
-
-    nbgrader would stop on it with a page of SQLAlchemy traceback ("file is not a database"),
-    after ``generate_assignment --force`` has already removed the old release.
-    """
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(len(SQLITE_HEADER))
-    except FileNotFoundError:
-        return  # nbgrader creates it
-    except OSError as error:
-        raise CourseError(f"cannot read the gradebook {path}: {error.strerror}") from error
-    if head and head != SQLITE_HEADER:  # an empty file is an empty database to SQLite
-        raise CourseError(
-            f"the gradebook {path} is not an SQLite database (it starts with {head!r}), so nbgrader cannot "
-            f"open it. Move it away (mv {path} {path}.broken): nbgrader creates a new one, and "
-            "`python -m autograder grade` records the scores in it again."
-        )
-
+#: The course's exercise when none is named.
+ASSIGNMENT = NDCG.assignment
+NOTEBOOK = NDCG.notebook
 
 def find_root(start: Path | None = None) -> Path:
     """Return the course directory: the nearest folder upwards holding ``nbgrader_config.py``."""
@@ -63,15 +32,6 @@ def find_root(start: Path | None = None) -> Path:
         if (folder / "nbgrader_config.py").is_file():
             return folder
     raise CourseError(f"no nbgrader_config.py in {here} or above: run this from the course directory")
-
-
-def tool_environment() -> dict[str, str]:
-    """The environment for nbgrader and Jupyter child processes: this Python's ``bin/`` first on PATH."""
-    env = dict(os.environ)
-    python_bin = str(Path(sys.executable).parent)
-    if env.get("PATH", "").split(os.pathsep)[0] != python_bin:
-        env["PATH"] = os.pathsep.join([python_bin, env.get("PATH", "")])
-    return env
 
 
 def run_nbgrader(root: Path, *args: str, timeout: float = 3600) -> str:
@@ -91,11 +51,13 @@ def run_nbgrader(root: Path, *args: str, timeout: float = 3600) -> str:
 
 
 def source_notebook(root: Path, assignment: str = ASSIGNMENT) -> Path:
-    return root / "source" / assignment / NOTEBOOK
+    """The instructor's notebook of ``assignment``."""
+    return root / "source" / assignment / exercise_for(assignment).notebook
 
 
 def release_notebook(root: Path, assignment: str = ASSIGNMENT) -> Path:
-    return root / "release" / assignment / NOTEBOOK
+    """The students' notebook of ``assignment``, as nbgrader generated it."""
+    return root / "release" / assignment / exercise_for(assignment).notebook
 
 
 def generate_release(root: Path, assignment: str = ASSIGNMENT) -> list[str]:
@@ -105,7 +67,7 @@ def generate_release(root: Path, assignment: str = ASSIGNMENT) -> list[str]:
     release is put back as it was.
     """
     check_gradebook(root / "gradebook.db")
-    changed = sync_source(source_notebook(root, assignment))
+    changed = sync_source(source_notebook(root, assignment), exercise_for(assignment))
     release = release_notebook(root, assignment).parent
     with tempfile.TemporaryDirectory(prefix="release-backup-") as backup:
         kept = Path(backup) / assignment

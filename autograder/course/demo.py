@@ -5,9 +5,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .course import ASSIGNMENT, NOTEBOOK, generate_release, release_notebook
-from .sandbox import choose_sandbox
-from .submissions import write_submission
+from ..exercises.ndcg import EXERCISE
+from ..pipeline import GradeOptions, grade_course
+from ..sandbox import choose_sandbox
+from .example_notebooks import write_submission
+from .nbgrader import generate_release, release_notebook
+
+ASSIGNMENT = EXERCISE.assignment
+NOTEBOOK = EXERCISE.notebook
 
 EXAMPLES = Path("examples") / "submissions"
 #: Students of the demo who hand in the released notebook unchanged.
@@ -35,7 +40,8 @@ def stage_examples(root: Path, submitted: Path, *, hostile: bool = True) -> list
 
 
 def run(root: Path) -> int:
-    from .__main__ import main
+    """Regenerate the release, stage the examples in ``root/submitted``, grade them, print the table."""
+    from ..cli import print_run
 
     print("1/3 regenerating release/ from source/ with nbgrader ...", flush=True)
     changed = generate_release(root)
@@ -51,4 +57,8 @@ def run(root: Path) -> int:
     if not isolated:
         print(f"    left out: {', '.join(HOSTILE)} (hostile code; bubblewrap is not available here to contain it)")
     print("3/3 grading: python -m autograder grade --submitted submitted --out graded --timeout 3 --force", flush=True)
-    return main(["grade", "--submitted", "submitted", "--out", "graded", "--timeout", "3", "--force"])
+    run = grade_course(GradeOptions(
+        EXERCISE, submitted=root / "submitted", out=root / "graded", timeout=3, force=True, course_root=root,
+    ))
+    print_run(run)
+    return run.exit_code

@@ -20,8 +20,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from .sandbox import Sandbox
+from .base import Sandbox
+from .protocol import NOT_RUN_CALL, CallOutcome, CallRecord, CellOutcome, CellRecord, ProtocolError, call_record, cell_record
 
 #: Longest line the runner may write; longer means it is not talking our protocol any more.
 MAX_LINE = 256 * 1024
@@ -29,52 +31,32 @@ MAX_LINE = 256 * 1024
 STARTUP_GRACE = 10.0
 
 
+@dataclass(frozen=True)
+class CallOrder:
+    """One call to make: ``function(*args)``, numbered; tuples in ``args`` reach the function as fresh lists."""
+
+    id: int
+    function: str
+    args: tuple[Any, ...]
+
+    def wire(self) -> dict[str, Any]:
+        """The call as the runner reads it (JSON writes tuples as lists)."""
+        return {"id": self.id, "function": self.function, "args": self.args}
+
+
 @dataclass
 class RunOutcome:
     """What came back from one submission's runs, item by item (all data checked by type)."""
 
-    cells: dict[int, dict] = field(default_factory=dict)
-    calls: dict[int, dict] = field(default_factory=dict)
+    cells: dict[int, CellRecord] = field(default_factory=dict)
+    calls: dict[int, CallRecord] = field(default_factory=dict)
     restarts: int = 0
     #: Set when the runner could not start or broke the protocol: the submission cannot be graded.
     fatal: str | None = None
     notes: list[str] = field(default_factory=list)
 
 
-class _ProtocolError(Exception):
-    pass
-
-
-def _valid_cell(record: dict) -> dict:
-    if record.get("ok") is True:
-        return {"outcome": "ok"}
-    if record.get("ok") is False and isinstance(record.get("error"), str) and isinstance(record.get("message"), str):
-        return {"outcome": "error", "error": record["error"][:200], "message": record["message"][:400]}
-    raise _ProtocolError(f"malformed cell report {str(record)[:200]}")
-
-
-def _valid_call(record: dict) -> dict:
-    status = record.get("status")
-    after = record.get("after")
-    if after is not None and not (
-        isinstance(after, list) and all(v is None or (type(v) in (int, float)) for v in after)
-    ):
-        after = None
-    if status == "value":
-        value = record.get("value")
-        if type(value) not in (int, float):
-            raise _ProtocolError(f"call value is not a number: {str(value)[:100]}")
-        return {"outcome": "value", "value": float(value), "after": after}
-    if status == "not-a-number" and isinstance(record.get("type"), str):
-        return {"outcome": "not-a-number", "type": record["type"][:100], "after": after}
-    if status == "raised" and isinstance(record.get("error"), str) and isinstance(record.get("message"), str):
-        return {"outcome": "raised", "error": record["error"][:200], "message": record["message"][:400], "after": after}
-    if status == "undefined":
-        return {"outcome": "undefined"}
-    raise _ProtocolError(f"malformed call report {str(record)[:200]}")
-
-
-def _kill(process: subprocess.Popen) -> None:
+def _kill(process: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -89,7 +71,7 @@ def _kill(process: subprocess.Popen) -> None:
 def run_submission(
     sandbox: Sandbox,
     cells: list[str],
-    calls: list[dict],
+    calls: list[CallOrder],
     *,
     timeout: float,
     budget: float,
@@ -104,8 +86,8 @@ def run_submission(
         Where to run.
     cells : list of str
         Python sources of the student's cells (magics already transformed).
-    calls : list of dict
-        ``{"id", "function", "rels", "k"}`` per call; no expected values.
+    calls : list of CallOrder
+        The calls to make after the cells; no expected values.
     timeout : float
         Seconds each cell and each call may take.
     budget : float
@@ -121,8 +103,8 @@ def run_submission(
     """
     outcome = RunOutcome()
     bad_cells: set[int] = set()
-    pending_calls = [call["id"] for call in calls]
-    by_id = {call["id"]: call for call in calls}
+    pending_calls = [call.id for call in calls]
+    by_id = {call.id: call for call in calls}
     started = time.monotonic()
     while True:
         # Every run starts afresh, so it re-runs all cells except those that hung or crashed.
@@ -130,9 +112,9 @@ def run_submission(
         remaining = budget - (time.monotonic() - started)
         if remaining <= 0:
             for index in run_cells:
-                outcome.cells.setdefault(index, {"outcome": "not-run"})
+                outcome.cells.setdefault(index, CellRecord(CellOutcome.NOT_RUN))
             for call_id in pending_calls:
-                outcome.calls[call_id] = {"outcome": "not-run"}
+                outcome.calls[call_id] = NOT_RUN_CALL
             outcome.notes.append(f"stopped after the submission's time budget of {budget:g} s")
             break
         with tempfile.TemporaryDirectory(prefix="ndcg-scratch-") as scratch:
@@ -141,12 +123,12 @@ def run_submission(
                 [by_id[c] for c in pending_calls], timeout, remaining,
             )
         cells_done = calls_done = 0
-        for kind, position, record in reports:
-            if kind == "cell":
-                outcome.cells.setdefault(run_cells[position], record)
+        for report in reports:
+            if isinstance(report.record, CellRecord):
+                outcome.cells.setdefault(run_cells[report.position], report.record)
                 cells_done += 1
             else:
-                outcome.calls[pending_calls[position]] = record
+                outcome.calls[pending_calls[report.position]] = report.record
                 calls_done += 1
         pending_calls = pending_calls[calls_done:]
         if stop == "done":
@@ -158,30 +140,44 @@ def run_submission(
             break
         # "timeout", "crashed" or "budget": the item in progress gets that outcome, then restart without it.
         outcome.restarts += 1
-        bad = {"outcome": "timeout" if stop in ("timeout", "budget") else "crashed", "detail": detail}
+        hung = stop in ("timeout", "budget")
         if cells_done < len(run_cells):
             bad_cell = run_cells[cells_done]
             bad_cells.add(bad_cell)
-            outcome.cells[bad_cell] = bad
+            outcome.cells[bad_cell] = CellRecord(CellOutcome.TIMEOUT if hung else CellOutcome.CRASHED, detail=detail)
         elif pending_calls:
             call_id = pending_calls.pop(0)
-            outcome.calls[call_id] = bad
+            outcome.calls[call_id] = CallRecord(CallOutcome.TIMEOUT if hung else CallOutcome.CRASHED, detail=detail)
             if stop != "crashed":
                 for other in skip_after_timeout(call_id):
                     if other in pending_calls:
                         pending_calls.remove(other)
-                        outcome.calls[other] = {"outcome": "not-run"}
+                        outcome.calls[other] = NOT_RUN_CALL
         if not pending_calls and all(i in outcome.cells for i in range(len(cells))):
             break
     return outcome
 
 
-def _one_run(sandbox, scratch, slot, cells, calls, timeout, remaining):
+@dataclass(frozen=True)
+class _Report:
+    """One checked report line: the item's position among the run's cells or calls, and its record."""
+
+    position: int
+    record: CellRecord | CallRecord
+
+
+_Stop = tuple[list[_Report], str, str]
+
+
+def _one_run(
+    sandbox: Sandbox, scratch: Path, slot: int, cells: list[str], calls: list[CallOrder], timeout: float,
+    remaining: float,
+) -> _Stop:
     """One sandboxed process. Returns (reports, stop reason, detail)."""
     launch = sandbox.launch(scratch, slot)
     cells_line = json.dumps(cells).encode() + b"\n"
-    calls_line = json.dumps(calls).encode() + b"\n"
-    reports: list[tuple[str, int, dict]] = []
+    calls_line = json.dumps([call.wire() for call in calls]).encode() + b"\n"
+    reports: list[_Report] = []
     try:
         process = subprocess.Popen(
             launch.argv, cwd=launch.cwd, env=launch.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -193,14 +189,17 @@ def _one_run(sandbox, scratch, slot, cells, calls, timeout, remaining):
         _send(process, cells_line, close=False)
         if not cells:
             _send(process, calls_line, close=True)
-        return _read_reports(process, reports, len(cells), calls_line, [call["id"] for call in calls], timeout, remaining)
+        return _read_reports(process, reports, len(cells), calls_line, [call.id for call in calls], timeout, remaining)
     finally:
         _kill(process)
         for stream in (process.stdout, process.stderr):
-            stream.close()
+            if stream is not None:
+                stream.close()
 
 
-def _send(process: subprocess.Popen, line: bytes, close: bool) -> None:
+def _send(process: subprocess.Popen[bytes], line: bytes, close: bool) -> None:
+    if process.stdin is None:
+        return
     try:
         process.stdin.write(line)
         process.stdin.flush()
@@ -210,13 +209,19 @@ def _send(process: subprocess.Popen, line: bytes, close: bool) -> None:
         pass  # the process is gone; reading its reports will tell why
 
 
-def _read_reports(process, reports, cell_count, calls_line, call_ids, timeout, remaining):
+def _read_reports(
+    process: subprocess.Popen[bytes], reports: list[_Report], cell_count: int, calls_line: bytes,
+    call_ids: list[int], timeout: float, remaining: float,
+) -> _Stop:
     """Collect reports; send the calls once the last cell has reported."""
+    if process.stdout is None or process.stderr is None:
+        raise RuntimeError("the runner process has no pipes")  # a grader bug: Popen was called without them
     selector = selectors.DefaultSelector()
     selector.register(process.stdout, selectors.EVENT_READ)
     fd = process.stdout.fileno()
     buffer = b""
     ready = False
+    cells_seen = calls_seen = 0
     end_of_budget = time.monotonic() + remaining
     deadline = min(time.monotonic() + timeout + STARTUP_GRACE, end_of_budget)
     while True:
@@ -238,33 +243,34 @@ def _read_reports(process, reports, cell_count, calls_line, call_ids, timeout, r
             try:
                 record = json.loads(line)
                 if not isinstance(record, dict):
-                    raise _ProtocolError("report is not an object")
+                    raise ProtocolError("report is not an object")
                 if record.get("ready") is True and not ready:
                     ready = True
                 elif record.get("done") is True:
                     return reports, "done", ""
                 elif "cell" in record:
-                    reports.append(("cell", _next_position(record["cell"], reports, "cell", None), _valid_cell(record)))
-                    if len(reports) == cell_count:
+                    _check_order("cell", record["cell"], cells_seen)
+                    reports.append(_Report(cells_seen, cell_record(record)))
+                    cells_seen += 1
+                    if cells_seen == cell_count:
                         _send(process, calls_line, close=True)
                 elif "call" in record:
-                    reports.append(("call", _next_position(record["call"], reports, "call", call_ids), _valid_call(record)))
+                    _check_order("call", record["call"], call_ids[calls_seen] if calls_seen < len(call_ids) else None)
+                    reports.append(_Report(calls_seen, call_record(record)))
+                    calls_seen += 1
                 else:
-                    raise _ProtocolError(f"unknown report {line[:200]!r}")
-            except (ValueError, _ProtocolError) as error:
+                    raise ProtocolError(f"unknown report {line[:200]!r}")
+            except (ValueError, ProtocolError) as error:
                 return reports, "protocol", f"the submission interfered with the grader's channel ({error})"
             deadline = min(time.monotonic() + timeout, end_of_budget)
         if len(buffer) > MAX_LINE:
             return reports, "protocol", "the submission interfered with the grader's channel (line too long)"
 
 
-def _next_position(label: object, reports: list, kind: str, call_ids: list[int] | None) -> int:
-    """Reports arrive in job order: cells 0, 1, ... then the calls' ids; return the position."""
-    position = sum(1 for k, _, _ in reports if k == kind)
-    wanted = position if call_ids is None else (call_ids[position] if position < len(call_ids) else None)
+def _check_order(kind: str, label: object, wanted: int | None) -> None:
+    """Reports arrive in job order (cells 0, 1, ... then the calls' ids): anything else is forged."""
     if type(label) is not int or label != wanted:
-        raise _ProtocolError(f"{kind} report {str(label)[:50]} out of order (expected {wanted})")
-    return position
+        raise ProtocolError(f"{kind} report {str(label)[:50]} out of order (expected {wanted})")
 
 
 def _exit_text(code: int | None) -> str:

@@ -9,9 +9,10 @@ to which test. It reads two lines from standard input: first the cells,
 which it runs in order in one ``__main__`` namespace; only after the last cell has reported
 does the grader send the calls (so no cell can see the test inputs),
 
-    [{"id": 0, "function": "dcg", "rels": [...], "k": 3}, ...]
+    [{"id": 0, "function": "dcg", "args": [[1, 0, 2], 3]}, ...]
 
-which it makes one by one, each with a fresh list. It writes one JSON line per finished item to
+which it makes one by one, each with fresh copies of its list arguments (``after`` reports the
+first argument as it was after the call, when that is a list). It writes one JSON line per finished item to
 its original standard output:
 
     {"ready": true}
@@ -133,9 +134,9 @@ def main():
             record["status"] = "undefined"
             emit(record)
             continue
-        argument = list(call["rels"])
+        arguments = [list(a) if type(a) is list else a for a in call["args"]]
         try:
-            result = function(argument, call["k"])
+            result = function(*arguments)
             value = _as_number(result)
             if value is None:
                 record.update(status="not-a-number", type=_short(type(result).__name__))
@@ -143,7 +144,7 @@ def main():
                 record.update(status="value", value=value)
         except BaseException as error:
             record.update(status="raised", **_describe(error))
-        record["after"] = _snapshot(argument)
+        record["after"] = _snapshot(arguments[0]) if arguments else None
         emit(record)
 
     emit({"done": True})

@@ -1,0 +1,125 @@
+"""Command line of the grading package: ``python -m autograder --help``.
+
+Errors the user can fix (:class:`~autograder.errors.KitError`, an unusable sandbox) are one line
+on stderr with their class's exit code; anything else is a grader bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .course.nbgrader import ASSIGNMENT, find_root, generate_release, source_notebook
+from .course.test_cells import sync_source
+from .errors import KitError
+from .exercises import exercise_for
+from .files import write_atomic
+from .grading import default_workers
+from .pipeline import DEFAULT_TIMEOUT, GradeOptions, GradeRun, grade_course
+from .sandbox import SandboxUnavailable
+from .sandbox.choice import MODES
+from .output.results import score_table
+
+DEFAULT_OUT = "graded"
+
+
+def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--submitted", type=Path, default=Path("submitted"),
+                        help="folder in nbgrader's layout SUBMITTED/<student_id>/<assignment>/<notebook> "
+                        "(default: submitted)")
+    parser.add_argument("--out", type=Path, default=Path(DEFAULT_OUT),
+                        help=f"where results.json, grades.csv and feedback/<student_id>/ go (default: {DEFAULT_OUT})")
+    parser.add_argument("--assignment", default=ASSIGNMENT, help=f"assignment id (default: {ASSIGNMENT})")
+    parser.add_argument("--workers", type=int, default=default_workers(),
+                        help="submissions graded at once (default: the number of cores)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                        help=f"seconds each code cell and each test call may take (default: {DEFAULT_TIMEOUT:g}); "
+                        "a submission takes at most max(60, 10 x timeout) seconds in all")
+    parser.add_argument("--force", action="store_true", help="re-grade students already graded by an earlier run")
+    parser.add_argument("--sandbox", choices=MODES, default="auto",
+                        help="auto: bubblewrap if it works here, else resource limits only with a warning; "
+                        "required: refuse to grade without bubblewrap (default: auto)")
+    parser.add_argument("--gradebook", default=None,
+                        help="nbgrader gradebook URL to record scores in (default: sqlite:///gradebook.db in the "
+                        "course directory; 'none' to skip)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of ``python -m autograder``."""
+    main_parser = argparse.ArgumentParser(
+        prog="python -m autograder",
+        description="Grading tools of the DCG/nDCG course. Run from the course directory.",
+        epilog="example: python -m autograder grade --submitted submitted --out graded",
+    )
+    commands = main_parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("sync", help="rewrite the source notebook's test cells from the exercise's cases")
+    commands.add_parser("release", help="sync, then regenerate release/ with nbgrader generate_assignment")
+    grade = commands.add_parser(
+        "grade",
+        help="grade every submission in a sandbox: results.json, grades.csv, feedback, report, gradebook",
+        description="Grade every submission in its own sandbox and write results.json, grades.csv, "
+        "one feedback page per student, the class report and the scores in the nbgrader gradebook.",
+        epilog="example: python -m autograder grade --submitted submitted --out graded --workers 4",
+    )
+    _add_grade_arguments(grade)
+    commands.add_parser("docs", help="regenerate docs/misconceptions.md from the misconception catalogue")
+    commands.add_parser("demo", help="regenerate the release and grade the bundled example submissions")
+    return main_parser
+
+
+def grade_options(args: argparse.Namespace) -> GradeOptions:
+    """The pipeline's options from the parsed ``grade`` arguments."""
+    return GradeOptions(
+        exercise=exercise_for(args.assignment), submitted=args.submitted, out=args.out, workers=args.workers,
+        timeout=args.timeout, force=args.force, sandbox=args.sandbox, gradebook=args.gradebook,
+        progress=not args.quiet,
+    )
+
+
+def print_run(run: GradeRun, *, table: bool = True) -> None:
+    """The terminal summary of a grading run (and the table of students)."""
+    if table:
+        print(score_table(run.batch))
+    out = run.out
+    print(
+        f"\n{len(run.batch.students)} students: {run.batch.status_summary}"
+        f"\nresults: {out / 'results.json'}, {out / 'grades.csv'}, {out / 'report.html'}, feedback in {out / 'feedback'}/"
+        f"\nsandbox: {run.batch.sandbox}; {run.gradebook_note}"
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "grade":
+        run = grade_course(grade_options(args))
+        print_run(run, table=not args.quiet)
+        return run.exit_code
+    root = find_root()
+    if args.command == "sync":
+        changed = sync_source(source_notebook(root), exercise_for(ASSIGNMENT))
+        print(f"updated: {', '.join(changed)}" if changed else "test cells already in sync")
+    elif args.command == "release":
+        generate_release(root)
+        print("release/ regenerated")
+    elif args.command == "docs":
+        from .exercises.ndcg.catalogue import catalogue_markdown
+
+        write_atomic(root / "docs" / "misconceptions.md", catalogue_markdown())
+        print("docs/misconceptions.md regenerated")
+    elif args.command == "demo":
+        from .course import demo
+
+        return demo.run(root)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return its exit code."""
+    args = parser().parse_args(argv)
+    try:
+        return _run(args)
+    except (KitError, SandboxUnavailable) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return error.exit_code

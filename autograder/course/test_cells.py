@@ -1,0 +1,134 @@
+"""Render the nbgrader test cells of an exercise's notebook from its cases.
+
+The instructor notebook (``source/<assignment>/<notebook>``) is edited by hand except for its
+test cells: the helper cell ``test_helpers`` and one grade cell per
+:class:`~autograder.grading.TestGroup`, whose sources are written by :func:`sync_source`
+(``python -m autograder sync``). Hidden cases
+go between nbgrader's ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS`` markers, which
+``nbgrader generate_assignment`` strips from the student version.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+from ..errors import CourseError
+from ..grading import Case, Exercise, TestGroup
+
+HELPER_ID = "test_helpers"
+
+
+def helper_source(exercise: Exercise) -> str:
+    """The helper cell: ``check_value``, which the test cells call."""
+    return f'''"""Helpers used by the test cells below. Run this cell; do not change it."""
+import copy
+import math
+import numbers
+
+
+def check_value(function, *args, expected, provenance, unchanged=False):
+    """Check that function(*args) returns a number close to `expected`."""
+    originals = copy.deepcopy(args)
+    result = function(*args)
+    call = f"{{function.__name__}}({{', '.join(map(repr, originals))}})"
+    if isinstance(result, bool) or not isinstance(result, numbers.Real):
+        raise AssertionError(f"{{call}} returned {{result!r}} ({{type(result).__name__}}); expected a number [{{provenance}}]")
+    if not math.isclose(result, expected, rel_tol={exercise.rel_tol!r}, abs_tol={exercise.abs_tol!r}):
+        raise AssertionError(f"{{call}} returned {{result!r}}; expected {{expected!r}} [{{provenance}}]")
+    if unchanged and args[0] != originals[0]:
+        raise AssertionError(f"{{call}} changed its input list to {{args[0]!r}}; do not modify it [{{provenance}}]")'''
+
+
+def _argument(value: object) -> str:
+    return repr(list(value)) if isinstance(value, tuple) else repr(value)
+
+
+def _case_line(exercise: Exercise, case: Case) -> str:
+    unchanged = ", unchanged=True" if case.check_unchanged else ""
+    arguments = "".join(f"{_argument(a)}, " for a in case.call.args)
+    return (
+        f"check_value({case.function}, {arguments}expected={exercise.expected(case)!r}, "
+        f"provenance={case.provenance!r}{unchanged})"
+    )
+
+
+def render_group(exercise: Exercise, group: TestGroup) -> str:
+    """Return the source of the grade cell for ``group``."""
+    points = f"{group.points:g} point{'s' if group.points != 1 else ''}"
+    lines = [f'"""{group.description} ({points})."""']
+    body = [_case_line(exercise, case) for case in group.cases]
+    if group.visible:
+        lines += body
+    else:
+        lines += ["# Hidden tests: they run when your notebook is graded.", "### BEGIN HIDDEN TESTS", *body, "### END HIDDEN TESTS"]
+    return "\n".join(lines)
+
+
+def rendered_cells(exercise: Exercise) -> dict[str, str]:
+    """Map each generated cell's ``grade_id`` to its source."""
+    cells = {HELPER_ID: helper_source(exercise)}
+    cells.update({group.grade_id: render_group(exercise, group) for group in exercise.groups})
+    return cells
+
+
+def _grade_id(cell: nbformat.NotebookNode) -> str | None:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def out_of_sync(notebook: nbformat.NotebookNode, exercise: Exercise) -> list[str]:
+    """Return the ids of generated cells that are missing from ``notebook`` or differ from the cases.
+
+    Also checks each grade cell's points against its group.
+    """
+    wanted = rendered_cells(exercise)
+    points = {group.grade_id: group.points for group in exercise.groups}
+    present = {_grade_id(cell): cell for cell in notebook.cells}
+    stale = []
+    for grade_id, source in wanted.items():
+        cell = present.get(grade_id)
+        if cell is None or cell.source != source:
+            stale.append(grade_id)
+        elif grade_id in points and cell.metadata["nbgrader"].get("points") != points[grade_id]:
+            stale.append(grade_id)
+    return stale
+
+
+def sync_source(path: Path, exercise: Exercise) -> list[str]:
+    """Rewrite the generated cells of the notebook at ``path``; return the ids that changed.
+
+    Raises
+    ------
+    CourseError
+        If the notebook lacks a cell for one of the test groups (add the cell with its
+        ``grade_id`` in Jupyter's nbgrader toolbar first, then sync).
+    """
+    notebook = nbformat.read(path, as_version=4)
+    wanted = rendered_cells(exercise)
+    points = {group.grade_id: group.points for group in exercise.groups}
+    found = {_grade_id(cell) for cell in notebook.cells}
+    missing = sorted(set(wanted) - found)
+    if missing:
+        raise CourseError(f"{path} has no cell with grade_id {', '.join(missing)}; add it, then sync again")
+    changed = out_of_sync(notebook, exercise)
+    for cell in notebook.cells:
+        grade_id = _grade_id(cell)
+        if grade_id in changed:
+            cell.source = wanted[grade_id]
+            if grade_id in points:
+                cell.metadata["nbgrader"]["points"] = points[grade_id]
+    if changed:
+        nbformat.write(notebook, path)
+    return changed
+
+
+def skipped_cell_ids(exercise: Exercise, release: Path | None) -> frozenset[str]:
+    """The grade ids of the release's read-only code cells (tests, helpers, figures): not the student's code."""
+    ids = {HELPER_ID, *(group.grade_id for group in exercise.groups)}
+    if release is not None and release.is_file():
+        for cell in nbformat.read(release, as_version=4).cells:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if cell.cell_type == "code" and meta.get("grade_id") and not meta.get("solution"):
+                ids.add(meta["grade_id"])
+    return frozenset(ids)

@@ -1,0 +1,188 @@
+"""Recognise known mistakes from what a student's functions returned on the probes.
+
+Each function's probe values are matched, in the grader's process, against its models
+(:mod:`.models`): every combination of gain, discount, cut-off and rounding for ``dcg``; for
+``ndcg``, every combination of whose DCG it divides, the ideal ranking's order, what it is built
+from, where it is cut, the ratio and rounding. Each part that differs from the lecture's
+definition is one mistake of the catalogue, so several mistakes at once are recognised too.
+Behaviour that no model explains gets no ID but a message. Contract mistakes (crashes on k
+beyond the list or on a zero ideal, a modified input list) are recognised from the records.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import ndcg_ref
+
+from ....grading import Call, Diagnosis, Finding
+from ....grading.scoring import exception_name
+from ....sandbox import RAN, CallOutcome, CallRecord
+from ..catalogue import BY_ID
+from .models import DCG_MODELS, NDCG_MODELS, StudentDcg
+from .probes import AUXILIARY_PROBES, BEYOND_PROBES, DCG_PROBES, NDCG_PROBES, ZERO_PROBES, describe, k_of, probe, rels_of
+
+#: Two values agree when this close (relative and absolute).
+TOLERANCE = 1e-9
+
+Records = Mapping[Call, CallRecord]
+
+
+class Model(Protocol):
+    @property
+    def mistakes(self) -> list[str]: ...
+
+    def predict(self, call: Call, student_dcg: StudentDcg) -> float | None: ...
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
+
+
+def _value(record: CallRecord | None) -> float | None:
+    """The returned number, if the call returned a finite one."""
+    if record is not None and record.value is not None and math.isfinite(record.value):
+        return record.value
+    return None
+
+
+def _formula(rels: tuple[float, ...], k: int) -> str:
+    terms = [f"{r:g}/log2({i + 2})" for i, r in enumerate(rels[:k]) if r]
+    return " + ".join(terms) if terms else "0"
+
+
+def _dcg_counterexample(call: Call, got: float) -> str:
+    rels, k = rels_of(call), k_of(call)
+    right = ndcg_ref.dcg(list(rels), k)
+    return f"for {describe(call)} your dcg returns {got:.4g}; the lecture's formula gives {_formula(rels, k)} ≈ {right:.4g}"
+
+
+def _ndcg_counterexample(call: Call, got: float) -> str:
+    rels, k = rels_of(call), k_of(call)
+    ideal = sorted(rels, reverse=True)
+    actual, best = ndcg_ref.dcg(list(rels), k), ndcg_ref.dcg(ideal, k)
+    return (
+        f"for {describe(call)} your ndcg returns {got:.4g}; the formula gives DCG@{k} / iDCG@{k} = "
+        f"{actual:.4g} / {best:.4g} ≈ {actual / best:.4g} (ideal ranking {ideal}, cut at k={k})"
+    )
+
+
+@dataclass(frozen=True)
+class FunctionDiagnoser:
+    """How one function is matched against its models."""
+
+    function: str
+    probes: tuple[Call, ...]
+    reference: Callable[[Call], float]
+    models: Sequence[Model]
+    #: A model must agree on at least this many probes to be believed.
+    minimum: int
+    counterexample: Callable[[Call, float], str]
+
+    def best_model(self, observed: Mapping[Call, float], student_dcg: StudentDcg) -> Model | None:
+        """The model with the fewest mistakes that agrees with every observed value (None if none does)."""
+        best: Model | None = None
+        for model in self.models:
+            compared = 0
+            for call, value in observed.items():
+                predicted = model.predict(call, student_dcg)
+                if predicted is None:
+                    continue
+                if not _close(value, predicted):
+                    break
+                compared += 1
+            else:
+                if compared >= self.minimum and (best is None or len(model.mistakes) < len(best.mistakes)):
+                    best = model
+                    if not best.mistakes:
+                        return best
+        return best
+
+    def diagnose(self, records: Records, student_dcg: StudentDcg, diagnosis: Diagnosis) -> None:
+        """Add the mistakes of the best model (or an unexplained message) to ``diagnosis``."""
+        observed = {p: v for p in self.probes if (v := _value(records.get(p))) is not None}
+        wrong = next(((p, v) for p, v in observed.items() if not _close(v, self.reference(p))), None)
+        if wrong is None:
+            return
+        example = self.counterexample(*wrong)
+        model = self.best_model(observed, student_dcg)
+        if model is None:
+            diagnosis.unexplained[self.function] = f"your {self.function} does not match a known mistake: {example}"
+            return
+        for mistake in model.mistakes:
+            _add(diagnosis, mistake, self.function, example)
+
+
+def _add(diagnosis: Diagnosis, mistake: str, function: str, counterexample: str) -> None:
+    diagnosis.add(Finding(mistake, function, BY_ID[mistake].title, counterexample))
+
+
+DCG = FunctionDiagnoser(
+    "dcg", DCG_PROBES, lambda p: ndcg_ref.dcg(list(rels_of(p)), k_of(p)), DCG_MODELS, 5, _dcg_counterexample
+)
+NDCG = FunctionDiagnoser(
+    "ndcg", NDCG_PROBES, lambda p: ndcg_ref.ndcg(list(rels_of(p)), k_of(p)), NDCG_MODELS, 4, _ndcg_counterexample
+)
+
+
+def diagnose(records: Records) -> Diagnosis:
+    """Recognise the mistakes behind the probe results ``{probe: call record}``."""
+    diagnosis = Diagnosis()
+    student_dcg = {(rels_of(p), k_of(p)): v for p in AUXILIARY_PROBES if (v := _value(records.get(p))) is not None}
+    DCG.diagnose(records, student_dcg, diagnosis)
+    NDCG.diagnose(records, student_dcg, diagnosis)
+    _diagnose_contract(records, diagnosis)
+    _diagnose_not_working(records, diagnosis)
+    return diagnosis
+
+
+def _works(records: Records, probes: Iterable[Call]) -> bool:
+    """Whether the function returns numbers on its ordinary probes (else its exceptions say nothing)."""
+    return any(_value(records.get(p)) is not None for p in probes)
+
+
+def _diagnose_not_working(records: Records, diagnosis: Diagnosis) -> None:
+    for function, probes in (("dcg", DCG_PROBES), ("ndcg", NDCG_PROBES)):
+        if _works(records, probes):
+            continue
+        seen = [records.get(p) for p in probes]
+        outcomes = [r.outcome if r is not None else CallOutcome.NOT_RUN for r in seen]
+        errors = {exception_name(r.error or "") for r in seen if r is not None and r.outcome is CallOutcome.RAISED}
+        if all(outcome is CallOutcome.UNDEFINED for outcome in outcomes):
+            diagnosis.unexplained[function] = f"your notebook does not define {function}(rels, k)"
+        elif len(errors) == 1 and all(outcome is CallOutcome.RAISED for outcome in outcomes):
+            diagnosis.unexplained[function] = f"your {function} raised {errors.pop()} on every input we tried (is it implemented?)"
+        else:
+            diagnosis.unexplained[function] = f"your {function} did not return a number on any input we tried"
+
+
+def _diagnose_contract(records: Records, diagnosis: Diagnosis) -> None:
+    working = {"dcg": _works(records, DCG_PROBES), "ndcg": _works(records, NDCG_PROBES)}
+    for zero in ZERO_PROBES if working["ndcg"] else ():
+        if _value(records.get(probe("dcg", rels_of(zero), k_of(zero)))) != 0.0:
+            continue  # the student's own dcg is not 0 here: their ndcg cannot know that iDCG is 0
+        record = records.get(zero)
+        if record is None:
+            continue
+        if record.outcome is CallOutcome.RAISED:
+            _add(diagnosis, "zero-ideal", "ndcg",
+                 f"for {describe(zero)} (nothing relevant) your ndcg raised {exception_name(record.error or '')}; "
+                 "it must return 0.0")
+        elif record.outcome is CallOutcome.VALUE and record.value != 0.0:
+            _add(diagnosis, "zero-ideal", "ndcg",
+                 f"for {describe(zero)} (nothing relevant) your ndcg returns {record.value}; it must return 0.0")
+    for beyond in BEYOND_PROBES:
+        record = records.get(beyond)
+        if record is not None and record.outcome is CallOutcome.RAISED and working[beyond.function]:
+            _add(diagnosis, "k-beyond-length", beyond.function,
+                 f"for {describe(beyond)} your {beyond.function} raised {exception_name(record.error or '')}; "
+                 "k larger than the list means the whole list")
+    for call, record in records.items():
+        if record.outcome in RAN and record.after is not None and record.after != tuple(float(r) for r in rels_of(call)):
+            after = ", ".join(f"{v:g}" if v is not None else "?" for v in record.after)
+            _add(diagnosis, "mutates-input", call.function,
+                 f"after {call.function}({list(rels_of(call))}, {k_of(call)}) the caller's list was [{after}]")
+            break

@@ -1,0 +1,79 @@
+"""The probe calls: small inputs chosen to tell the mistakes apart, separate from the test cases.
+
+The student's ``dcg`` and ``ndcg`` run on these in the sandbox, after the test calls; their
+values are matched against the models in the grader's process (:mod:`.matching`).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from ....grading import Call
+from .variants import CUTS, ORDERS, SCOPES, ideal_list
+
+
+def probe(function: str, rels: list[float] | tuple[float, ...], k: int) -> Call:
+    """The call ``function(rels, k)``."""
+    return Call(function, (tuple(rels), k))
+
+
+def rels_of(call: Call) -> tuple[float, ...]:
+    """The ranking a call is made on."""
+    rels: tuple[float, ...] = call.args[0]
+    return rels
+
+
+def k_of(call: Call) -> int:
+    """The cut-off a call is made with."""
+    k: int = call.args[1]
+    return k
+
+
+def describe(call: Call) -> str:
+    """E.g. ``rels=[1, 0, 2], k=3``."""
+    return f"rels={list(rels_of(call))}, k={k_of(call)}"
+
+
+#: dcg probes: small lists first (they make the clearest counterexamples). The single documents
+#: at rank 1 separate the gains; the single grade-1 documents at ranks 2..6 of a long list (k below
+#: its end, so that k + 1 still fits) measure the discount; the lists of ones measure the cut-off.
+DCG_PROBES: tuple[Call, ...] = tuple(
+    probe("dcg", rels, k)
+    for rels, k in [
+        ([3, 2], 2), ([2, 0, 1], 3), ([1], 1), ([2], 1), ([3], 1),
+        *(([0] * (rank - 1) + [1] + [0] * (16 - rank), 12) for rank in range(2, 7)),
+        ([0, 0, 2] + [0] * 13, 12), ([1] * 12, 4), ([1] * 6, 3), ([2, 1, 3, 0, 1, 2, 1], 5),
+    ]
+)
+#: Probes with k beyond the list: an exception here (and not elsewhere) is `k-beyond-length`.
+BEYOND_PROBES: tuple[Call, ...] = (probe("dcg", (1, 2), 5), probe("ndcg", (2, 0, 1), 6))
+#: ndcg probes: relevant documents below the cut-off, cut-offs inside the list, ties.
+NDCG_PROBES: tuple[Call, ...] = tuple(
+    probe("ndcg", rels, k)
+    for rels, k in [
+        ([1, 3, 0, 2, 0], 2), ([0, 1, 0, 2, 3, 1], 3), ([2, 1, 0, 3], 2), ([1, 3, 2], 3),
+        ([0, 2, 1, 0, 0, 3, 1], 4), ([3, 0, 1], 2), ([1, 1, 2, 0], 3),
+    ]
+)
+#: Nothing relevant: the only correct answer is 0.0.
+ZERO_PROBES: tuple[Call, ...] = (probe("ndcg", (0, 0, 0, 0, 0), 4), probe("ndcg", (0,), 1))
+
+
+def _auxiliary_probes() -> tuple[Call, ...]:
+    """The student's dcg on every list an ndcg model may divide by (so that models can use it)."""
+    calls = [probe("dcg", rels_of(p), k_of(p)) for p in ZERO_PROBES]
+    for p in NDCG_PROBES:
+        rels, k = rels_of(p), k_of(p)
+        calls.append(probe("dcg", rels, k))
+        for order, scope, cut in itertools.product(ORDERS, SCOPES, CUTS):
+            ideal = ideal_list(rels, k, order, scope)
+            calls.append(probe("dcg", ideal, k if cut.rule else len(ideal)))
+    return tuple(dict.fromkeys(calls))
+
+
+AUXILIARY_PROBES = _auxiliary_probes()
+
+#: Every probe call, each once, in the order the runner makes them.
+ALL_PROBES: tuple[Call, ...] = tuple(
+    dict.fromkeys(DCG_PROBES + AUXILIARY_PROBES + BEYOND_PROBES + NDCG_PROBES + ZERO_PROBES)
+)

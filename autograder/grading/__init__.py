@@ -1,0 +1,42 @@
+"""The grading engine: it grades any :class:`~.exercise.Exercise` and knows none by name.
+
+Layers below: :mod:`autograder.sandbox` (where student code runs). Layers above: the output
+(:mod:`autograder.output`) reads the :mod:`.model` records this package builds.
+"""
+
+from .batch import default_workers, grade_batch, student_folders
+from .exercise import Call, Case, Exercise, Mistake, TestGroup
+from .model import (
+    SCHEMA_VERSION,
+    BatchResult,
+    CellProblem,
+    Diagnosis,
+    Finding,
+    GroupInfo,
+    Status,
+    StudentResult,
+    TestResult,
+)
+from .submission import GradingSettings, grade_submission
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "BatchResult",
+    "Call",
+    "Case",
+    "CellProblem",
+    "Diagnosis",
+    "Exercise",
+    "Finding",
+    "GradingSettings",
+    "GroupInfo",
+    "Mistake",
+    "Status",
+    "StudentResult",
+    "TestGroup",
+    "TestResult",
+    "default_workers",
+    "grade_batch",
+    "grade_submission",
+    "student_folders",
+]

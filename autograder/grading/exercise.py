@@ -1,0 +1,134 @@
+"""What an exercise tells the engine: its test groups and cases, reference, probes, diagnosis, mistakes.
+
+The engine grades any exercise whose students write functions that take JSON-like arguments
+(numbers, lists of numbers) and return a number. An exercise package (``autograder/exercises/``)
+builds one :class:`Exercise`; nothing in the engine names a particular exercise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..sandbox import CallRecord
+from .model import Diagnosis
+
+
+def _literal(value: Any) -> str:
+    """A call argument as a student writes it (the tuples that keep calls hashable read as lists)."""
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    return repr(value)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call ``function(*args)`` of a student's function.
+
+    List arguments are stored as tuples (so that calls can be dictionary keys) and reach the
+    student's function as fresh lists.
+    """
+
+    function: str
+    args: tuple[Any, ...]
+
+    @property
+    def text(self) -> str:
+        """The call as a student would write it, e.g. ``dcg([1, 0, 2], 3)``."""
+        return f"{self.function}({', '.join(_literal(a) for a in self.args)})"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One test call and where it comes from."""
+
+    call: Call
+    #: Where the case comes from (a lecture slide, or ``constructed: <what it checks>``).
+    provenance: str
+    #: Also check that the caller's list (the first argument) is unchanged after the call.
+    check_unchanged: bool = False
+
+    @property
+    def function(self) -> str:
+        return self.call.function
+
+
+@dataclass(frozen=True)
+class TestGroup:
+    """One nbgrader grade cell: a named property of one function, worth ``points``."""
+
+    grade_id: str
+    function: str
+    description: str
+    points: float
+    visible: bool
+    cases: tuple[Case, ...]
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known mistake: a stable ID (in ``results.json``), a title and the explanation students read."""
+
+    id: str
+    title: str
+    explanation: str
+
+
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: one object per exercise
+class Exercise:
+    """Everything the engine needs to grade, diagnose and report one exercise."""
+
+    #: nbgrader's assignment id and the notebook's file name.
+    assignment: str
+    notebook: str
+    #: Shown in feedback and report headings, e.g. "DCG and nDCG".
+    title: str
+    groups: tuple[TestGroup, ...]
+    #: The reference value of a call (computed by the exercise's reference implementation).
+    reference: Callable[[Call], float]
+    #: Calls made only for diagnosis, after the test calls.
+    probes: tuple[Call, ...]
+    #: Recognise mistakes from the probe records.
+    diagnose: Callable[[Mapping[Call, CallRecord]], Diagnosis]
+    catalogue: tuple[Mistake, ...]
+    #: The definition students are graded against, as trusted HTML written by the course author.
+    definition_html: str
+    #: A student's value agrees with the reference when this close (relative and absolute).
+    rel_tol: float = 1e-9
+    abs_tol: float = 1e-12
+    #: Told to a student whose function changed its input list.
+    unchanged_hint: str = "do not modify the input list"
+    #: Changes whenever an unchanged notebook could be graded differently (e.g. the reference's source).
+    fingerprint: str = ""
+    _expected: dict[Call, float] = field(default_factory=dict, compare=False, repr=False)
+
+    def expected(self, case: Case) -> float:
+        """The reference value of ``case`` (computed once)."""
+        if case.call not in self._expected:
+            self._expected[case.call] = self.reference(case.call)
+        return self._expected[case.call]
+
+    def agrees(self, value: float, reference: float) -> bool:
+        """Whether a student's value counts as the reference value."""
+        return math.isclose(value, reference, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
+
+    @property
+    def max_score(self) -> float:
+        """Total points of the exercise."""
+        return sum(group.points for group in self.groups)
+
+    def mistake(self, mistake_id: str) -> Mistake:
+        """The catalogue entry ``mistake_id``; ``KeyError`` names the known ones."""
+        for entry in self.catalogue:
+            if entry.id == mistake_id:
+                return entry
+        raise KeyError(f"no mistake {mistake_id!r} in the catalogue; known: {', '.join(m.id for m in self.catalogue)}")
+
+    def group(self, grade_id: str) -> TestGroup:
+        """The group with ``grade_id``; ``KeyError`` names the known ids if there is none."""
+        for candidate in self.groups:
+            if candidate.grade_id == grade_id:
+                return candidate
+        raise KeyError(f"no test group {grade_id!r}; known: {', '.join(g.grade_id for g in self.groups)}")

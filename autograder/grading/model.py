@@ -1,0 +1,181 @@
+"""The result model: one student's result and the batch's, built once, serialised in one place.
+
+Feedback, report, ``results.json``, ``grades.csv``, the gradebook and the resume cache all read
+these records; none of them builds or guesses at dictionaries. :meth:`StudentResult.to_json` and
+:meth:`StudentResult.from_json` are the only translation to and from JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from ..sandbox import CellOutcome
+
+#: Version of the layout of ``results.json`` (and of the resume cache's records).
+SCHEMA_VERSION = 2
+
+
+class Status(StrEnum):
+    """How grading a submission ended."""
+
+    GRADED = "graded"
+    #: Graded, but some of the student's code did not finish in time.
+    TIMEOUT = "timeout"
+    #: The notebook could not be graded (unreadable, not a notebook, broke the protocol).
+    ERROR = "error"
+    #: No notebook was found.
+    MISSING = "missing"
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One test group's result."""
+
+    name: str
+    description: str
+    points: float
+    max_points: float
+    passed: bool
+    #: Student-facing; for a hidden group it never shows an input or expected value.
+    message: str
+    visible: bool
+    cases_passed: int
+    cases: int
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One recognised mistake, with a counterexample on a probe input."""
+
+    id: str
+    function: str
+    title: str
+    counterexample: str
+
+
+@dataclass
+class Diagnosis:
+    """The mistakes recognised in one submission, and wrong behaviour no known mistake explains."""
+
+    findings: list[Finding] = field(default_factory=list)
+    #: ``{function: message}`` for wrong behaviour that matches no known mistake.
+    unexplained: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ids(self) -> list[str]:
+        """The recognised mistakes' IDs, each once, in the order found."""
+        return list(dict.fromkeys(finding.id for finding in self.findings))
+
+    def add(self, finding: Finding) -> None:
+        """Record ``finding`` unless its mistake is already recorded."""
+        if finding.id not in self.ids:
+            self.findings.append(finding)
+
+
+@dataclass(frozen=True)
+class CellProblem:
+    """One of the student's code cells that did not run cleanly."""
+
+    index: int
+    outcome: CellOutcome
+    error: str | None = None
+    message: str | None = None
+    detail: str | None = None
+
+
+@dataclass
+class StudentResult:
+    """Everything the grader found out about one submission."""
+
+    student_id: str
+    status: Status
+    score: float
+    max_score: float
+    #: What the student and the tutor are told in one line ("graded" when there is nothing to say).
+    message: str
+    tests: list[TestResult] = field(default_factory=list)
+    diagnosis: Diagnosis = field(default_factory=Diagnosis)
+    cells: list[CellProblem] = field(default_factory=list)
+    #: The notebook graded and its SHA-256 (None when none could be read).
+    notebook: str | None = None
+    sha256: str | None = None
+
+    @classmethod
+    def without_grading(cls, student_id: str, status: Status, message: str, max_score: float) -> StudentResult:
+        """A result for a submission that could not be graded at all (missing, unreadable, a grader bug)."""
+        return cls(student_id=student_id, status=status, score=0.0, max_score=max_score, message=message)
+
+    @property
+    def counted(self) -> bool:
+        """Whether the score counts in class statistics (the submission was run)."""
+        return self.status in (Status.GRADED, Status.TIMEOUT)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form, as in ``results.json``."""
+        return {
+            "student_id": self.student_id,
+            "status": self.status.value,
+            "score": self.score,
+            "max_score": self.max_score,
+            "message": self.message,
+            "tests": [asdict(test) for test in self.tests],
+            "diagnoses": self.diagnosis.ids,
+            "diagnosis_details": [asdict(finding) for finding in self.diagnosis.findings],
+            "unexplained": dict(self.diagnosis.unexplained),
+            "cells": [{**asdict(cell), "outcome": cell.outcome.value} for cell in self.cells],
+            "notebook": self.notebook,
+            "sha256": self.sha256,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> StudentResult:
+        """Read back what :meth:`to_json` wrote; ``KeyError``/``TypeError``/``ValueError`` if it is not that."""
+        return cls(
+            student_id=str(data["student_id"]),
+            status=Status(data["status"]),
+            score=float(data["score"]),
+            max_score=float(data["max_score"]),
+            message=str(data["message"]),
+            tests=[TestResult(**test) for test in data["tests"]],
+            diagnosis=Diagnosis(
+                findings=[Finding(**finding) for finding in data["diagnosis_details"]],
+                unexplained={str(k): str(v) for k, v in data["unexplained"].items()},
+            ),
+            cells=[CellProblem(**{**cell, "outcome": CellOutcome(cell["outcome"])}) for cell in data["cells"]],
+            notebook=data["notebook"],
+            sha256=data["sha256"],
+        )
+
+
+@dataclass(frozen=True)
+class GroupInfo:
+    """A test group as listed in ``results.json``."""
+
+    name: str
+    description: str
+    max_points: float
+    visible: bool
+
+
+@dataclass
+class BatchResult:
+    """One grading run over a class: every student's result, in student order."""
+
+    assignment: str
+    notebook: str
+    title: str
+    max_score: float
+    sandbox: str
+    groups: list[GroupInfo]
+    students: list[StudentResult]
+
+    def count(self, status: Status) -> int:
+        """How many students have ``status``."""
+        return sum(student.status is status for student in self.students)
+
+    @property
+    def status_summary(self) -> str:
+        """E.g. ``5 graded, 1 timeout``: how many students have each status (zeros left out)."""
+        return ", ".join(f"{n} {status}" for status in Status if (n := self.count(status)))

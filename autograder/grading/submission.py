@@ -1,0 +1,97 @@
+"""Grade one student's submission: read the notebook, run it in the sandbox, score, diagnose."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..sandbox import NOT_RUN_CALL, CallOrder, CallOutcome, CellOutcome, Sandbox, run_submission
+from .exercise import Call, Exercise
+from .model import CellProblem, Status, StudentResult
+from .notebook import SubmissionProblem, locate_notebook, read_student_code
+from .scoring import call_orders, plan_calls, same_group, score
+
+
+@dataclass(frozen=True)
+class GradingSettings:
+    """What every submission of a batch is graded with."""
+
+    exercise: Exercise
+    #: Seconds each code cell and each call may take.
+    timeout: float
+    #: Grade ids of the notebook's cells that are not the student's code (tests, helpers).
+    skip_ids: frozenset[str]
+
+    @property
+    def budget(self) -> float:
+        """Seconds one submission may take in all: ten timeouts, at least one minute."""
+        return max(60.0, 10 * self.timeout)
+
+
+def grade_submission(student_dir: Path, settings: GradingSettings, sandbox: Sandbox, slot: int = 0) -> StudentResult:
+    """Grade one student's folder and return their result.
+
+    Never raises for anything the submission does: a missing, corrupt, hanging or crashing
+    submission gets a status (``missing``, ``error``, ``timeout``) and a message.
+    """
+    exercise = settings.exercise
+    student_id = student_dir.name
+    try:
+        path, note = locate_notebook(student_dir, exercise.assignment, exercise.notebook)
+        code = read_student_code(path, settings.skip_ids)
+    except SubmissionProblem as problem:
+        return StudentResult.without_grading(student_id, problem.status, problem.message, exercise.max_score)
+    plan = plan_calls(exercise)
+    probes: dict[int, Call] = {len(plan) + number: probe for number, probe in enumerate(exercise.probes)}
+    orders = call_orders(plan) + [CallOrder(call_id, p.function, p.args) for call_id, p in probes.items()]
+    tests_skip = same_group(plan)
+
+    def skip_after_timeout(call_id: int) -> list[int]:
+        # a hung probe makes the rest of the diagnosis unreliable: skip the other probes
+        return [other for other in probes if other > call_id] if call_id in probes else tests_skip(call_id)
+
+    outcome = run_submission(
+        sandbox, code.cells, orders, timeout=settings.timeout, budget=settings.budget,
+        slot=slot, skip_after_timeout=skip_after_timeout,
+    )
+    cells = [
+        CellProblem(index, record.outcome, record.error, record.message, record.detail)
+        for index, record in sorted(outcome.cells.items())
+        if record.outcome is not CellOutcome.OK
+    ]
+    result = StudentResult(
+        student_id=student_id, status=Status.GRADED, score=0.0, max_score=exercise.max_score, message="",
+        cells=cells, notebook=str(path), sha256=code.sha256,
+    )
+    if outcome.fatal:
+        result.status = Status.ERROR
+        result.message = f"could not grade the notebook: {outcome.fatal}"
+        return result
+    result.tests = score(exercise, plan, outcome.calls, settings.timeout)
+    result.diagnosis = exercise.diagnose({probe: outcome.calls.get(call_id, NOT_RUN_CALL) for call_id, probe in probes.items()})
+    result.score = sum(test.points for test in result.tests)
+    messages = [note] if note else []
+    messages += [cell_message(cell, settings.timeout) for cell in cells]
+    hung = sum(1 for p in plan if outcome.calls.get(p.call_id, NOT_RUN_CALL).outcome is CallOutcome.TIMEOUT)
+    if hung:
+        messages.append(f"{hung} test call{'s' if hung > 1 else ''} did not finish within {settings.timeout:g} s")
+    if any(outcome.calls.get(call_id, NOT_RUN_CALL).outcome is CallOutcome.TIMEOUT for call_id in probes):
+        messages.append("the mistake diagnosis stopped early: a probe call did not finish")
+    messages.extend(outcome.notes)
+    cell_hung = any(cell.outcome is CellOutcome.TIMEOUT for cell in cells)
+    if hung or cell_hung or outcome.notes:  # a probe that hangs costs no points and is no timeout
+        result.status = Status.TIMEOUT
+    result.message = "; ".join(messages) if messages else "graded"
+    return result
+
+
+def cell_message(cell: CellProblem, timeout: float) -> str:
+    """What the student is told about one of their cells that did not run cleanly."""
+    number = cell.index + 1
+    if cell.outcome is CellOutcome.ERROR:
+        return f"your code cell {number} raised {cell.error}: {cell.message}"
+    if cell.outcome is CellOutcome.TIMEOUT:
+        return f"your code cell {number} did not finish within {timeout:g} s and was skipped"
+    if cell.outcome is CellOutcome.CRASHED:
+        return f"your code cell {number} ended the Python process and was skipped"
+    return f"your code cell {number} was not run"

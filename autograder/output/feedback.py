@@ -1,0 +1,63 @@
+"""One self-contained HTML feedback page per student (template ``templates/feedback.html.j2``).
+
+It shows the score per test with what went wrong, the recognised mistakes (with their
+explanation from the exercise's catalogue and a counterexample on a probe input), and the
+exercise's definition, so that a student who missed the tutorial can read it alone. It never
+shows a hidden test's input or expected value: the messages come from
+:mod:`autograder.grading.scoring`, which writes hidden cases by their property only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from markupsafe import Markup
+
+from ..files import write_atomic
+from ..grading import BatchResult, Exercise, Finding, Mistake, Status, StudentResult
+from .templating import render
+
+STATUS_TEXT = {
+    Status.GRADED: "Your notebook was graded.",
+    Status.TIMEOUT: "Your notebook was graded, but some of your code did not finish in time (see below).",
+    Status.ERROR: "Your notebook could not be graded.",
+    Status.MISSING: "No notebook was found for you.",
+}
+
+
+@dataclass(frozen=True)
+class _Explained:
+    """A finding with its catalogue entry, as the template shows it."""
+
+    finding: Finding
+    mistake: Mistake
+
+
+def feedback_path(batch: BatchResult, student: StudentResult) -> Path:
+    """Where a student's page goes, relative to the output folder: ``feedback/<student>/<notebook>.html``."""
+    return Path("feedback") / student.student_id / f"{Path(batch.notebook).stem}.html"
+
+
+def render_feedback(exercise: Exercise, student: StudentResult) -> str:
+    """The feedback page for one student's result."""
+    explained = [_Explained(f, exercise.mistake(f.id)) for f in student.diagnosis.findings]
+    return render(
+        "feedback.html.j2",
+        assignment=exercise.assignment,
+        title=exercise.title,
+        student=student,
+        status_text=STATUS_TEXT[student.status],
+        notes=student.message if student.message != "graded" else "",
+        explained=explained,
+        unexplained=sorted(student.diagnosis.unexplained.items()),
+        # written by the course author, not by a student: shown as HTML
+        definition=Markup(exercise.definition_html),
+    )
+
+
+def write_feedback(out: Path, exercise: Exercise, batch: BatchResult, student: StudentResult) -> Path:
+    """Write the student's page under ``out``; return its path relative to ``out``."""
+    relative = feedback_path(batch, student)
+    write_atomic(out / relative, render_feedback(exercise, student))
+    return relative

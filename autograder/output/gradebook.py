@@ -1,0 +1,119 @@
+"""Record the grader's scores in nbgrader's gradebook, so ``nbgrader export`` and the formgrader agree.
+
+Each test group is one nbgrader grade cell (same ``grade_id``, same points); its score becomes the
+cell's ``auto_score`` (a score a tutor set by hand in the formgrader is left alone and still
+takes precedence, as in nbgrader). Students whose submission is missing get no submission row, as in nbgrader.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from pathlib import Path
+
+from ..errors import CourseError, GradebookError
+from ..grading import BatchResult, Exercise, Status
+
+
+#: The first bytes of every SQLite 3 database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def gradebook_path(url: str) -> Path | None:
+    """The file of an ``sqlite:///`` gradebook URL (None for other databases)."""
+    prefix = "sqlite:///"
+    return Path(url[len(prefix) :]) if url.startswith(prefix) else None
+
+
+def check_gradebook(path: Path) -> None:
+    """Raise :class:`CourseError` if ``path`` exists but is not an SQLite database.
+
+    nbgrader would stop on it with a page of SQLAlchemy traceback ("file is not a database"),
+    after ``generate_assignment --force`` has already removed the old release.
+    """
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return  # nbgrader creates it
+    except OSError as error:
+        raise CourseError(f"cannot read the gradebook {path}: {error.strerror}") from error
+    if head and head != SQLITE_HEADER:  # an empty file is an empty database to SQLite
+        raise CourseError(
+            f"the gradebook {path} is not an SQLite database (it starts with {head!r}), so nbgrader cannot "
+            f"open it. Move it away (mv {path} {path}.broken): nbgrader creates a new one, and "
+            "`python -m autograder grade` records the scores in it again."
+        )
+
+
+def tool_environment() -> dict[str, str]:
+    """The environment for nbgrader and Jupyter child processes: this Python's ``bin/`` first on PATH."""
+    env = dict(os.environ)
+    python_bin = str(Path(sys.executable).parent)
+    if env.get("PATH", "").split(os.pathsep)[0] != python_bin:
+        env["PATH"] = os.pathsep.join([python_bin, env.get("PATH", "")])
+    return env
+
+
+def record_scores(db_url: str, exercise: Exercise, batch: BatchResult) -> int:
+    """Write every submitted student's per-test points into the gradebook at ``db_url``; return how many.
+
+    Raises
+    ------
+    CourseError
+        For an SQLite file that is not a database.
+    """
+    path = gradebook_path(db_url)
+    if path is not None:
+        check_gradebook(path)
+    # nbgrader runs the `alembic` program when it creates a gradebook: it lives next to this Python.
+    os.environ["PATH"] = tool_environment()["PATH"]
+    from nbgrader.api import Assignment, Grade, Gradebook, GradeCell, Notebook, SubmittedAssignment, SubmittedNotebook
+
+    assignment = exercise.assignment
+    notebook_id = Path(exercise.notebook).stem
+    submitted = [s for s in batch.students if s.status is not Status.MISSING]
+    with warnings.catch_warnings(), Gradebook(db_url) as gradebook:
+        # nbgrader's own models emit SQLAlchemy "not in session" warnings that mean nothing here
+        warnings.simplefilter("ignore")
+        gradebook.update_or_create_assignment(assignment)
+        gradebook.update_or_create_notebook(notebook_id, assignment)
+        for group in exercise.groups:
+            gradebook.update_or_create_grade_cell(
+                group.grade_id, notebook_id, assignment, max_score=group.points, cell_type="code"
+            )
+        existing = {s.student.id for s in gradebook.find_assignment(assignment).submissions}
+        for student in submitted:
+            if student.student_id not in existing:
+                gradebook.update_or_create_student(student.student_id)
+                gradebook.add_submission(assignment, student.student_id)
+        # one query for every grade of the assignment, instead of one per student and cell
+        grades = {
+            (student_id, cell_name): grade
+            for grade, cell_name, student_id in gradebook.db.query(Grade, GradeCell.name, SubmittedAssignment.student_id)
+            .join(GradeCell, GradeCell.id == Grade.cell_id)
+            .join(SubmittedNotebook, SubmittedNotebook.id == Grade.notebook_id)
+            .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
+            .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
+            .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+            .filter(Assignment.name == assignment, Notebook.name == notebook_id)
+        }
+        for student in submitted:
+            points = {test.name: test.points for test in student.tests}
+            for group in exercise.groups:
+                # a score a tutor set by hand (manual_score) still wins, as in nbgrader
+                grades[(student.student_id, group.grade_id)].auto_score = points.get(group.grade_id, 0.0)
+        gradebook.db.commit()
+    return len(submitted)
+
+
+def try_record_scores(db_url: str, exercise: Exercise, batch: BatchResult) -> str:
+    """:func:`record_scores`, turning any failure into :class:`GradebookError` (the results on disk stand)."""
+    try:
+        recorded = record_scores(db_url, exercise, batch)
+    except CourseError as error:
+        raise GradebookError(f"NOT updated ({error})") from error
+    except Exception as error:  # nbgrader/SQLAlchemy: locked, read-only, a schema of another version
+        raise GradebookError(f"NOT updated ({type(error).__name__}: {error})") from error
+    return f"gradebook: {recorded} submissions recorded in {db_url}"

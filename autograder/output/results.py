@@ -1,0 +1,67 @@
+"""The batch's outputs for programs and tutors: ``results.json``, ``grades.csv``, the terminal table."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from ..files import write_atomic
+from ..grading import SCHEMA_VERSION, BatchResult, Status, StudentResult
+from .feedback import feedback_path
+
+
+def results_document(batch: BatchResult) -> dict[str, Any]:
+    """The content of ``results.json``."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "assignment": batch.assignment,
+        "max_score": batch.max_score,
+        "sandbox": batch.sandbox,
+        "tests": [asdict(group) for group in batch.groups],
+        "students": [
+            {**student.to_json(), "feedback": feedback_path(batch, student).as_posix()}
+            for student in batch.students
+        ],
+    }
+
+
+def grades_csv(batch: BatchResult) -> str:
+    """One row per student: id, status, score, max score, then points per test group."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    names = [group.name for group in batch.groups]
+    writer.writerow(["student_id", "status", "score", "max_score", *names])
+    for student in batch.students:
+        points = {test.name: test.points for test in student.tests}
+        writer.writerow([
+            student.student_id, student.status.value, f"{student.score:g}", f"{student.max_score:g}",
+            *(f"{points[name]:g}" if name in points else "" for name in names),
+        ])
+    return buffer.getvalue()
+
+
+def write_results(out: Path, batch: BatchResult) -> None:
+    """Write ``results.json`` and ``grades.csv`` into ``out``."""
+    write_atomic(out / "results.json", json.dumps(results_document(batch), indent=2) + "\n")
+    write_atomic(out / "grades.csv", grades_csv(batch))
+
+
+def _table_message(student: StudentResult) -> str:
+    message = "" if student.status is Status.GRADED and student.message == "graded" else student.message
+    text = ", ".join(student.diagnosis.ids + ([message] if message else []))
+    return text[:87] + "..." if len(text) > 90 else text
+
+
+def score_table(batch: BatchResult) -> str:
+    """A plain-text table of the batch, for the terminal."""
+    width = max([len("student")] + [len(s.student_id) for s in batch.students])
+    lines = [f"{'student':<{width}}  {'status':<8} {'score':>6} {'max':>5}  mistakes / message"]
+    for s in batch.students:
+        lines.append(
+            f"{s.student_id:<{width}}  {s.status.value:<8} {s.score:>6g} {s.max_score:>5g}  {_table_message(s)}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,32 @@
+"""The Jinja2 environment of the pages: templates in ``templates/``, autoescaping always on.
+
+A tutor can reword a page by editing its ``.html.j2`` file; every value a template shows is
+escaped unless it is marked as trusted markup (:class:`markupsafe.Markup`) by the code.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+TEMPLATES = Path(__file__).with_name("templates")
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,  # on for every template, whatever its file name
+        undefined=jinja2.StrictUndefined,  # a misspelt field fails loudly instead of vanishing
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def render(name: str, **context: Any) -> str:
+    """Render the template ``name`` with ``context``."""
+    return _environment().get_template(name).render(**context)

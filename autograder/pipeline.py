@@ -1,0 +1,133 @@
+"""The one grading pipeline: grade a folder of submissions into results, feedback, report, gradebook.
+
+:func:`grade_course` is what the command line (``python -m autograder grade``), the demo, the
+benchmarks and the tests call; there is no other way into grading.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .course.nbgrader import find_root, release_notebook
+from .course.test_cells import skipped_cell_ids
+from .errors import CourseError, GradebookError, UsageError
+from .grading import BatchResult, Exercise, GradingSettings, GroupInfo, default_workers, grade_batch
+from .output.feedback import write_feedback
+from .output.gradebook import try_record_scores
+from .output.report import write_report
+from .output.results import write_results
+from .sandbox import WEAK_ISOLATION_WARNING, choose_sandbox
+
+DEFAULT_TIMEOUT = 10.0
+#: ``--gradebook none``: do not record scores.
+NO_GRADEBOOK = "none"
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """How to grade a batch (the options of ``python -m autograder grade``)."""
+
+    exercise: Exercise
+    #: nbgrader's layout: ``submitted/<student_id>/<assignment>/<notebook>``.
+    submitted: Path = Path("submitted")
+    out: Path = Path("graded")
+    workers: int = field(default_factory=default_workers)
+    #: Seconds each code cell and each test call may take.
+    timeout: float = DEFAULT_TIMEOUT
+    #: Re-grade students whose results an earlier run saved.
+    force: bool = False
+    #: ``auto`` or ``required`` (see :func:`autograder.sandbox.choose_sandbox`).
+    sandbox: str = "auto"
+    #: nbgrader gradebook URL; None for the course's ``gradebook.db``; ``"none"`` to skip.
+    gradebook: str | None = None
+    progress: bool = True
+    #: The course directory (``nbgrader_config.py``, ``release/``); None: found from the working directory.
+    course_root: Path | None = None
+
+
+@dataclass(frozen=True)
+class GradeRun:
+    """What a grading run did."""
+
+    batch: BatchResult
+    out: Path
+    #: One line on the gradebook: recorded, skipped, or why it was not updated.
+    gradebook_note: str
+    gradebook_failed: bool
+
+    @property
+    def exit_code(self) -> int:
+        """0 even when students failed (that is a result); 1 when the gradebook could not be updated."""
+        return GradebookError.exit_code if self.gradebook_failed else 0
+
+
+def _check(options: GradeOptions) -> None:
+    if options.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {options.workers}")
+    if not options.timeout > 0:
+        raise UsageError(f"--timeout must be positive, got {options.timeout:g}")
+    if not options.submitted.is_dir():
+        layout = f"{options.submitted}/<student_id>/{options.exercise.assignment}/{options.exercise.notebook}"
+        raise UsageError(f"no submissions folder {options.submitted} (expected {layout})")
+
+
+def _course_root(options: GradeOptions) -> Path | None:
+    if options.course_root is not None:
+        return options.course_root
+    try:
+        return find_root()
+    except CourseError:
+        return None
+
+
+def grade_course(options: GradeOptions) -> GradeRun:
+    """Grade every submission in its own sandbox; write results, feedback, report and gradebook scores.
+
+    Parameters
+    ----------
+    options : GradeOptions
+
+    Returns
+    -------
+    GradeRun
+        The batch's results and what happened to the gradebook.
+
+    Raises
+    ------
+    UsageError
+        For options that cannot be used (nothing is written then).
+    SandboxUnavailable
+        With ``sandbox="required"`` where bubblewrap does not work.
+    """
+    _check(options)
+    exercise = options.exercise
+    root = _course_root(options)
+    sandbox = choose_sandbox(options.sandbox)
+    if not sandbox.isolated:
+        print("\n" + "!" * 78 + "\n" + WEAK_ISOLATION_WARNING + "\n" + "!" * 78 + "\n", file=sys.stderr)
+    release = release_notebook(root, exercise.assignment) if root else None
+    settings = GradingSettings(exercise, options.timeout, skipped_cell_ids(exercise, release))
+    students = grade_batch(
+        options.submitted, options.out, settings, sandbox, workers=options.workers, force=options.force,
+        progress=options.progress,
+    )
+    batch = BatchResult(
+        assignment=exercise.assignment, notebook=exercise.notebook, title=exercise.title,
+        max_score=exercise.max_score, sandbox=sandbox.name,
+        groups=[GroupInfo(g.grade_id, g.description, g.points, g.visible) for g in exercise.groups],
+        students=students,
+    )
+    for student in batch.students:
+        write_feedback(options.out, exercise, batch, student)
+    write_results(options.out, batch)
+    write_report(options.out, exercise, batch)
+    url = options.gradebook or (f"sqlite:///{root / 'gradebook.db'}" if root else None)
+    if not url or url == NO_GRADEBOOK:
+        return GradeRun(batch, options.out, "gradebook: skipped", gradebook_failed=False)
+    try:
+        note = try_record_scores(url, exercise, batch)
+    except GradebookError as error:
+        return GradeRun(batch, options.out, f"gradebook: {error}", gradebook_failed=True)
+    return GradeRun(batch, options.out, note, gradebook_failed=False)

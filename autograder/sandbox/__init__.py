@@ -1,0 +1,34 @@
+"""Where student code runs: the sandbox, the runner inside it, and the driver of one submission's runs.
+
+This package is the security boundary. It imports only the standard library (a test pins that),
+knows nothing of exercises, expected values or points, and hands the engine typed records
+(:mod:`.protocol`) built from what the untrusted runner reported.
+"""
+
+from .base import RUNNER, Launch, Limits, Sandbox, SandboxUnavailable
+from .bubblewrap import Bubblewrap
+from .choice import WEAK_ISOLATION_WARNING, choose_sandbox
+from .execution import CallOrder, RunOutcome, run_submission
+from .protocol import NOT_RUN_CALL, RAN, CallOutcome, CallRecord, CellOutcome, CellRecord
+from .rlimits import ResourceLimitsOnly
+
+__all__ = [
+    "NOT_RUN_CALL",
+    "RAN",
+    "RUNNER",
+    "WEAK_ISOLATION_WARNING",
+    "Bubblewrap",
+    "CallOrder",
+    "CallOutcome",
+    "CallRecord",
+    "CellOutcome",
+    "CellRecord",
+    "Launch",
+    "Limits",
+    "ResourceLimitsOnly",
+    "RunOutcome",
+    "Sandbox",
+    "SandboxUnavailable",
+    "choose_sandbox",
+    "run_submission",
+]

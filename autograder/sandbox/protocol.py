@@ -1,0 +1,127 @@
+"""The runner's wire protocol, seen from the grader: typed records built from untrusted JSON lines.
+
+Everything the runner writes can be forged by the student's code (it runs in the same process),
+so every field is checked for its type and length here, and anything else is a
+:class:`ProtocolError`. What leaves this module is plain data of known shape: numbers, short
+texts, and outcome names from the enums below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+#: Longest exception type name and message kept from a report.
+MAX_NAME = 200
+MAX_MESSAGE = 400
+
+
+class CellOutcome(StrEnum):
+    """How one of the student's code cells ended."""
+
+    OK = "ok"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    CRASHED = "crashed"
+    NOT_RUN = "not-run"
+
+
+class CallOutcome(StrEnum):
+    """How one call of a student's function ended."""
+
+    VALUE = "value"
+    NOT_A_NUMBER = "not-a-number"
+    RAISED = "raised"
+    UNDEFINED = "undefined"
+    TIMEOUT = "timeout"
+    CRASHED = "crashed"
+    NOT_RUN = "not-run"
+
+
+#: Outcomes after which the function really ran (so its argument can be inspected).
+RAN = frozenset({CallOutcome.VALUE, CallOutcome.NOT_A_NUMBER, CallOutcome.RAISED})
+
+
+class ProtocolError(Exception):
+    """A report line that does not follow the protocol."""
+
+
+@dataclass(frozen=True)
+class CellRecord:
+    """What happened to one code cell."""
+
+    outcome: CellOutcome
+    #: Built-in or student-chosen exception type name (``ERROR`` only).
+    error: str | None = None
+    message: str | None = None
+    #: The grader's own words on a timeout or crash.
+    detail: str | None = None
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """What one call returned or raised, and its first argument afterwards."""
+
+    outcome: CallOutcome
+    value: float | None = None
+    #: The type name of a result that is not a number (``NOT_A_NUMBER`` only).
+    type_name: str | None = None
+    error: str | None = None
+    message: str | None = None
+    #: The first argument after the call, if it was a list: numbers, ``None`` for non-numbers.
+    after: tuple[float | None, ...] | None = None
+    detail: str | None = None
+
+    @property
+    def number(self) -> float | None:
+        """The value if the call returned a number, else None."""
+        return self.value if self.outcome is CallOutcome.VALUE else None
+
+
+NOT_RUN_CALL = CallRecord(CallOutcome.NOT_RUN)
+
+
+def _text(record: dict[str, Any], key: str, limit: int) -> str:
+    value = record.get(key)
+    if not isinstance(value, str):
+        raise ProtocolError(f"field {key!r} is not text")
+    return value[:limit]
+
+
+def _after(record: dict[str, Any]) -> tuple[float | None, ...] | None:
+    after = record.get("after")
+    if isinstance(after, list) and all(v is None or type(v) in (int, float) for v in after):
+        return tuple(None if v is None else float(v) for v in after)
+    return None
+
+
+def cell_record(record: dict[str, Any]) -> CellRecord:
+    """Check one ``{"cell": ..., "ok": ...}`` report and return it typed."""
+    if record.get("ok") is True:
+        return CellRecord(CellOutcome.OK)
+    if record.get("ok") is False:
+        return CellRecord(
+            CellOutcome.ERROR, error=_text(record, "error", MAX_NAME), message=_text(record, "message", MAX_MESSAGE)
+        )
+    raise ProtocolError(f"malformed cell report {str(record)[:200]}")
+
+
+def call_record(record: dict[str, Any]) -> CallRecord:
+    """Check one ``{"call": ..., "status": ...}`` report and return it typed."""
+    status = record.get("status")
+    if status == "value":
+        value = record.get("value")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ProtocolError(f"call value is not a number: {str(value)[:100]}")
+        return CallRecord(CallOutcome.VALUE, value=float(value), after=_after(record))
+    if status == "not-a-number":
+        return CallRecord(CallOutcome.NOT_A_NUMBER, type_name=_text(record, "type", 100), after=_after(record))
+    if status == "raised":
+        return CallRecord(
+            CallOutcome.RAISED, error=_text(record, "error", MAX_NAME), message=_text(record, "message", MAX_MESSAGE),
+            after=_after(record),
+        )
+    if status == "undefined":
+        return CallRecord(CallOutcome.UNDEFINED)
+    raise ProtocolError(f"malformed call report {str(record)[:200]}")
