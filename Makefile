@@ -6,7 +6,7 @@ BIN := $(abspath $(VENV))/bin
 # nbgrader runs the `alembic` program when it creates the gradebook: the venv's bin/ must be on PATH.
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help venv demo test grade bench release sync docs lock clean
+.PHONY: help venv demo test lint grade bench release sync docs lock clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 10
@@ -22,8 +22,12 @@ venv: $(VENV)/.installed  ## create .venv with the pinned dependencies
 demo: venv  ## regenerate the release and grade the bundled example submissions
 	$(BIN)/python -m autograder demo
 
-test: venv  ## run the whole test suite
+test: venv lint  ## lint and type-check, then run the whole test suite (fast part: pytest -m 'not slow')
 	$(BIN)/python -m pytest
+
+lint: venv  ## ruff (style and common bugs) and mypy (types; strict for ndcg_ref and the engine)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 grade: venv  ## grade submitted/ into graded/ in the sandbox (python -m autograder grade)
 	$(BIN)/python -m autograder grade
@@ -33,10 +37,10 @@ bench: venv  ## time the grader against nbgrader, and ndcg_ref against pytrec_ev
 	$(BIN)/python scripts/bench_grading.py
 	$(BIN)/python scripts/bench_ndcg.py
 
-sync: venv  ## rewrite the source notebook's test cells from autograder/cases.py
+sync: venv  ## rewrite the source notebook's test cells from the exercise's cases (autograder/exercises/)
 	$(BIN)/python -m autograder sync
 
-docs: venv  ## regenerate docs/misconceptions.md from autograder/misconceptions.py
+docs: venv  ## regenerate docs/misconceptions.md from the misconception catalogue
 	$(BIN)/python -m autograder docs
 
 release: venv  ## sync the test cells, then regenerate release/ with nbgrader
@@ -46,4 +50,4 @@ lock: venv  ## rewrite constraints.txt from the current .venv
 	$(BIN)/pip freeze --exclude-editable --exclude ndcg-kit > constraints.txt
 
 clean:  ## remove runtime folders (keeps .venv)
-	rm -rf submitted autograded feedback graded gradebook.db
+	rm -rf submitted autograded feedback graded gradebook.db grades.csv

@@ -11,16 +11,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .course.generated_cells import sync_source
 from .course.nbgrader import ASSIGNMENT, find_root, generate_release, source_notebook
-from .course.test_cells import sync_source
 from .errors import KitError
 from .exercises import exercise_for
 from .files import write_atomic
 from .grading import default_workers
+from .output.results import score_table
 from .pipeline import DEFAULT_TIMEOUT, GradeOptions, GradeRun, grade_course
 from .sandbox import SandboxUnavailable
 from .sandbox.choice import MODES
-from .output.results import score_table
 
 DEFAULT_OUT = "graded"
 
@@ -86,7 +86,8 @@ def print_run(run: GradeRun, *, table: bool = True) -> None:
     out = run.out
     print(
         f"\n{len(run.batch.students)} students: {run.batch.status_summary}"
-        f"\nresults: {out / 'results.json'}, {out / 'grades.csv'}, {out / 'report.html'}, feedback in {out / 'feedback'}/"
+        f"\nresults: {out / 'results.json'}, {out / 'grades.csv'}, {out / 'report.html'}, "
+        f"feedback in {out / 'feedback'}/"
         f"\nsandbox: {run.batch.sandbox}; {run.gradebook_note}"
     )
 

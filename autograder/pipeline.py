@@ -10,8 +10,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .course.generated_cells import skipped_cell_ids
 from .course.nbgrader import find_root, release_notebook
-from .course.test_cells import skipped_cell_ids
 from .errors import CourseError, GradebookError, UsageError
 from .grading import BatchResult, Exercise, GradingSettings, GroupInfo, default_workers, grade_batch
 from .output.feedback import write_feedback
@@ -107,7 +107,7 @@ def grade_course(options: GradeOptions) -> GradeRun:
     sandbox = choose_sandbox(options.sandbox)
     if not sandbox.isolated:
         print("\n" + "!" * 78 + "\n" + WEAK_ISOLATION_WARNING + "\n" + "!" * 78 + "\n", file=sys.stderr)
-    release = release_notebook(root, exercise.assignment) if root else None
+    release = release_notebook(root, exercise.assignment, exercise.notebook) if root else None
     settings = GradingSettings(exercise, options.timeout, skipped_cell_ids(exercise, release))
     students = grade_batch(
         options.submitted, options.out, settings, sandbox, workers=options.workers, force=options.force,

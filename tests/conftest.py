@@ -8,9 +8,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course import ASSIGNMENT, NOTEBOOK, autograde, gradebook_scores, run_nbgrader
-from autograder.demo import stage_examples
-from autograder.submissions import fill_solutions
+from autograder.course.demo import stage_examples
+from autograder.course.example_notebooks import fill_solutions
+from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, autograde, gradebook_scores, run_nbgrader
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numbers
 
-from autograder.diagnosis import Probe, all_probes
+from autograder.exercises.ndcg.diagnosis import ALL_PROBES
+from autograder.exercises.ndcg.diagnosis.probes import k_of, rels_of
+from autograder.grading import Call
+from autograder.sandbox import CallOutcome, CallRecord
 
 CORRECT_SOLUTIONS: dict[str, tuple[str, str]] = {
     "exam": (
@@ -47,22 +50,21 @@ CORRECT_SOLUTIONS: dict[str, tuple[str, str]] = {
 }
 
 
-def probe_records(dcg_source: str, ndcg_source: str) -> dict[Probe, dict]:
-    """Run trusted solution code in this process on every probe, with the runner's record format."""
+def probe_records(dcg_source: str, ndcg_source: str) -> dict[Call, CallRecord]:
+    """Run trusted solution code in this process on every probe, making the records the runner would."""
     namespace: dict = {}
     exec(dcg_source, namespace)
     exec(ndcg_source, namespace)
     records = {}
-    for probe in all_probes():
-        argument = list(probe.rels)
+    for probe in ALL_PROBES:
+        argument = list(rels_of(probe))
         try:
-            value = namespace[probe.function](argument, probe.k)
+            value = namespace[probe.function](argument, k_of(probe))
             if isinstance(value, numbers.Real) and not isinstance(value, bool):
-                record = {"outcome": "value", "value": float(value)}
+                record = CallRecord(CallOutcome.VALUE, value=float(value))
             else:
-                record = {"outcome": "not-a-number", "type": type(value).__name__}
+                record = CallRecord(CallOutcome.NOT_A_NUMBER, type_name=type(value).__name__)
         except Exception as error:
-            record = {"outcome": "raised", "error": type(error).__name__, "message": str(error)}
-        record["after"] = [float(v) for v in argument]
-        records[probe] = record
+            record = CallRecord(CallOutcome.RAISED, error=type(error).__name__, message=str(error))
+        records[probe] = CallRecord(**{**record.__dict__, "after": tuple(float(v) for v in argument)})
     return records

@@ -13,7 +13,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ndcg_ref import trec
-from ndcg_ref.trec import TrecFormatError, evaluate, evaluate_files, qrels_from_dict, read_qrels, read_run, run_from_dict
+from ndcg_ref.trec import (
+    TrecFormatError,
+    evaluate,
+    evaluate_files,
+    qrels_from_dict,
+    read_qrels,
+    read_run,
+    run_from_dict,
+)
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

@@ -34,7 +34,7 @@ def parse_solution_file(text: str) -> dict[str, str]:
     preamble = [line for line in parts[0].splitlines() if line.strip() and not line.lstrip().startswith("#")]
     if len(parts) < 3 or preamble:
         raise ValueError("a solution file must start with a '# %% <grade_id>' line (comments may come before it)")
-    return {grade_id: code.strip("\n") for grade_id, code in zip(parts[1::2], parts[2::2])}
+    return {grade_id: code.strip("\n") for grade_id, code in zip(parts[1::2], parts[2::2], strict=True)}
 
 
 def fill_solutions(release: nbformat.NotebookNode, code: dict[str, str]) -> nbformat.NotebookNode:
@@ -52,7 +52,8 @@ def fill_solutions(release: nbformat.NotebookNode, code: dict[str, str]) -> nbfo
                 cell.source = code[grade_id]
     unknown = sorted(set(code) - solution_ids)
     if unknown:
-        raise ValueError(f"no solution cell {', '.join(unknown)} in the notebook (solution cells: {', '.join(sorted(solution_ids))})")
+        known = ", ".join(sorted(solution_ids))
+        raise ValueError(f"no solution cell {', '.join(unknown)} in the notebook (solution cells: {known})")
     return notebook
 
 

@@ -8,7 +8,6 @@ finds the ``alembic`` program it runs when it creates the gradebook.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -16,10 +15,10 @@ import tempfile
 from pathlib import Path
 
 from ..errors import CourseError
-from ..output.gradebook import check_gradebook, tool_environment
 from ..exercises import exercise_for
 from ..exercises.ndcg import EXERCISE as NDCG
-from .test_cells import sync_source
+from ..output.gradebook import check_gradebook, tool_environment
+from .generated_cells import sync_source
 
 #: The course's exercise when none is named.
 ASSIGNMENT = NDCG.assignment
@@ -55,9 +54,9 @@ def source_notebook(root: Path, assignment: str = ASSIGNMENT) -> Path:
     return root / "source" / assignment / exercise_for(assignment).notebook
 
 
-def release_notebook(root: Path, assignment: str = ASSIGNMENT) -> Path:
-    """The students' notebook of ``assignment``, as nbgrader generated it."""
-    return root / "release" / assignment / exercise_for(assignment).notebook
+def release_notebook(root: Path, assignment: str = ASSIGNMENT, notebook: str | None = None) -> Path:
+    """The students' notebook of ``assignment`` as nbgrader generated it (``notebook``: by default the exercise's)."""
+    return root / "release" / assignment / (notebook or exercise_for(assignment).notebook)
 
 
 def generate_release(root: Path, assignment: str = ASSIGNMENT) -> list[str]:

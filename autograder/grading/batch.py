@@ -87,7 +87,8 @@ def grade_batch(
     results: dict[str, StudentResult] = {}
     todo: list[Path] = []
     for folder in folders:
-        saved = None if force else _load_state(state_dir / f"{folder.name}.json", fingerprint, _notebook_digest(folder, settings))
+        state = state_dir / f"{folder.name}.json"
+        saved = None if force else _load_state(state, fingerprint, _notebook_digest(folder, settings))
         if saved is not None:
             results[folder.name] = saved
         else:
@@ -114,7 +115,9 @@ def grade_batch(
         finally:
             slots.put(slot)
 
-    bar = tqdm(total=len(folders), initial=len(results), unit="student", desc="grading", disable=not progress, file=sys.stderr)
+    bar = tqdm(
+        total=len(folders), initial=len(results), unit="student", desc="grading", disable=not progress, file=sys.stderr
+    )
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = [pool.submit(work, folder) for folder in todo]
         for future in as_completed(futures):

@@ -59,6 +59,8 @@ class Case:
 class TestGroup:
     """One nbgrader grade cell: a named property of one function, worth ``points``."""
 
+    __test__ = False  # not a pytest test class, whatever its name
+
     grade_id: str
     function: str
     description: str
@@ -83,7 +85,7 @@ class Exercise:
     #: nbgrader's assignment id and the notebook's file name.
     assignment: str
     notebook: str
-    #: Shown in feedback and report headings, e.g. "DCG and nDCG".
+    #: Shown in feedback and report headings, e.g. "Cumulative gain".
     title: str
     groups: tuple[TestGroup, ...]
     #: The reference value of a call (computed by the exercise's reference implementation).

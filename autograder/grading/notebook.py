@@ -42,7 +42,7 @@ class StudentCode:
 def locate_notebook(student_dir: Path, assignment: str, notebook: str) -> tuple[Path, str | None]:
     """Return the notebook to grade and a note if it is not the expected file.
 
-    A single notebook with another name (``ndcg (1).ipynb``) is graded, with a note; none or
+    A single notebook with another name (``exercise (1).ipynb`` for ``exercise.ipynb``) is graded, with a note; none or
     several raise :class:`SubmissionProblem` with status ``missing``.
     """
     folder = student_dir / assignment
@@ -50,7 +50,8 @@ def locate_notebook(student_dir: Path, assignment: str, notebook: str) -> tuple[
     if expected.is_file():
         return expected, None
     if not folder.is_dir():
-        raise SubmissionProblem(Status.MISSING, f"no folder {assignment}/ in the submission (expected {assignment}/{notebook})")
+        expected_path = f"{assignment}/{notebook}"
+        raise SubmissionProblem(Status.MISSING, f"no folder {assignment}/ in the submission (expected {expected_path})")
     found = sorted(p for p in folder.glob("*.ipynb") if p.is_file())
     if len(found) == 1:
         return found[0], f"graded {found[0].name} (expected {notebook})"
@@ -84,12 +85,14 @@ def read_student_code(path: Path, skip_ids: frozenset[str]) -> StudentCode:
     if not data.strip():
         raise SubmissionProblem(Status.ERROR, f"{path.name} is empty ({len(data)} bytes): the upload probably failed")
     if len(data) > MAX_NOTEBOOK_BYTES:
-        raise SubmissionProblem(Status.ERROR, f"{path.name} is {len(data) / 1024**2:.0f} MiB, over the {MAX_NOTEBOOK_BYTES // 1024**2} MiB limit")
+        size, limit = len(data) / 1024**2, MAX_NOTEBOOK_BYTES // 1024**2
+        raise SubmissionProblem(Status.ERROR, f"{path.name} is {size:.0f} MiB, over the {limit} MiB limit")
     digest = hashlib.sha256(data).hexdigest()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise SubmissionProblem(Status.ERROR, f"{path.name} is not a text file (not UTF-8 at byte {error.start})") from error
+        message = f"{path.name} is not a text file (not UTF-8 at byte {error.start})"
+        raise SubmissionProblem(Status.ERROR, message) from error
     try:
         json.loads(text)
     except json.JSONDecodeError as error:
@@ -113,5 +116,6 @@ def read_student_code(path: Path, skip_ids: frozenset[str]) -> StudentCode:
                 raise TypeError("a code cell's source is not text")
             cells.append(_transform(source))
     except Exception as error:
-        raise SubmissionProblem(Status.ERROR, f"{path.name} is JSON but not a Jupyter notebook ({type(error).__name__}: {error})") from error
+        message = f"{path.name} is JSON but not a Jupyter notebook ({type(error).__name__}: {error})"
+        raise SubmissionProblem(Status.ERROR, message) from error
     return StudentCode(path=path, sha256=digest, cells=cells)

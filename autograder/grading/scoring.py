@@ -113,7 +113,9 @@ def explain_failure(exercise: Exercise, case: Case, record: CallRecord, visible:
     return f"{what} was not run (the submission used up its time)"
 
 
-def score(exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord], timeout: float) -> list[TestResult]:
+def score(
+    exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord], timeout: float
+) -> list[TestResult]:
     """Score every test group of ``exercise`` from the call records (``{call_id: record}``)."""
     by_group: dict[str, list[CallPlan]] = {}
     for p in plan:

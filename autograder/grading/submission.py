@@ -68,7 +68,8 @@ def grade_submission(student_dir: Path, settings: GradingSettings, sandbox: Sand
         result.message = f"could not grade the notebook: {outcome.fatal}"
         return result
     result.tests = score(exercise, plan, outcome.calls, settings.timeout)
-    result.diagnosis = exercise.diagnose({probe: outcome.calls.get(call_id, NOT_RUN_CALL) for call_id, probe in probes.items()})
+    probe_records = {probe: outcome.calls.get(call_id, NOT_RUN_CALL) for call_id, probe in probes.items()}
+    result.diagnosis = exercise.diagnose(probe_records)
     result.score = sum(test.points for test in result.tests)
     messages = [note] if note else []
     messages += [cell_message(cell, settings.timeout) for cell in cells]

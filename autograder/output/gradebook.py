@@ -15,7 +15,6 @@ from pathlib import Path
 from ..errors import CourseError, GradebookError
 from ..grading import BatchResult, Exercise, Status
 
-
 #: The first bytes of every SQLite 3 database file.
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -91,7 +90,8 @@ def record_scores(db_url: str, exercise: Exercise, batch: BatchResult) -> int:
         # one query for every grade of the assignment, instead of one per student and cell
         grades = {
             (student_id, cell_name): grade
-            for grade, cell_name, student_id in gradebook.db.query(Grade, GradeCell.name, SubmittedAssignment.student_id)
+            for grade, cell_name, student_id in gradebook.db
+            .query(Grade, GradeCell.name, SubmittedAssignment.student_id)
             .join(GradeCell, GradeCell.id == Grade.cell_id)
             .join(SubmittedNotebook, SubmittedNotebook.id == Grade.notebook_id)
             .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)

@@ -16,13 +16,14 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")  # no screen: render to PNG only
-import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
-from matplotlib.figure import Figure  # noqa: E402
-from markupsafe import Markup  # noqa: E402
+import matplotlib.pyplot as plt
+from markupsafe import Markup
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
-from ..files import write_atomic  # noqa: E402
-from ..grading import BatchResult, Exercise, Mistake, Status  # noqa: E402
-from .templating import render  # noqa: E402
+from ..files import write_atomic
+from ..grading import BatchResult, Exercise, Mistake, Status
+from .templating import render
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def _figures(exercise: Exercise, batch: BatchResult, counts: list[MistakeCount])
     ax.barh([c.mistake.id for c in counts][::-1], [c.students for c in counts][::-1], color="tab:red")
     ax.set_xlabel("students")
     ax.set_title("How often each mistake occurred")
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     fig.tight_layout()
     figures.append(_figure_html(fig))
     return figures

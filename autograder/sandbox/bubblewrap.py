@@ -89,4 +89,5 @@ class Bubblewrap:
         else:
             args += ["--"]
             processes = own_process_count() + self.limits.processes
-        return Launch(prlimit_prefix(self.limits, processes) + args + inner, cwd=str(scratch), env={"PATH": os.environ.get("PATH", "")})
+        argv = prlimit_prefix(self.limits, processes) + args + inner
+        return Launch(argv, cwd=str(scratch), env={"PATH": os.environ.get("PATH", "")})

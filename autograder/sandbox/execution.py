@@ -23,7 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from .base import Sandbox
-from .protocol import NOT_RUN_CALL, CallOutcome, CallRecord, CellOutcome, CellRecord, ProtocolError, call_record, cell_record
+from .protocol import (
+    NOT_RUN_CALL,
+    CallOutcome,
+    CallRecord,
+    CellOutcome,
+    CellRecord,
+    ProtocolError,
+    call_record,
+    cell_record,
+)
 
 #: Longest line the runner may write; longer means it is not talking our protocol any more.
 MAX_LINE = 256 * 1024

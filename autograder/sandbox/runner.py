@@ -34,6 +34,7 @@ import json
 import numbers
 import os
 import sys
+from typing import Any
 
 _MAX_TEXT = 300
 _dumps = json.dumps
@@ -43,25 +44,25 @@ _exit = os._exit
 class _Sink(io.TextIOBase):
     """Replacement for sys.stdout/sys.stderr: keeps nothing, so a flood costs no memory."""
 
-    def writable(self):
+    def writable(self) -> bool:
         return True
 
-    def write(self, text):
+    def write(self, text: str) -> int:
         return len(text)
 
-    def flush(self):
+    def flush(self) -> None:
         pass
 
 
-def _short(text):
+def _short(text: object) -> str:
     try:
-        text = str(text)
+        shown = str(text)
     except BaseException:
         return "<unprintable>"
-    return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT] + "..."
+    return shown if len(shown) <= _MAX_TEXT else shown[:_MAX_TEXT] + "..."
 
 
-def _describe(error):
+def _describe(error: BaseException) -> dict[str, str]:
     try:
         name = type(error).__name__
     except BaseException:
@@ -69,7 +70,7 @@ def _describe(error):
     return {"error": _short(name), "message": _short(error)}
 
 
-def _snapshot(values):
+def _snapshot(values: object) -> list[float | None] | None:
     """The argument list after the call, as plain JSON data (None if it no longer is a list of numbers)."""
     try:
         if type(values) is not list:
@@ -79,14 +80,14 @@ def _snapshot(values):
         return None
 
 
-def _as_number(result):
+def _as_number(result: object) -> float | None:
     if isinstance(result, bool) or not isinstance(result, numbers.Real):
         return None
     value = float(result)
     return value if type(value) is float else None
 
 
-def main():
+def main() -> None:
     orders = os.fdopen(os.dup(0), "rb")
     cells = json.loads(orders.readline())
     channel = os.fdopen(os.dup(1), "w", buffering=1)
@@ -94,24 +95,26 @@ def main():
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     sys.stdin = io.StringIO("")
-    sys.stdout = sys.__stdout__ = _Sink()
-    sys.stderr = sys.__stderr__ = _Sink()
+    # the originals too, so that nothing the student's code finds writes to the grader's channel
+    sys.stdout = sys.__stdout__ = _Sink()  # type: ignore[misc,assignment]
+    sys.stderr = sys.__stderr__ = _Sink()  # type: ignore[misc,assignment]
     write = channel.write
 
-    def emit(record):
+    def emit(record: dict[str, Any]) -> None:
         write(_dumps(record) + "\n")
         channel.flush()
 
-    namespace = {"__name__": "__main__", "__builtins__": builtins}
-    shell = []
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    shell: list[Any] = []
 
-    def get_ipython():
+    def get_ipython() -> Any:
         """IPython's shell, created on first use (cells with magics or shell escapes call it)."""
         if not shell:
             from IPython.core.interactiveshell import InteractiveShell
 
             instance = InteractiveShell.instance(user_ns=namespace)
-            instance.enable_gui = lambda gui=None: None  # no event loop here: %matplotlib inline etc. just work
+            # no event loop here: %matplotlib inline etc. just work
+            instance.enable_gui = lambda gui=None: None  # type: ignore[method-assign]
             shell.append(instance)
         return shell[0]
 
@@ -128,7 +131,7 @@ def main():
     calls = json.loads(orders.readline())
     orders.close()
     for call in calls:
-        record = {"call": call["id"]}
+        record: dict[str, Any] = {"call": call["id"]}
         function = namespace.get(call["function"])
         if not callable(function):
             record["status"] = "undefined"

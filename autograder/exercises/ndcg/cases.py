@@ -3,7 +3,7 @@
 Each :class:`TestGroup` is one nbgrader grade cell (one ``grade_id``) worth some points; each
 :class:`Case` is one call of the student's function. Expected values are never written here:
 :func:`reference` computes them with :mod:`ndcg_ref`. The notebook's test cells are generated
-from this table (see :mod:`autograder.course.test_cells`), and so is the grader's test run.
+from this table (see :mod:`autograder.course.generated_cells`), and so is the grader's test run.
 
 Only the lecture example is published course material; every other case is constructed for
 this kit and says so in its provenance.
@@ -51,7 +51,8 @@ GROUPS: tuple[TestGroup, ...] = (
         ),
     ),
     TestGroup(
-        "test_dcg_cutoff", "dcg", "dcg sums exactly the top k ranks, for k below and beyond the list length", 2.0, False,
+        "test_dcg_cutoff", "dcg", "dcg sums exactly the top k ranks, for k below and beyond the list length",
+        2.0, False,
         (
             _dcg([3, 0, 0, 2, 1, 0], 2, "constructed: relevant documents below the cut-off"),
             _dcg([0, 2, 3, 1], 1, "constructed: k=1, only rank 1 counts"),

@@ -102,7 +102,8 @@ CATALOGUE: tuple[Misconception, ...] = (
         "The course uses the grade itself as the gain (linear gain). The gain 2^rel - 1 (Burges et "
         "al.) is a different variant of DCG that some libraries use; it agrees with the lecture's "
         "only for grades 0 and 1. Use rels[i], not 2 ** rels[i] - 1.",
-        (Mutant("2 ** rel - 1", dcg=_dcg("return sum((2 ** rels[i] - 1) / math.log2(i + 2) for i in range(min(k, len(rels))))")),),
+        (Mutant("2 ** rel - 1", dcg=_dcg(
+            "return sum((2 ** rels[i] - 1) / math.log2(i + 2) for i in range(min(k, len(rels))))")),),
     ),
     Misconception(
         "cutoff-ignored",
@@ -118,8 +119,10 @@ CATALOGUE: tuple[Misconception, ...] = (
         "range(min(k, len(rels))) is right; range(k - 1) or range(k + 1) sums one document too "
         "few or too many.",
         (
-            Mutant("k - 1 documents", dcg=_dcg("return sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels)) - 1))")),
-            Mutant("k + 1 documents", dcg=_dcg("return sum(rels[i] / math.log2(i + 2) for i in range(min(k + 1, len(rels))))")),
+            Mutant("k - 1 documents", dcg=_dcg(
+                "return sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels)) - 1))")),
+            Mutant("k + 1 documents", dcg=_dcg(
+                "return sum(rels[i] / math.log2(i + 2) for i in range(min(k + 1, len(rels))))")),
         ),
     ),
     Misconception(
@@ -129,7 +132,8 @@ CATALOGUE: tuple[Misconception, ...] = (
         "returns a new list and leaves rels as it is: its result must be used. With the ranking "
         "itself as the ideal, nDCG is always 1.",
         (Mutant("result of sorted thrown away", ndcg=_ndcg(
-            "sorted(rels, reverse=True)\nideal = dcg(rels, k)\nif ideal == 0:\n    return 0.0\nreturn dcg(rels, k) / ideal")),),
+            "sorted(rels, reverse=True)\nideal = dcg(rels, k)\nif ideal == 0:\n    return 0.0\n"
+            "return dcg(rels, k) / ideal")),),
     ),
     Misconception(
         "ideal-ascending",
@@ -145,7 +149,8 @@ CATALOGUE: tuple[Misconception, ...] = (
         "nDCG@k divides by the DCG@k of the ideal ranking: the ideal list is cut at the same k. "
         "Using the DCG of the whole ideal list makes nDCG@k too small whenever k < len(rels).",
         (Mutant("whole ideal list", ndcg=_ndcg(
-            "ideal = dcg(sorted(rels, reverse=True), len(rels))\nif ideal == 0:\n    return 0.0\nreturn dcg(rels, k) / ideal")),),
+            "ideal = dcg(sorted(rels, reverse=True), len(rels))\nif ideal == 0:\n    return 0.0\n"
+            "return dcg(rels, k) / ideal")),),
     ),
     Misconception(
         "ideal-from-top-k",
@@ -154,7 +159,8 @@ CATALOGUE: tuple[Misconception, ...] = (
         "k: sorted(rels, reverse=True), then cut at k. Sorting only rels[:k] misses a highly "
         "relevant document that the system ranked too low, so nDCG comes out too high.",
         (Mutant("sorted(rels[:k])", ndcg=_ndcg(
-            "ideal = dcg(sorted(rels[:k], reverse=True), k)\nif ideal == 0:\n    return 0.0\nreturn dcg(rels, k) / ideal")),),
+            "ideal = dcg(sorted(rels[:k], reverse=True), k)\nif ideal == 0:\n    return 0.0\n"
+            "return dcg(rels, k) / ideal")),),
     ),
     Misconception(
         "ratio-inverted",
@@ -212,7 +218,8 @@ CATALOGUE: tuple[Misconception, ...] = (
             Mutant("dcg rounded to 2 decimals", dcg=_dcg(
                 "return round(sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels)))), 2)")),
             Mutant("ndcg rounded to 2 decimals", ndcg=_ndcg(
-                "ideal = dcg(sorted(rels, reverse=True), k)\nif ideal == 0:\n    return 0.0\nreturn round(dcg(rels, k) / ideal, 2)")),
+                "ideal = dcg(sorted(rels, reverse=True), k)\nif ideal == 0:\n    return 0.0\n"
+                "return round(dcg(rels, k) / ideal, 2)")),
         ),
     ),
 )
@@ -237,6 +244,7 @@ def catalogue_markdown() -> str:
     lines += ["", "## Mutants", "", "Each mistake is reproduced by these solutions, which the test suite grades:", ""]
     for item in CATALOGUE:
         for mutant in item.mutants:
-            changed = [code for code, correct in ((mutant.dcg, CORRECT_DCG), (mutant.ndcg, CORRECT_NDCG)) if code != correct]
+            pairs = ((mutant.dcg, CORRECT_DCG), (mutant.ndcg, CORRECT_NDCG))
+            changed = [code for code, correct in pairs if code != correct]
             lines += [f"### `{item.id}`: {mutant.name}", "", "```python", *changed, "```", ""]
     return "\n".join(lines)

@@ -23,7 +23,17 @@ from ....grading.scoring import exception_name
 from ....sandbox import RAN, CallOutcome, CallRecord
 from ..catalogue import BY_ID
 from .models import DCG_MODELS, NDCG_MODELS, StudentDcg
-from .probes import AUXILIARY_PROBES, BEYOND_PROBES, DCG_PROBES, NDCG_PROBES, ZERO_PROBES, describe, k_of, probe, rels_of
+from .probes import (
+    AUXILIARY_PROBES,
+    BEYOND_PROBES,
+    DCG_PROBES,
+    NDCG_PROBES,
+    ZERO_PROBES,
+    describe,
+    k_of,
+    probe,
+    rels_of,
+)
 
 #: Two values agree when this close (relative and absolute).
 TOLERANCE = 1e-9
@@ -57,7 +67,8 @@ def _formula(rels: tuple[float, ...], k: int) -> str:
 def _dcg_counterexample(call: Call, got: float) -> str:
     rels, k = rels_of(call), k_of(call)
     right = ndcg_ref.dcg(list(rels), k)
-    return f"for {describe(call)} your dcg returns {got:.4g}; the lecture's formula gives {_formula(rels, k)} ≈ {right:.4g}"
+    formula = _formula(rels, k)
+    return f"for {describe(call)} your dcg returns {got:.4g}; the lecture's formula gives {formula} ≈ {right:.4g}"
 
 
 def _ndcg_counterexample(call: Call, got: float) -> str:
@@ -154,7 +165,9 @@ def _diagnose_not_working(records: Records, diagnosis: Diagnosis) -> None:
         if all(outcome is CallOutcome.UNDEFINED for outcome in outcomes):
             diagnosis.unexplained[function] = f"your notebook does not define {function}(rels, k)"
         elif len(errors) == 1 and all(outcome is CallOutcome.RAISED for outcome in outcomes):
-            diagnosis.unexplained[function] = f"your {function} raised {errors.pop()} on every input we tried (is it implemented?)"
+            diagnosis.unexplained[function] = (
+                f"your {function} raised {errors.pop()} on every input we tried (is it implemented?)"
+            )
         else:
             diagnosis.unexplained[function] = f"your {function} did not return a number on any input we tried"
 
@@ -181,7 +194,8 @@ def _diagnose_contract(records: Records, diagnosis: Diagnosis) -> None:
                  f"for {describe(beyond)} your {beyond.function} raised {exception_name(record.error or '')}; "
                  "k larger than the list means the whole list")
     for call, record in records.items():
-        if record.outcome in RAN and record.after is not None and record.after != tuple(float(r) for r in rels_of(call)):
+        changed = record.after is not None and record.after != tuple(float(r) for r in rels_of(call))
+        if record.outcome in RAN and changed and record.after is not None:
             after = ", ".join(f"{v:g}" if v is not None else "?" for v in record.after)
             _add(diagnosis, "mutates-input", call.function,
                  f"after {call.function}({list(rels_of(call))}, {k_of(call)}) the caller's list was [{after}]")

@@ -11,6 +11,7 @@ import itertools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 import ndcg_ref
 
@@ -24,7 +25,7 @@ StudentDcg = Mapping[tuple[tuple[float, ...], int], float]
 
 
 @functools.lru_cache(maxsize=4096)
-def _reference_dcg(rels: tuple[float, ...], k: int, gain: str) -> float:
+def _reference_dcg(rels: tuple[float, ...], k: int, gain: Literal["linear", "exponential"]) -> float:
     return ndcg_ref.dcg(list(rels), k, gain=gain)
 
 
@@ -59,7 +60,7 @@ DCG_MODELS = tuple(
 class NdcgModel:
     """An ndcg: whose DCG it divides, how it builds and cuts the ideal ranking, the ratio, a rounding."""
 
-    source: Variant[str | None] = SOURCES[0]
+    source: Variant[Literal["linear", "exponential"] | None] = SOURCES[0]
     order: Variant[Callable[[list[float]], list[float]]] = ORDERS[0]
     scope: Variant[bool] = SCOPES[0]
     cut: Variant[bool] = CUTS[0]

@@ -7,12 +7,13 @@ values are matched against the models in the grader's process (:mod:`.matching`)
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 from ....grading import Call
 from .variants import CUTS, ORDERS, SCOPES, ideal_list
 
 
-def probe(function: str, rels: list[float] | tuple[float, ...], k: int) -> Call:
+def probe(function: str, rels: Sequence[float], k: int) -> Call:
     """The call ``function(rels, k)``."""
     return Call(function, (tuple(rels), k))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, Literal, TypeVar
 
 F = TypeVar("F", covariant=True)
 
@@ -58,7 +58,7 @@ CUTOFFS: tuple[Variant[Callable[[int, int], int]], ...] = (
 # ----- parts of an nDCG ---------------------------------------------------------------------
 
 #: Whose DCG an ndcg divides: the student's own ``dcg``, or the reference's with a given gain.
-SOURCES: tuple[Variant[str | None], ...] = (
+SOURCES: tuple[Variant[Literal["linear", "exponential"] | None], ...] = (
     Variant("student", None),
     Variant("linear", "linear"),
     Variant("exponential", "exponential", "exponential-gain"),

@@ -7,14 +7,14 @@ import re
 
 import nbformat
 import pytest
+from conftest import ROOT, solution_code
+from grading_run import whole_course
 
 import ndcg_ref
-from autograder.cases import GROUPS, LECTURE, expected, max_score
-from autograder.course import ASSIGNMENT, NOTEBOOK
-from autograder.notebook_tests import out_of_sync, render_group
-
-from batch import whole_course
-from conftest import ROOT, solution_code
+from autograder.course.generated_cells import out_of_sync, render_group
+from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
+from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg.cases import GROUPS, LECTURE
 
 SOURCE = ROOT / "source" / ASSIGNMENT / NOTEBOOK
 RELEASE = ROOT / "release" / ASSIGNMENT / NOTEBOOK
@@ -26,10 +26,11 @@ def _cells(path):
 
 
 def test_source_test_cells_match_the_cases():
-    stale = out_of_sync(nbformat.read(SOURCE, as_version=4))
+    stale = out_of_sync(nbformat.read(SOURCE, as_version=4), EXERCISE)
     assert stale == [], f"run `make sync`: these cells differ from autograder/cases.py: {stale}"
 
 
+@pytest.mark.slow
 def test_release_is_what_nbgrader_generates_from_source(course):
     generated = (course / "release" / ASSIGNMENT / NOTEBOOK).read_text(encoding="utf-8")
     assert RELEASE.read_text(encoding="utf-8") == generated, "release/ is stale: run `make release`"
@@ -43,9 +44,9 @@ def test_release_has_no_hidden_test_text():
     assert "BEGIN SOLUTION" not in text
     for case in HIDDEN_CASES:
         # as it appears in the source's cell (JSON-escaped there as here)
-        assert json.dumps(case.call)[1:-1] not in text, case.call
-        assert f"{list(case.rels)!r}" not in text, case.call
-        assert repr(expected(case)) not in text or expected(case) in (0.0, 1.0), case.call
+        assert json.dumps(case.call.text)[1:-1] not in text, case.call
+        assert f"{list(case.call.args[0])!r}" not in text, case.call
+        assert repr(EXERCISE.expected(case)) not in text or EXERCISE.expected(case) in (0.0, 1.0), case.call
         assert case.provenance not in text, case.provenance
 
 
@@ -68,17 +69,17 @@ def test_release_stubs_keep_def_line_and_docstring():
 
 def test_hidden_groups_render_inside_hidden_markers():
     for group in GROUPS:
-        source = render_group(group)
+        source = render_group(EXERCISE, group)
         if group.visible:
             assert "HIDDEN" not in source
         else:
             inner = source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
-            assert all(case.call.split("(")[0] in inner for case in group.cases)
+            assert all(case.function in inner for case in group.cases)
             assert "check_value" not in source.split("### BEGIN HIDDEN TESTS")[0]
 
 
 def test_points_add_up_to_ten_and_match_the_notebook():
-    assert max_score() == 10.0
+    assert EXERCISE.max_score == 10.0
     points = {
         c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
         for c in _cells(SOURCE)
@@ -105,36 +106,41 @@ def test_worked_example_in_the_notebook_matches_the_reference():
         assert re.search(re.escape(label) + r"[^\n]{0,40}= " + re.escape(f"{value:.4f}"), markdown), label
 
 
+@pytest.mark.slow
 def test_source_solution_gets_full_marks(graded_course):
     _, scores = graded_course
-    assert scores["zz_solution"] == (max_score(), max_score())
+    assert scores["zz_solution"] == (EXERCISE.max_score, EXERCISE.max_score)
 
 
+@pytest.mark.slow
 def test_released_stubs_get_nothing(graded_course):
     _, scores = graded_course
-    assert scores["zz_stubs"] == (0.0, max_score())
-    assert scores["dave"] == (0.0, max_score())
+    assert scores["zz_stubs"] == (0.0, EXERCISE.max_score)
+    assert scores["dave"] == (0.0, EXERCISE.max_score)
 
 
+@pytest.mark.slow
 def test_examples_get_partial_credit_for_what_they_get_right(graded_course):
     _, scores = graded_course
     dcg_points = sum(g.points for g in GROUPS if g.function == "dcg")
     contract = next(g for g in GROUPS if g.grade_id == "test_ndcg_contract").points
-    assert scores["alice"][0] == max_score()
-    assert scores["bob"][0] == max_score() - dcg_points  # natural log: dcg wrong, cancels in ndcg
+    assert scores["alice"][0] == EXERCISE.max_score
+    assert scores["bob"][0] == EXERCISE.max_score - dcg_points  # natural log: dcg wrong, cancels in ndcg
     assert scores["carol"][0] == dcg_points  # every ndcg group has a case with k < len(rels)
-    assert scores["erin"][0] == max_score() - contract  # sorts the caller's list in place
+    assert scores["erin"][0] == EXERCISE.max_score - contract  # sorts the caller's list in place
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("student", ["alice", "zz_solution"])
 def test_feedback_can_be_generated(graded_course, student):
-    from autograder.course import run_nbgrader
+    from autograder.course.nbgrader import run_nbgrader
 
     course, _ = graded_course
     run_nbgrader(course, "generate_feedback", ASSIGNMENT, "--student", student, "--force")
     assert (course / "feedback" / student / ASSIGNMENT / "ndcg.html").is_file()
 
 
+@pytest.mark.slow
 def test_a_broken_gradebook_is_named_and_the_release_is_kept(tmp_path):
     import os
     import subprocess
@@ -158,7 +164,7 @@ def test_a_broken_gradebook_is_named_and_the_release_is_kept(tmp_path):
 def test_a_failed_generation_puts_the_old_release_back(tmp_path, monkeypatch):
     import shutil
 
-    from autograder import course as course_module
+    from autograder.course import nbgrader as course_module
 
     course = whole_course(tmp_path)
     release = course / "release" / ASSIGNMENT / NOTEBOOK

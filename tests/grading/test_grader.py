@@ -11,13 +11,15 @@ import time
 from pathlib import Path
 
 import pytest
+from grading_run import CORRECT_DCG, CORRECT_NDCG, ROOT, add_student, grade, new_course, results, whole_course
 
-from autograder.cases import GROUPS, max_score
+from autograder.course.generated_cells import skipped_cell_ids
+from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg.cases import GROUPS
 from autograder.grading import GradingSettings, grade_batch
 from autograder.sandbox import ResourceLimitsOnly
-from autograder.submission import skipped_cell_ids
 
-from batch import CORRECT_DCG, CORRECT_NDCG, ROOT, add_student, grade, new_course, results, whole_course
+pytestmark = pytest.mark.slow  # end to end: starts the grader, nbgrader or a kernel
 
 needs_bwrap = pytest.mark.skipif(
     subprocess.run(["which", "bwrap"], capture_output=True).returncode != 0, reason="needs bubblewrap"
@@ -34,7 +36,7 @@ def ours(graded_course):
 
 
 def test_scores_equal_plain_nbgrader_on_the_examples(graded_course, ours):
-    course, nbgrader_scores = graded_course
+    _, nbgrader_scores = graded_course
     assert set(ours) == set(nbgrader_scores)
     for student, (score, maximum) in nbgrader_scores.items():
         assert (ours[student]["score"], ours[student]["max_score"]) == (score, maximum), student
@@ -44,7 +46,7 @@ def test_scores_equal_plain_nbgrader_on_the_examples(graded_course, ours):
 def test_results_json_has_the_documented_shape(graded_course, ours):
     course, _ = graded_course
     document = json.loads((course / "graded" / "results.json").read_text())
-    assert document["assignment"] == "ndcg" and document["max_score"] == max_score()
+    assert document["assignment"] == "ndcg" and document["max_score"] == EXERCISE.max_score
     for student in document["students"]:
         assert {"student_id", "status", "score", "max_score", "tests", "diagnoses", "message", "feedback"} <= set(student)
         assert (course / "graded" / student["feedback"]).is_file()
@@ -115,25 +117,25 @@ def test_sigkill_in_the_middle_then_resume_equals_an_uninterrupted_run(tmp_path)
 
 
 def test_a_changed_notebook_is_graded_again_and_the_gradebook_follows(tmp_path):
-    from autograder.course import gradebook_scores
+    from autograder.course.nbgrader import gradebook_scores
 
     course = new_course(tmp_path / "course")
     add_student(course, "alice")
     add_student(course, "bob")
     assert grade(course).returncode == 0
-    assert results(course)["alice"]["score"] == max_score()
+    assert results(course)["alice"]["score"] == EXERCISE.max_score
     add_student(course, "alice", dcg="def dcg(rels, k):\n    return 0.0")
     assert grade(course).returncode == 0
     lower = results(course)["alice"]["score"]
-    assert lower < max_score()
-    assert gradebook_scores(course) == {"alice": (lower, max_score()), "bob": (max_score(), max_score())}
+    assert lower < EXERCISE.max_score
+    assert gradebook_scores(course) == {"alice": (lower, EXERCISE.max_score), "bob": (EXERCISE.max_score, EXERCISE.max_score)}
 
 
 def test_resource_limits_only_gives_the_same_scores(tmp_path, graded_course):
     course, nbgrader_scores = graded_course
-    settings = GradingSettings("ndcg", "ndcg.ipynb", 5.0, frozenset(skipped_cell_ids(course / "release" / "ndcg" / "ndcg.ipynb")))
+    settings = GradingSettings(EXERCISE, 5.0, skipped_cell_ids(EXERCISE, course / "release" / "ndcg" / "ndcg.ipynb"))
     students = grade_batch(course / "submitted", tmp_path / "out", settings, ResourceLimitsOnly(), workers=2, progress=False)
-    assert {s["student_id"]: (s["score"], s["max_score"]) for s in students} == nbgrader_scores
+    assert {s.student_id: (s.score, s.max_score) for s in students} == nbgrader_scores
 
 
 def _path_without_bwrap() -> str:
@@ -155,7 +157,7 @@ def test_without_bubblewrap_auto_warns_loudly_and_still_grades(tmp_path):
     done = grade(course, "--gradebook", "none", env={"PATH": _path_without_bwrap()})
     assert done.returncode == 0, done.stderr[-2000:]
     assert "WITHOUT isolation" in done.stderr
-    assert results(course)["alice"]["score"] == max_score()
+    assert results(course)["alice"]["score"] == EXERCISE.max_score
     assert json.loads((course / "graded" / "results.json").read_text())["sandbox"].startswith("resource limits only")
 
 
@@ -175,19 +177,19 @@ def test_bad_arguments_get_a_clear_message(tmp_path, args, words):
 
 
 def test_every_group_is_a_grade_cell_of_the_release():
-    from autograder.submission import skipped_cell_ids
+    from autograder.course.generated_cells import skipped_cell_ids
 
-    ids = skipped_cell_ids(ROOT / "release" / "ndcg" / "ndcg.ipynb")
+    ids = skipped_cell_ids(EXERCISE, ROOT / "release" / "ndcg" / "ndcg.ipynb")
     assert {g.grade_id for g in GROUPS} <= ids
     assert "dcg" not in ids and "ndcg" not in ids  # solution cells are the student's code
 
 
 def test_sandbox_mounts_tmp_before_binding_python(tmp_path, monkeypatch):
     # a course cloned under /tmp keeps its venv visible inside the sandbox
-    from autograder import sandbox
+    from autograder.sandbox import bubblewrap
 
-    monkeypatch.setattr(sandbox.sys, "prefix", "/tmp/somewhere/.venv")
-    argv = sandbox.Bubblewrap("bwrap").launch(tmp_path, slot=0).argv
+    monkeypatch.setattr(bubblewrap.sys, "prefix", "/tmp/somewhere/.venv")
+    argv = bubblewrap.Bubblewrap("bwrap").launch(tmp_path, slot=0).argv
     assert argv[argv.index("--tmpfs") + 1] == "/tmp"
     for mount in ("--tmpfs", "--proc", "--dev"):
         assert argv.index(mount) < argv.index("/tmp/somewhere/.venv")  # mounted before the venv is bound
@@ -201,7 +203,7 @@ def test_a_broken_gradebook_costs_no_grade(tmp_path):
     done = grade(course)
     assert done.returncode == 1, done.stderr
     assert "gradebook: NOT updated (the gradebook" in done.stdout and "is not an SQLite database" in done.stdout
-    assert results(course)["alice"]["score"] == max_score()
+    assert results(course)["alice"]["score"] == EXERCISE.max_score
     assert (course / "gradebook.db").read_bytes() == b"owned"  # left for the tutor to look at
 
 

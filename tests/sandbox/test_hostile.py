@@ -13,13 +13,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from grading_run import CORRECT_DCG, ROOT, add_raw, add_student, grade, new_course, notebook_path, results
 
 import ndcg_ref
-from autograder.cases import GROUPS, expected, max_score
+from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg.cases import GROUPS
 
-from batch import CORRECT_DCG, ROOT, add_raw, add_student, grade, new_course, notebook_path, results
-
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="the hostile suite needs bubblewrap (.ci/run installs it)")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None, reason="the hostile suite needs bubblewrap (.ci/run installs it)")]
 
 TIMEOUT = "2"
 
@@ -33,7 +33,7 @@ def points_for(behaviour: dict) -> float:
     for group in GROUPS:
         function = behaviour.get(group.function)
         if function is not None and all(
-            math.isclose(function(list(c.rels), c.k), expected(c), rel_tol=1e-9, abs_tol=1e-12) for c in group.cases
+            math.isclose(function(list(c.call.args[0]), c.call.args[1]), EXERCISE.expected(c), rel_tol=1e-9, abs_tol=1e-12) for c in group.cases
         ):
             total += group.points
     return total
@@ -55,7 +55,7 @@ def ndcg(rels, k):
 
 SECRETS = f'''import os, sys
 FOUND = []
-for path in ["{ROOT}/source/ndcg/ndcg.ipynb", "{ROOT}/autograder/cases.py", "{ROOT}/ndcg_ref/measures.py",
+for path in ["{ROOT}/source/ndcg/ndcg.ipynb", "{ROOT}/autograder/exercises/ndcg/cases.py", "{ROOT}/ndcg_ref/measures.py",
              "../../../source/ndcg/ndcg.ipynb", "../../../gradebook.db", "../../alice/ndcg/ndcg.ipynb"]:
     try:
         with open(path, "rb") as handle:
@@ -71,7 +71,7 @@ try:
 except ImportError:
     pass
 try:
-    import autograder.cases
+    import autograder.exercises.ndcg.cases
     FOUND.append("autograder.cases")
 except ImportError:
     pass
@@ -217,8 +217,8 @@ def test_the_batch_finishes_cleanly(batch):
 
 def test_honest_students_keep_full_marks(batch):
     _, _, graded, _, honest, _ = batch
-    for student in honest + ["habits", "renamed", "deleted_tests", "output_flood", "vandal"]:
-        assert graded[student]["score"] == max_score(), (student, graded[student])
+    for student in [*honest, "habits", "renamed", "deleted_tests", "output_flood", "vandal"]:
+        assert graded[student]["score"] == EXERCISE.max_score, (student, graded[student])
         assert graded[student]["status"] == "graded", (student, graded[student]["message"])
     assert "ndcg (1).ipynb" in graded["renamed"]["message"]
 
@@ -238,13 +238,13 @@ def test_exits_and_crashes(batch):
     reference = {"dcg": lambda r, k: ndcg_ref.dcg(r, k) if k <= len(r) else math.nan,
                  "ndcg": lambda r, k: ndcg_ref.ndcg(r, k) if k <= len(r) else math.nan}
     assert graded["os_exit_in_call"]["score"] == points_for(reference)
-    assert graded["os_exit_in_call"]["score"] < max_score()
+    assert graded["os_exit_in_call"]["score"] < EXERCISE.max_score
 
 
 def test_killing_the_parent_or_the_group_only_ends_the_sandbox(batch):
     graded = batch[2]
     killer = graded["killer"]
-    assert killer["score"] == max_score()
+    assert killer["score"] == EXERCISE.max_score
     assert killer["status"] == "graded"
     outcomes = {cell["index"]: cell["outcome"] for cell in killer["cells"]}
     assert "crashed" in outcomes.values()
@@ -255,7 +255,7 @@ def test_resource_hogs_are_contained(batch):
     assert graded["memory_hog"]["score"] == 0.0  # dcg runs out of memory (or time); ndcg calls it
     assert graded["memory_hog"]["status"] in ("graded", "timeout")
     assert any(c.get("error") == "MemoryError" for c in graded["memory_hog"]["cells"])
-    assert graded["fork_bomb"]["score"] == max_score()
+    assert graded["fork_bomb"]["score"] == EXERCISE.max_score
     assert graded["fork_bomb"]["status"] in ("graded", "timeout")
 
 
@@ -273,11 +273,11 @@ def test_sandbox_hides_the_course_and_the_grader(batch):
     # its dcg is right only if it could read or import something of the course; otherwise it
     # returns -1.0, and the correct ndcg built on it returns -1.0 / -1.0 = 1.0
     assert graded["reads_secrets"]["score"] == points_for({"dcg": lambda r, k: -1.0, "ndcg": lambda r, k: 1.0})
-    assert graded["reads_secrets"]["score"] < max_score() - DCG_POINTS + 1
+    assert graded["reads_secrets"]["score"] < EXERCISE.max_score - DCG_POINTS + 1
 
 
 def test_nothing_outside_the_sandbox_changes(batch):
-    course, _, graded, before, _, release_before = batch
+    course, _, _, before, _, release_before = batch
     for path, digest in before.items():
         assert hashlib.sha256(path.read_bytes()).hexdigest() == digest, f"{path} was modified"
     assert (course / "release" / "ndcg" / "ndcg.ipynb").read_bytes() == release_before
@@ -307,13 +307,13 @@ def test_feedback_never_reveals_hidden_cases(batch):
     for page in pages:
         text = page.read_text()
         for case in hidden:
-            assert str(list(case.rels)) not in text, (page, case)
-            assert repr(expected(case)) not in text or expected(case) in (0.0, 1.0), (page, case)
-            assert f"{expected(case):.4f}" not in text or expected(case) in (0.0, 1.0) or case.rels == (1, 0, 2, 1, 0), (page, case)
+            assert str(list(case.call.args[0])) not in text, (page, case)
+            assert repr(EXERCISE.expected(case)) not in text or EXERCISE.expected(case) in (0.0, 1.0), (page, case)
+            assert f"{EXERCISE.expected(case):.4f}" not in text or EXERCISE.expected(case) in (0.0, 1.0) or case.call.args[0] == (1, 0, 2, 1, 0), (page, case)
 
 
 def test_gradebook_matches_results(batch):
-    from autograder.course import gradebook_scores
+    from autograder.course.nbgrader import gradebook_scores
 
     course, _, graded, *_ = batch
     scores = gradebook_scores(course)
@@ -321,4 +321,4 @@ def test_gradebook_matches_results(batch):
         if result["status"] == "missing":
             assert student not in scores
         else:
-            assert scores[student] == (result["score"], max_score()), student
+            assert scores[student] == (result["score"], EXERCISE.max_score), student

@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from autograder.cases import max_score
-from autograder.misconceptions import CATALOGUE
-
-from batch import add_student, grade, new_course, results
+from grading_run import add_student, grade, new_course, results
 from solutions import CORRECT_SOLUTIONS
+
+from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg.catalogue import CATALOGUE
+
+pytestmark = pytest.mark.slow  # end to end: starts the grader, nbgrader or a kernel
 
 MUTANTS = {
     f"mutant_{item.id}_{number}": (item.id, mutant) for item in CATALOGUE for number, mutant in enumerate(item.mutants)
@@ -39,14 +40,14 @@ def test_every_mutant_loses_points_and_is_diagnosed(graded, student):
     mistake, mutant = MUTANTS[student]
     result = graded[1][student]
     assert result["status"] == "graded", result["message"]
-    assert result["score"] < max_score(), f"{mistake} ({mutant.name}) gets full marks: a test case is missing"
+    assert result["score"] < EXERCISE.max_score, f"{mistake} ({mutant.name}) gets full marks: a test case is missing"
     assert result["diagnoses"] == [mistake], (mutant.name, result["diagnoses"], result.get("unexplained"))
 
 
 @pytest.mark.parametrize("name", sorted(CORRECT_SOLUTIONS))
 def test_correct_solutions_get_full_marks_and_no_diagnosis(graded, name):
     result = graded[1][f"correct_{name}"]
-    assert result["score"] == max_score(), [t["message"] for t in result["tests"] if not t["passed"]]
+    assert result["score"] == EXERCISE.max_score, [t["message"] for t in result["tests"] if not t["passed"]]
     assert result["diagnoses"] == [] and result["unexplained"] == {}
 
 

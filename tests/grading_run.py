@@ -12,8 +12,8 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell
 
-from autograder.course import ASSIGNMENT, NOTEBOOK
-from autograder.submissions import fill_solutions
+from autograder.course.example_notebooks import fill_solutions
+from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "release" / ASSIGNMENT / NOTEBOOK

@@ -6,14 +6,14 @@ import itertools
 import math
 
 import pytest
-
-from autograder.cases import GROUPS
-from autograder.diagnosis import (
-    DCG_MODELS, DCG_PROBES, NDCG_MODELS, NDCG_PROBES, DcgModel, NdcgModel, all_probes, diagnose,
-)
-from autograder.misconceptions import BY_ID, CATALOGUE, CORRECT_DCG, CORRECT_NDCG, catalogue_markdown
-
 from solutions import CORRECT_SOLUTIONS, probe_records
+
+from autograder.exercises.ndcg.cases import GROUPS
+from autograder.exercises.ndcg.catalogue import BY_ID, CATALOGUE, CORRECT_DCG, CORRECT_NDCG, catalogue_markdown
+from autograder.exercises.ndcg.diagnosis import ALL_PROBES, diagnose
+from autograder.exercises.ndcg.diagnosis.models import DCG_MODELS, NDCG_MODELS, DcgModel, NdcgModel
+from autograder.exercises.ndcg.diagnosis.probes import DCG_PROBES, NDCG_PROBES
+from autograder.exercises.ndcg.diagnosis.variants import SOURCES, mistake_ids
 
 ISSUE_IDS = {
     "log-base", "discount-offset", "no-discount", "discount-multiplied", "exponential-gain", "cutoff-ignored",
@@ -88,8 +88,17 @@ def test_counterexample_shows_the_formula():
 
 
 def test_probes_are_not_hidden_test_cases():
-    cases = {(c.function, tuple(c.rels), c.k) for g in GROUPS for c in g.cases if not g.visible}
-    assert not cases & {(p.function, p.rels, p.k) for p in all_probes()}
+    cases = {c.call for g in GROUPS for c in g.cases if not g.visible}
+    assert cases and not cases & set(ALL_PROBES)
+
+
+def test_models_report_exactly_the_catalogue():
+    # the IDs are declared once, on the variants; every one must be in the catalogue and vice versa,
+    # except the contract mistakes, which are recognised from the records rather than from a model
+    contract = {"mutates-input", "zero-ideal", "k-beyond-length"}
+    assert mistake_ids() == set(BY_ID) - contract
+    reported = {m for model in (*DCG_MODELS, *NDCG_MODELS) for m in model.mistakes}
+    assert reported == mistake_ids()
 
 
 def test_no_model_with_a_mistake_looks_correct_on_the_probes():
@@ -97,20 +106,22 @@ def test_no_model_with_a_mistake_looks_correct_on_the_probes():
     for model in DCG_MODELS:
         if model.mistakes:
             assert any(
-                not math.isclose(model(p.rels, p.k), correct(p.rels, p.k), rel_tol=1e-9, abs_tol=1e-9) for p in DCG_PROBES
+                not math.isclose(model.predict(p, {}), correct.predict(p, {}), rel_tol=1e-9, abs_tol=1e-9)
+                for p in DCG_PROBES
             ), model
-    reference = NdcgModel(source="linear")
+    linear = SOURCES[1]
+    reference = NdcgModel(source=linear)
     expected = {p: reference.predict(p, {}) for p in NDCG_PROBES}
     for model in NDCG_MODELS:
-        if model.mistakes and model.source == "linear":
+        if model.mistakes and model.source == linear:
             predictions = [(model.predict(p, {}), expected[p]) for p in NDCG_PROBES]
             assert any(a is None or not math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in predictions), model
 
 
 def test_models_that_look_alike_differ_only_in_rounding_integers():
-    values = {m: [m(p.rels, p.k) for p in DCG_PROBES] for m in DCG_MODELS}
+    values = {m: [m.predict(p, {}) for p in DCG_PROBES] for m in DCG_MODELS}
     for a, b in itertools.combinations(DCG_MODELS, 2):
-        if set(a.mistakes) != set(b.mistakes) and all(math.isclose(x, y, abs_tol=1e-9) for x, y in zip(values[a], values[b])):
+        if set(a.mistakes) != set(b.mistakes) and all(math.isclose(x, y, abs_tol=1e-9) for x, y in zip(values[a], values[b], strict=True)):
             assert set(a.mistakes) ^ set(b.mistakes) == {"rounded"}, (a, b)
             assert all(float(v).is_integer() for v in values[a])
 

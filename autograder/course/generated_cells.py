@@ -34,7 +34,8 @@ def check_value(function, *args, expected, provenance, unchanged=False):
     result = function(*args)
     call = f"{{function.__name__}}({{', '.join(map(repr, originals))}})"
     if isinstance(result, bool) or not isinstance(result, numbers.Real):
-        raise AssertionError(f"{{call}} returned {{result!r}} ({{type(result).__name__}}); expected a number [{{provenance}}]")
+        kind = type(result).__name__
+        raise AssertionError(f"{{call}} returned {{result!r}} ({{kind}}); expected a number [{{provenance}}]")
     if not math.isclose(result, expected, rel_tol={exercise.rel_tol!r}, abs_tol={exercise.abs_tol!r}):
         raise AssertionError(f"{{call}} returned {{result!r}}; expected {{expected!r}} [{{provenance}}]")
     if unchanged and args[0] != originals[0]:
@@ -62,7 +63,8 @@ def render_group(exercise: Exercise, group: TestGroup) -> str:
     if group.visible:
         lines += body
     else:
-        lines += ["# Hidden tests: they run when your notebook is graded.", "### BEGIN HIDDEN TESTS", *body, "### END HIDDEN TESTS"]
+        lines += ["# Hidden tests: they run when your notebook is graded.", "### BEGIN HIDDEN TESTS", *body]
+        lines += ["### END HIDDEN TESTS"]
     return "\n".join(lines)
 
 
@@ -88,9 +90,9 @@ def out_of_sync(notebook: nbformat.NotebookNode, exercise: Exercise) -> list[str
     stale = []
     for grade_id, source in wanted.items():
         cell = present.get(grade_id)
-        if cell is None or cell.source != source:
-            stale.append(grade_id)
-        elif grade_id in points and cell.metadata["nbgrader"].get("points") != points[grade_id]:
+        recorded = cell.metadata["nbgrader"].get("points") if cell is not None else None
+        wrong_points = grade_id in points and recorded != points[grade_id]
+        if cell is None or cell.source != source or wrong_points:
             stale.append(grade_id)
     return stale
 
