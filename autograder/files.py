@@ -1,7 +1,8 @@
-"""Atomic file writes: a reader (or a grader killed half-way) never sees half a file."""
+"""Files the grader writes and reads for itself: atomic writes, digests of source trees."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -20,3 +21,11 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def source_digest(folder: Path) -> str:
+    """SHA-256 over every ``.py`` file below ``folder`` (names and contents): changes with any edit."""
+    digest = hashlib.sha256()
+    for source in sorted(folder.rglob("*.py")):
+        digest.update(source.relative_to(folder).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
+    return digest.hexdigest()

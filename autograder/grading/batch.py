@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..files import write_atomic
+from ..files import source_digest, write_atomic
 from ..sandbox import Sandbox
 from .model import SCHEMA_VERSION, Status, StudentResult
 from .notebook import SubmissionProblem, locate_notebook
@@ -32,9 +32,7 @@ PACKAGE = Path(__file__).resolve().parents[1]
 def grading_fingerprint(settings: GradingSettings) -> str:
     """Changes whenever a re-run could give other results for an unchanged notebook."""
     exercise = settings.exercise
-    digest = hashlib.sha256()
-    for source in sorted(PACKAGE.rglob("*.py")):
-        digest.update(source.relative_to(PACKAGE).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
+    digest = hashlib.sha256(source_digest(PACKAGE).encode())
     cases = [(g.grade_id, g.points, [(c, exercise.expected(c)) for c in g.cases]) for g in exercise.groups]
     digest.update(repr((SCHEMA_VERSION, cases, exercise.probes, exercise.fingerprint)).encode())
     digest.update(repr((settings.timeout, sorted(settings.skip_ids))).encode())

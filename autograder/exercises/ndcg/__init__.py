@@ -8,26 +8,17 @@ against (``definition.html``). :data:`EXERCISE` hands them to the engine.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import ndcg_ref
 
+from ...files import source_digest
 from ...grading import Exercise
 from .cases import GROUPS, reference
 from .catalogue import CATALOGUE
 from .diagnosis import ALL_PROBES, diagnose
 
 _HERE = Path(__file__).parent
-
-
-def _reference_fingerprint() -> str:
-    """The reference package's source: a fix there must re-grade cached results."""
-    package = Path(ndcg_ref.__file__).parent
-    digest = hashlib.sha256()
-    for source in sorted(package.rglob("*.py")):
-        digest.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
-    return digest.hexdigest()
 
 
 EXERCISE = Exercise(
@@ -44,7 +35,8 @@ EXERCISE = Exercise(
     rel_tol=1e-9,
     abs_tol=1e-12,
     unchanged_hint="do not modify `rels` (use sorted(rels), not rels.sort())",
-    fingerprint=_reference_fingerprint(),
+    # a fix in the reference package must re-grade cached results
+    fingerprint=source_digest(Path(ndcg_ref.__file__).parent),
 )
 
 __all__ = ["EXERCISE"]
