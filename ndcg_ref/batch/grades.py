@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 
-def as_grade_matrix(rels: object, name: str = "rels", *, check: bool = True) -> np.ndarray:
+def as_grade_matrix(rels: object, name: str = "rels", *, check: bool = True) -> NDArray[np.float64]:
     """Return graded relevance of many rankings as a 2-D float64 array, padded with zeros.
 
     Parameters
@@ -54,7 +55,7 @@ def as_grade_matrix(rels: object, name: str = "rels", *, check: bool = True) -> 
     return matrix
 
 
-def _pad(rows: Sequence, name: str) -> np.ndarray:
+def _pad(rows: Sequence[Sequence[object]], name: str) -> NDArray[np.float64]:
     lengths = np.empty(len(rows), dtype=np.int64)
     for index, row in enumerate(rows):
         if isinstance(row, (str, bytes)) or not isinstance(row, (Sequence, np.ndarray)):
@@ -69,13 +70,15 @@ def _pad(rows: Sequence, name: str) -> np.ndarray:
         for index, row in enumerate(rows):
             for rank, value in enumerate(row):
                 if isinstance(value, (str, bytes)) or not isinstance(value, (int, float, np.integer, np.floating)):
-                    raise TypeError(f"{name}[{index}][{rank}] must be a number, got {type(value).__name__} {value!r}") from error
+                    raise TypeError(
+                        f"{name}[{index}][{rank}] must be a number, got {type(value).__name__} {value!r}"
+                    ) from error
         raise TypeError(f"{name} holds something that is not a number: {error}") from error
     matrix[mask] = flat
     return matrix
 
 
-def _check_grades(matrix: np.ndarray, name: str, offset: int = 0) -> None:
+def _check_grades(matrix: NDArray[np.float64], name: str, offset: int = 0) -> None:
     """Raise for the first grade that is negative, NaN or infinite; ``offset`` is the first row's query."""
     if matrix.size == 0 or (matrix.min() >= 0 and np.isfinite(matrix.sum())):
         return  # the common case, in two reductions; find the culprit only when there is one
@@ -88,7 +91,7 @@ def _check_grades(matrix: np.ndarray, name: str, offset: int = 0) -> None:
         raise ValueError(f"{name}[{query}][{rank}] is {value:g}: {problem}")
 
 
-def _check_coverage(ranked: np.ndarray, ideal: np.ndarray, offset: int) -> None:
+def _check_coverage(ranked: NDArray[np.float64], ideal: NDArray[np.float64], offset: int) -> None:
     """Each ranking's i-th best grade must not exceed its ideal's (both negated, descending)."""
     width = max(ranked.shape[1], ideal.shape[1])
     left = np.zeros((ranked.shape[0], width))

@@ -7,12 +7,15 @@ order), so that every value agrees with them exactly.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..measures import _discounts, _gains
 from .grades import _check_grades
 
 
-def _dcg_at(grades: np.ndarray, cutoffs: tuple[int | None, ...], gain: str, *, negated: bool = False) -> np.ndarray:
+def _dcg_at(
+    grades: NDArray[np.float64], cutoffs: tuple[int | None, ...], gain: str, *, negated: bool = False
+) -> NDArray[np.float64]:
     """DCG at each cut-off for every row of ``grades`` (rows x cut-offs).
 
     The terms ``gain * discount`` are laid out ranks x rows and summed over the ranks with
@@ -58,7 +61,7 @@ def _dcg_at(grades: np.ndarray, cutoffs: tuple[int | None, ...], gain: str, *, n
     return out
 
 
-def _relevant_columns(negated: np.ndarray) -> int:
+def _relevant_columns(negated: NDArray[np.float64]) -> int:
     """How many leading columns of rows sorted as by :func:`_negated_descending` hold a relevant grade.
 
     Every row's nonzero grades come first, so those columns are a prefix: a binary search over
@@ -74,7 +77,7 @@ def _relevant_columns(negated: np.ndarray) -> int:
     return low
 
 
-def _negated_descending(grades: np.ndarray, name: str, offset: int) -> np.ndarray:
+def _negated_descending(grades: NDArray[np.float64], name: str, offset: int) -> NDArray[np.float64]:
     """Each row's grades in descending order, negated: ``-grades`` sorted in place (no extra copy).
 
     Checks the grades on the way (as :func:`_check_grades`), from the sorted rows' ends only:

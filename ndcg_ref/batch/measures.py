@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal, overload
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .._validate import as_cutoff
 from ..measures import Gain
@@ -22,11 +24,13 @@ def _cutoffs(k: object) -> tuple[tuple[int | None, ...], bool]:
     return tuple(as_cutoff(value, "k") for value in k), False
 
 
-def _shape(values: np.ndarray, single: bool) -> np.ndarray:
+def _shape(values: NDArray[np.float64], single: bool) -> NDArray[np.float64]:
     return values[:, 0] if single else values
 
 
-def dcg_batch(rels: object, k: int | None | Sequence[int] = None, *, gain: Gain = "linear") -> np.ndarray:
+def dcg_batch(
+    rels: object, k: int | Sequence[int | None] | None = None, *, gain: Gain = "linear"
+) -> NDArray[np.float64]:
     r"""DCG@k of many rankings at once.
 
     Parameters
@@ -69,8 +73,8 @@ def dcg_batch(rels: object, k: int | None | Sequence[int] = None, *, gain: Gain 
 
 
 def idcg_batch(
-    rels: object, k: int | None | Sequence[int] = None, *, ideal: object = None, gain: Gain = "linear"
-) -> np.ndarray:
+    rels: object, k: int | Sequence[int | None] | None = None, *, ideal: object = None, gain: Gain = "linear"
+) -> NDArray[np.float64]:
     """Ideal DCG@k of many queries; ``ideal`` as in :func:`ndcg_batch`.
 
     Examples
@@ -82,8 +86,8 @@ def idcg_batch(
 
 
 def ndcg_batch(
-    rels: object, k: int | None | Sequence[int] = None, *, ideal: object = None, gain: Gain = "linear"
-) -> np.ndarray:
+    rels: object, k: int | Sequence[int | None] | None = None, *, ideal: object = None, gain: Gain = "linear"
+) -> NDArray[np.float64]:
     r"""nDCG@k of many rankings at once.
 
     Parameters
@@ -127,7 +131,18 @@ def ndcg_batch(
     return out
 
 
-def _ideal_and_actual(rels, k, ideal, gain, actual: bool):
+@overload
+def _ideal_and_actual(
+    rels: object, k: object, ideal: object, gain: Gain, actual: Literal[True]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+@overload
+def _ideal_and_actual(
+    rels: object, k: object, ideal: object, gain: Gain, actual: Literal[False]
+) -> tuple[NDArray[np.float64], None]: ...
+def _ideal_and_actual(
+    rels: object, k: object, ideal: object, gain: Gain, actual: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+    """Ideal DCG and, with ``actual``, DCG of every ranking at the cut-offs ``k``, block by block."""
     cutoffs, single = _cutoffs(k)
     matrix = as_grade_matrix(rels, check=False)
     best = None if ideal is None else as_grade_matrix(ideal, "ideal", check=False)
@@ -145,8 +160,8 @@ def _ideal_and_actual(rels, k, ideal, gain, actual: bool):
             ideal_sorted = _negated_descending(best[start:stop], "ideal", start)
             _check_coverage(ranked_sorted, ideal_sorted, start)
         ideal_out[start:stop] = _dcg_at(ideal_sorted, cutoffs, gain, negated=True)
-        if actual:
+        if actual_out is not None:
             actual_out[start:stop] = _dcg_at(chunk, cutoffs, gain)
 
     _for_each_chunk(matrix.shape[0], work)
-    return _shape(ideal_out, single), (_shape(actual_out, single) if actual else None)
+    return _shape(ideal_out, single), (None if actual_out is None else _shape(actual_out, single))

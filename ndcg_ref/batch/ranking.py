@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .grades import _check_grades, as_grade_matrix
 from .parallel import _for_each_chunk
 
 
-def rank_by_score(grades: object, scores: object) -> np.ndarray:
+def rank_by_score(grades: object, scores: object) -> NDArray[np.float64]:
     """Order each row's grades by its scores, highest score first (ties keep their column order).
 
     Parameters

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
+
+#: The value column of a run (scores) or of qrels (grades).
+_Value = TypeVar("_Value", np.float64, np.int64)
 
 
 class TrecFormatError(ValueError):
@@ -16,10 +21,10 @@ class TrecFormatError(ValueError):
 class Run:
     """A TREC run as parallel arrays, one entry per line."""
 
-    qids: np.ndarray  # bytes (S)
-    docnos: np.ndarray  # bytes (S)
-    scores: np.ndarray  # float64
-    lines: np.ndarray  # 1-based line numbers, for messages
+    qids: NDArray[np.bytes_]
+    docnos: NDArray[np.bytes_]
+    scores: NDArray[np.float64]
+    lines: NDArray[np.int64]  # 1-based line numbers, for messages
     source: str = "run"
 
 
@@ -27,14 +32,16 @@ class Run:
 class Qrels:
     """TREC relevance judgements as parallel arrays, one entry per line."""
 
-    qids: np.ndarray
-    docnos: np.ndarray
-    grades: np.ndarray  # int64
-    lines: np.ndarray
+    qids: NDArray[np.bytes_]
+    docnos: NDArray[np.bytes_]
+    grades: NDArray[np.int64]
+    lines: NDArray[np.int64]
     source: str = "qrels"
 
 
-def _from_dict(table: Mapping[str, Mapping[str, float]], dtype) -> tuple[np.ndarray, ...]:
+def _from_dict(
+    table: Mapping[str, Mapping[str, float]], dtype: type[_Value]
+) -> tuple[NDArray[np.bytes_], NDArray[np.bytes_], NDArray[_Value], NDArray[np.int64]]:
     rows = [(q, d, v) for q, docs in table.items() for d, v in docs.items()]
     if not rows:
         return np.empty(0, "S1"), np.empty(0, "S1"), np.empty(0, dtype), np.empty(0, np.int64)
@@ -42,7 +49,7 @@ def _from_dict(table: Mapping[str, Mapping[str, float]], dtype) -> tuple[np.ndar
         np.array([q.encode() for q, _, _ in rows], dtype="S"),
         np.array([d.encode() for _, d, _ in rows], dtype="S"),
         np.array([v for _, _, v in rows], dtype=dtype),
-        np.arange(1, len(rows) + 1),
+        np.arange(1, len(rows) + 1, dtype=np.int64),
     )
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..batch import ndcg_batch
 from .data import Qrels, Run
@@ -23,16 +24,19 @@ class Evaluation:
 
     measures: list[str]
     qids: list[str]
-    values: np.ndarray  # (queries, measures)
+    values: NDArray[np.float64]  # (queries, measures)
 
     @property
     def means(self) -> dict[str, float]:
         if not self.qids:
             return {name: 0.0 for name in self.measures}
-        return {name: float(v) for name, v in zip(self.measures, self.values.mean(axis=0))}
+        return {name: float(v) for name, v in zip(self.measures, self.values.mean(axis=0), strict=True)}
 
     def per_query(self) -> dict[str, dict[str, float]]:
-        return {q: {m: float(v) for m, v in zip(self.measures, row)} for q, row in zip(self.qids, self.values)}
+        return {
+            q: {m: float(v) for m, v in zip(self.measures, row, strict=True)}
+            for q, row in zip(self.qids, self.values, strict=True)
+        }
 
 
 def evaluate(run: Run, qrels: Qrels, measures: Sequence[str] = ("ndcg",), *, complete: bool = False) -> Evaluation:
@@ -83,7 +87,9 @@ def evaluate(run: Run, qrels: Qrels, measures: Sequence[str] = ("ndcg",), *, com
     return Evaluation(names, [labels[i] for i in ordering], np.asarray(values)[ordering])
 
 
-def evaluate_files(run_path: str | Path, qrels_path: str | Path, measures: Sequence[str] = ("ndcg",), *, complete: bool = False) -> Evaluation:
+def evaluate_files(
+    run_path: str | Path, qrels_path: str | Path, measures: Sequence[str] = ("ndcg",), *, complete: bool = False
+) -> Evaluation:
     """Read a run and a qrels file and evaluate them (see :func:`evaluate`).
 
     The qrels are read in a second thread while the run is read (numpy releases the GIL for

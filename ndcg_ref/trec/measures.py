@@ -22,7 +22,7 @@ def parse_measures(names: Iterable[str]) -> list[tuple[str, int | None]]:
         if not match:
             raise ValueError(f"unknown measure {name!r}: use ndcg or ndcg_cut.K (e.g. ndcg_cut.10 or ndcg_cut.5,10,20)")
         if name.strip() == "ndcg":
-            pairs = [("ndcg", None)]
+            pairs: list[tuple[str, int | None]] = [("ndcg", None)]
         else:
             cuts = match.group("cuts")
             if cuts is None:

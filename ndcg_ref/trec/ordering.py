@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .data import Qrels, Run
 
 
-def _ranked_rows(run: Run, run_q: np.ndarray, grades: np.ndarray, queries: int) -> np.ndarray:
+def _ranked_rows(run: Run, run_q: NDArray[np.intp], grades: NDArray[np.int64], queries: int) -> NDArray[np.float64]:
     """A (queries x longest run) matrix of gains in trec_eval's order: score desc, docno desc.
 
     trec_eval keeps scores as 32-bit floats, so scores are compared (and tied) in float32.
@@ -43,7 +44,7 @@ def _ranked_rows(run: Run, run_q: np.ndarray, grades: np.ndarray, queries: int) 
     return matrix
 
 
-def _ideal_rows(qrels: Qrels, qrels_q: np.ndarray, queries: int) -> np.ndarray:
+def _ideal_rows(qrels: Qrels, qrels_q: NDArray[np.intp], queries: int) -> NDArray[np.float64]:
     relevant = qrels.grades > 0
     q = qrels_q[relevant]
     counts = np.bincount(q, minlength=queries)

@@ -7,11 +7,13 @@ and line for anything malformed; nothing is silently dropped.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .data import Qrels, Run, TrecFormatError
 
@@ -19,8 +21,11 @@ _BLOCK = 32 * 1024 * 1024
 _RUN_COLUMNS = "qid Q0 docno rank score tag"
 _QRELS_COLUMNS = "qid iteration docno relevance"
 
+#: The column read as numbers: a run's scores or the qrels' grades.
+_Number = TypeVar("_Number", np.float64, np.int64)
 
-def _gather(padded: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+
+def _gather(padded: NDArray[np.uint8], starts: NDArray[np.intp], lengths: NDArray[np.intp]) -> NDArray[np.bytes_]:
     """The tokens padded[starts[i]:starts[i] + lengths[i]] as one fixed-width bytes array.
 
     ``padded`` must end with at least as many spare bytes as the longest token.
@@ -31,7 +36,8 @@ def _gather(padded: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.n
     windows = np.lib.stride_tricks.sliding_window_view(padded, width)
     raw = windows[starts]  # one contiguous copy of `width` bytes per token
     np.copyto(raw, 0, where=np.arange(width) >= lengths[:, None])  # clear what follows each token
-    return raw.view(f"S{width}").ravel()
+    tokens: NDArray[np.bytes_] = raw.view(f"S{width}").ravel()
+    return tokens
 
 
 def _line_text(data: bytes, line_start: int) -> str:
@@ -40,7 +46,9 @@ def _line_text(data: bytes, line_start: int) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def _tokenize(data: bytes, columns: int, wanted: Sequence[int], path: str, first_line: int, layout: str):
+def _tokenize(
+    data: bytes, columns: int, wanted: Sequence[int], path: str, first_line: int, layout: str
+) -> tuple[list[NDArray[np.bytes_]], NDArray[np.int64]]:
     """Tokens of the wanted columns of every non-blank line in ``data`` (whole lines only)."""
     array = np.frombuffer(data, dtype=np.uint8)
     if array.size == 0:
@@ -72,10 +80,10 @@ def _tokenize(data: bytes, columns: int, wanted: Sequence[int], path: str, first
     return [_gather(padded, starts[:, c], lengths[:, i]) for i, c in enumerate(wanted)], lines
 
 
-def _blocks(path: Path):
+def _blocks(path: Path) -> Iterator[tuple[bytes, int]]:
     """``(data, first line number)`` for consecutive blocks of whole lines of the file."""
     try:
-        handle = open(path, "rb")
+        handle = open(path, "rb")  # noqa: SIM115 (closed by the with below: only open()'s error is turned into ours)
     except OSError as error:
         raise TrecFormatError(f"cannot read {path}: {error.strerror}") from error
     with handle:
@@ -95,24 +103,28 @@ def _blocks(path: Path):
                 return
 
 
-def _read_columns(path: Path, columns: int, wanted: Sequence[int], layout: str, numbers: Mapping[int, tuple[type, str]]):
+def _read_columns(
+    path: Path, columns: int, wanted: Sequence[int], layout: str, number: tuple[type[_Number], str]
+) -> tuple[list[NDArray[np.bytes_]], NDArray[_Number], NDArray[np.int64]]:
     """Read a whitespace-separated file; return the wanted columns and the line numbers.
 
-    ``numbers`` maps a position in ``wanted`` to ``(dtype, what)``: that column is converted.
+    The last wanted column is returned as numbers (``number`` is ``(dtype, what)``; ``what``
+    names the column in messages), the others as fixed-width bytes.
     Blocks are parsed in two threads while the next block is read (numpy releases the GIL for
     most of the work); at most three blocks are in memory at once. An error is raised for the
     first bad line of the file.
     """
 
-    def parse(data: bytes, first_line: int):
-        tokens, lines = _tokenize(data, columns, wanted, str(path), first_line, layout)
-        for position, (dtype, what) in numbers.items():
-            tokens[position] = _numbers(tokens[position], dtype, str(path), lines, what)
-        return tokens, lines
+    dtype, what = number
 
-    parsed: list[tuple[list[np.ndarray], np.ndarray]] = []
+    def parse(data: bytes, first_line: int) -> tuple[list[NDArray[np.bytes_]], NDArray[_Number], NDArray[np.int64]]:
+        tokens, lines = _tokenize(data, columns, wanted, str(path), first_line, layout)
+        values = _numbers(tokens.pop(), dtype, str(path), lines, what)
+        return tokens, values, lines
+
+    parsed: list[tuple[list[NDArray[np.bytes_]], NDArray[_Number], NDArray[np.int64]]] = []
     with ThreadPoolExecutor(2) as pool:
-        pending: deque = deque()
+        pending: deque[Future[tuple[list[NDArray[np.bytes_]], NDArray[_Number], NDArray[np.int64]]]] = deque()
         try:
             for data, first_line in _blocks(path):
                 pending.append(pool.submit(parse, data, first_line))
@@ -123,11 +135,11 @@ def _read_columns(path: Path, columns: int, wanted: Sequence[int], layout: str, 
         finally:
             for future in pending:
                 future.cancel()
-    columns_out = [np.concatenate([tokens[i] for tokens, _ in parsed]) for i in range(len(wanted))]
-    return columns_out, np.concatenate([lines for _, lines in parsed])
+    texts = [np.concatenate([tokens[i] for tokens, _, _ in parsed]) for i in range(len(wanted) - 1)]
+    return texts, np.concatenate([values for _, values, _ in parsed]), np.concatenate([lines for _, _, lines in parsed])
 
 
-def _small_integers(tokens: np.ndarray) -> np.ndarray | None:
+def _small_integers(tokens: NDArray[np.bytes_]) -> NDArray[np.int64] | None:
     """Single-digit tokens (most qrels grades) as integers without text parsing; None otherwise."""
     if tokens.dtype.itemsize != 1 or tokens.size == 0:
         return None
@@ -137,8 +149,10 @@ def _small_integers(tokens: np.ndarray) -> np.ndarray | None:
     return digits.astype(np.int64)
 
 
-def _numbers(tokens: np.ndarray, dtype, path: str, lines: np.ndarray, what: str) -> np.ndarray:
-    if dtype is np.int64:
+def _numbers(
+    tokens: NDArray[np.bytes_], dtype: type[_Number], path: str, lines: NDArray[np.int64], what: str
+) -> NDArray[_Number]:
+    if issubclass(dtype, np.int64):  # (not `dtype is np.int64`: mypy narrows dtype by issubclass only)
         fast = _small_integers(tokens)
         if fast is not None:
             return fast
@@ -148,13 +162,17 @@ def _numbers(tokens: np.ndarray, dtype, path: str, lines: np.ndarray, what: str)
         values = None
     if values is not None and (dtype is not np.float64 or np.isfinite(values).all()):
         return values
-    for token, line in zip(tokens, lines):  # the slow path, only to name the bad line
+    for token, line in zip(tokens, lines, strict=True):  # the slow path, only to name the bad line
         try:
             value = dtype(token.decode(errors="replace"))
         except ValueError:
-            raise TrecFormatError(f"{path}, line {line}: {what} {token.decode(errors='replace')!r} is not a number") from None
+            raise TrecFormatError(
+                f"{path}, line {line}: {what} {token.decode(errors='replace')!r} is not a number"
+            ) from None
         if not np.isfinite(value):
-            raise TrecFormatError(f"{path}, line {line}: {what} {token.decode(errors='replace')!r} is not a finite number")
+            raise TrecFormatError(
+                f"{path}, line {line}: {what} {token.decode(errors='replace')!r} is not a finite number"
+            )
     raise TrecFormatError(f"{path}: a {what} could not be read")
 
 
@@ -167,7 +185,7 @@ def read_run(path: str | Path) -> Run:
         For an unreadable file, a line without exactly six columns, or a score that is not a
         finite number; the message names the file and line.
     """
-    (qids, docnos, scores), lines = _read_columns(Path(path), 6, (0, 2, 4), _RUN_COLUMNS, {2: (np.float64, "score")})
+    (qids, docnos), scores, lines = _read_columns(Path(path), 6, (0, 2, 4), _RUN_COLUMNS, (np.float64, "score"))
     return Run(qids, docnos, scores, lines, str(path))
 
 
@@ -180,5 +198,5 @@ def read_qrels(path: str | Path) -> Qrels:
         For an unreadable file, a line without exactly four columns, or a relevance that is not
         an integer; the message names the file and line.
     """
-    (qids, docnos, grades), lines = _read_columns(Path(path), 4, (0, 2, 3), _QRELS_COLUMNS, {2: (np.int64, "relevance")})
+    (qids, docnos), grades, lines = _read_columns(Path(path), 4, (0, 2, 3), _QRELS_COLUMNS, (np.int64, "relevance"))
     return Qrels(qids, docnos, grades, lines, str(path))
