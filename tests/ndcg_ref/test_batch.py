@@ -6,11 +6,10 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import any_rankings, cutoffs
 
 from ndcg_ref import dcg, dcg_batch, idcg, idcg_batch, ndcg, ndcg_batch, rank_by_score
 from ndcg_ref.batch import parallel
-
-from strategies import any_rankings, cutoffs
 
 ragged = st.lists(any_rankings, min_size=1, max_size=12)
 
@@ -42,7 +41,7 @@ def test_ideal_from_all_judged_documents():
     rows = [[1, 0, 2, 1, 0], [0, 0, 1], [0, 0]]
     ideal = [[2, 2, 1, 1], [2, 1], []]
     for k in (None, 1, 3, 5, 10):
-        expected = [ndcg(r, k, ideal=i) for r, i in zip(rows, ideal)]
+        expected = [ndcg(r, k, ideal=i) for r, i in zip(rows, ideal, strict=True)]
         assert ndcg_batch(rows, k, ideal=ideal).tolist() == expected
 
 
@@ -120,7 +119,10 @@ def test_rank_by_score_orders_each_row():
     assert rank_by_score(grades, scores).tolist() == [[2, 1, 0], [0, 3, 1]]
 
 
-@given(st.lists(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=30), min_size=1, max_size=8))
+graded_scores = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=30)  # (grade, score)
+
+
+@given(st.lists(graded_scores, min_size=1, max_size=8))
 def test_rank_by_score_breaks_ties_by_column_order(rows):
     width = max(len(r) for r in rows)
     grades = np.zeros((len(rows), width))
