@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in result.measures:
         if args.per_query:
             column = result.measures.index(name)
-            lines += [f"{name:<22}\t{qid}\t{row[column]:.4f}" for qid, row in zip(result.qids, result.values)]
+            rows = zip(result.qids, result.values, strict=True)
+            lines += [f"{name:<22}\t{qid}\t{row[column]:.4f}" for qid, row in rows]
         lines.append(f"{name:<22}\tall\t{means[name]:.4f}")
     print("\n".join(lines))
     return 0

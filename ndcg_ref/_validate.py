@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import Union
+from typing import Any, TypeAlias
 
 import numpy as np
+from numpy.typing import NDArray
 
 #: What the measures accept as a ranking: a list, tuple or 1-D numpy array of grades.
-Relevances = Union[Sequence[float], np.ndarray]
+Relevances: TypeAlias = Sequence[float] | NDArray[np.bool_ | np.integer[Any] | np.floating[Any]]
 
 
-def as_relevances(values: object, name: str = "rels") -> np.ndarray:
+def as_relevances(values: object, name: str = "rels") -> NDArray[np.float64]:
     """Return ``values`` as a new 1-D float64 array of finite, non-negative grades.
 
     Raises ``TypeError`` for things that are not a sequence of numbers (a string, a dict, None,
@@ -31,7 +32,9 @@ def as_relevances(values: object, name: str = "rels") -> np.ndarray:
         for position, item in enumerate(values):
             if isinstance(item, (str, bytes)) or not isinstance(item, (numbers.Real, np.generic)):
                 if isinstance(item, (Sequence, np.ndarray)) and not isinstance(item, (str, bytes)):
-                    raise ValueError(f"{name} must be a flat list of numbers, but {name}[{position}] is a nested sequence")
+                    raise ValueError(
+                        f"{name} must be a flat list of numbers, but {name}[{position}] is a nested sequence"
+                    )
                 raise TypeError(
                     f"{name}[{position}] must be a number, got {type(item).__name__} {item!r}"
                 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ._validate import Relevances, as_cutoff, as_relevances
 
@@ -13,7 +14,7 @@ Gain = Literal["linear", "exponential"]
 __all__ = ["cg", "dcg", "idcg", "ndcg"]
 
 
-def _gains(grades: np.ndarray, gain: str) -> np.ndarray:
+def _gains(grades: NDArray[np.float64], gain: str) -> NDArray[np.float64]:
     if gain == "linear":
         return grades
     if gain == "exponential":
@@ -21,12 +22,12 @@ def _gains(grades: np.ndarray, gain: str) -> np.ndarray:
     raise ValueError(f"gain must be 'linear' or 'exponential', got {gain!r}")
 
 
-def _discounts(n: int) -> np.ndarray:
+def _discounts(n: int) -> NDArray[np.float64]:
     """``1 / log2(i + 1)`` for the 1-based ranks ``i = 1 .. n``."""
     return 1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64))
 
 
-def _dcg_of(grades: np.ndarray, k: int | None, gain: str) -> float:
+def _dcg_of(grades: NDArray[np.float64], k: int | None, gain: str) -> float:
     """Gain times discount, summed in rank order (the same arithmetic as the batch functions)."""
     top = grades[:k]
     if top.size == 0:
@@ -34,7 +35,7 @@ def _dcg_of(grades: np.ndarray, k: int | None, gain: str) -> float:
     return float(np.cumsum(_gains(top, gain) * _discounts(top.size))[-1])
 
 
-def _ideal_grades(grades: np.ndarray, ideal: Relevances | None) -> np.ndarray:
+def _ideal_grades(grades: NDArray[np.float64], ideal: Relevances | None) -> NDArray[np.float64]:
     """The ideal ranking: ``ideal`` (or the ranking itself) sorted by grade, descending."""
     if ideal is None:
         return np.sort(grades)[::-1]
@@ -51,7 +52,7 @@ def _ideal_grades(grades: np.ndarray, ideal: Relevances | None) -> np.ndarray:
     return best
 
 
-def _show(grades: np.ndarray) -> str:
+def _show(grades: NDArray[np.float64]) -> str:
     return "[" + ", ".join(f"{g:g}" for g in grades) + "]"
 
 

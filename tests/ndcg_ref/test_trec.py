@@ -12,14 +12,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ndcg_ref import trec
 from ndcg_ref.trec import (
     TrecFormatError,
     evaluate,
     evaluate_files,
+    joining,
     qrels_from_dict,
     read_qrels,
     read_run,
+    reading,
     run_from_dict,
 )
 
@@ -89,7 +90,7 @@ def test_small_blocks_give_the_same_result(tmp_path, monkeypatch):
     run, qrels = random_collection(6, queries=60)
     paths = write_files(tmp_path, run, qrels)
     whole = evaluate_files(*paths, MEASURES)
-    monkeypatch.setattr(trec, "_BLOCK", 97)
+    monkeypatch.setattr(reading, "_BLOCK", 97)
     pieces = evaluate_files(*paths, MEASURES)
     assert whole.qids == pieces.qids and np.array_equal(whole.values, pieces.values)
 
@@ -98,8 +99,14 @@ def test_small_blocks_give_the_same_result(tmp_path, monkeypatch):
 def test_hash_collisions_cost_time_never_a_wrong_grade(tmp_path, monkeypatch, bits):
     run, qrels = random_collection(7, queries=80)
     honest = evaluate(run_from_dict(run), qrels_from_dict(qrels), MEASURES)
-    # a hash with 2**bits values: almost every run line collides with qrels lines of other documents
-    monkeypatch.setattr(trec, "_keys", lambda query_index, docnos: (query_index.astype(np.uint64) & np.uint64(2**bits - 1)) if bits else np.zeros(query_index.size, np.uint64))
+
+    def few_keys(query_index, docnos):
+        """A hash with 2**bits values: almost every run line collides with qrels lines of other documents."""
+        if not bits:
+            return np.zeros(query_index.size, np.uint64)
+        return query_index.astype(np.uint64) & np.uint64(2**bits - 1)
+
+    monkeypatch.setattr(joining, "_keys", few_keys)
     colliding = evaluate(run_from_dict(run), qrels_from_dict(qrels), MEASURES)
     assert colliding.qids == honest.qids and np.array_equal(colliding.values, honest.values)
     # a document twice, with other documents of the same key in between, is still found
@@ -175,7 +182,7 @@ def test_malformed_files_name_file_and_line(tmp_path, run_text, qrels_text, word
 
 
 def test_first_bad_line_is_reported_when_blocks_are_parsed_in_parallel(tmp_path, monkeypatch):
-    monkeypatch.setattr(trec, "_BLOCK", 64)
+    monkeypatch.setattr(reading, "_BLOCK", 64)
     lines = [f"q{i // 10} Q0 d{i} {i} {1.0 / (i + 1)!r} t" for i in range(200)]
     lines[57] = "q5 Q0 d57 58 oops t"
     lines[150] = "q15 Q0 d150"
@@ -243,9 +250,12 @@ def test_run_already_in_trec_order_takes_the_fast_path_correctly(tmp_path):
             assert ours[qid][name] == pytest.approx(values[name], abs=1e-12), (qid, name)
 
 
-@given(st.lists(st.text(alphabet="-+0123456789.a ", min_size=1, max_size=4).map(str.strip).filter(bool), min_size=1, max_size=30))
+short_tokens = st.text(alphabet="-+0123456789.a ", min_size=1, max_size=4).map(str.strip).filter(bool)
+
+
+@given(st.lists(short_tokens, min_size=1, max_size=30))
 def test_fast_integer_parsing_agrees_with_python(tokens):
-    from ndcg_ref.trec import _small_integers
+    from ndcg_ref.trec.reading import _small_integers
 
     fast = _small_integers(np.array([t.encode() for t in tokens]))
     try:

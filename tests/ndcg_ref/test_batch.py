@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import any_rankings, cutoffs
 
-from ndcg_ref import batch as batch_module
 from ndcg_ref import dcg, dcg_batch, idcg, idcg_batch, ndcg, ndcg_batch, rank_by_score
+from ndcg_ref.batch import parallel
 
 ragged = st.lists(any_rankings, min_size=1, max_size=12)
 
@@ -41,12 +41,12 @@ def test_ideal_from_all_judged_documents():
     rows = [[1, 0, 2, 1, 0], [0, 0, 1], [0, 0]]
     ideal = [[2, 2, 1, 1], [2, 1], []]
     for k in (None, 1, 3, 5, 10):
-        expected = [ndcg(r, k, ideal=i) for r, i in zip(rows, ideal)]
+        expected = [ndcg(r, k, ideal=i) for r, i in zip(rows, ideal, strict=True)]
         assert ndcg_batch(rows, k, ideal=ideal).tolist() == expected
 
 
 def test_many_queries_across_chunks(monkeypatch):
-    monkeypatch.setattr(batch_module, "_CHUNK", 7)
+    monkeypatch.setattr(parallel, "_CHUNK", 7)
     rng = np.random.default_rng(5)
     matrix = rng.integers(0, 4, size=(50, 13)).astype(float)
     values = ndcg_batch(matrix, (3, 10, None))
@@ -57,9 +57,9 @@ def test_many_queries_across_chunks(monkeypatch):
 @pytest.mark.parametrize("workers", [1, 3])
 @pytest.mark.parametrize("gain", ["linear", "exponential"])
 def test_blocks_and_threads_do_not_change_values(monkeypatch, workers, gain):
-    monkeypatch.setattr(batch_module, "_CHUNK", 5)
-    monkeypatch.setattr(batch_module, "_MIN_CHUNK", 1)
-    monkeypatch.setattr(batch_module, "_workers", lambda: workers)
+    monkeypatch.setattr(parallel, "_CHUNK", 5)
+    monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
+    monkeypatch.setattr(parallel, "_workers", lambda: workers)
     rng = np.random.default_rng(workers)
     matrix = rng.integers(0, 4, size=(41, 9)).astype(float) * rng.choice([1.0, 0.37], size=(41, 1))
     ideal = np.concatenate([matrix, rng.integers(0, 3, size=(41, 4))], axis=1)
@@ -73,8 +73,8 @@ def test_blocks_and_threads_do_not_change_values(monkeypatch, workers, gain):
 
 
 def test_mostly_irrelevant_rankings_and_all_zero_blocks(monkeypatch):
-    monkeypatch.setattr(batch_module, "_CHUNK", 4)
-    monkeypatch.setattr(batch_module, "_MIN_CHUNK", 1)
+    monkeypatch.setattr(parallel, "_CHUNK", 4)
+    monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
     rng = np.random.default_rng(8)
     matrix = (rng.random((30, 25)) < 0.08) * rng.integers(1, 4, size=(30, 25)).astype(float)
     matrix[8:12] = 0  # one block without any relevant document
@@ -89,8 +89,8 @@ def test_mostly_irrelevant_rankings_and_all_zero_blocks(monkeypatch):
 @pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf"), float("-inf")])
 @pytest.mark.parametrize("function", [dcg_batch, idcg_batch, ndcg_batch])
 def test_bad_grade_in_a_later_block_names_its_query(monkeypatch, bad, function):
-    monkeypatch.setattr(batch_module, "_CHUNK", 4)
-    monkeypatch.setattr(batch_module, "_MIN_CHUNK", 1)
+    monkeypatch.setattr(parallel, "_CHUNK", 4)
+    monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
     matrix = np.ones((20, 6))
     matrix[13, 2] = bad
     with pytest.raises(ValueError, match=rf"rels\[13\]\[2\] is {bad:g}"):
@@ -98,8 +98,8 @@ def test_bad_grade_in_a_later_block_names_its_query(monkeypatch, bad, function):
 
 
 def test_bad_ideal_grade_in_a_later_block_names_its_query(monkeypatch):
-    monkeypatch.setattr(batch_module, "_CHUNK", 4)
-    monkeypatch.setattr(batch_module, "_MIN_CHUNK", 1)
+    monkeypatch.setattr(parallel, "_CHUNK", 4)
+    monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
     matrix = np.ones((20, 6))
     ideal = np.ones((20, 8))
     ideal[9, 7] = float("nan")
@@ -119,7 +119,10 @@ def test_rank_by_score_orders_each_row():
     assert rank_by_score(grades, scores).tolist() == [[2, 1, 0], [0, 3, 1]]
 
 
-@given(st.lists(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=30), min_size=1, max_size=8))
+graded_scores = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=30)  # (grade, score)
+
+
+@given(st.lists(graded_scores, min_size=1, max_size=8))
 def test_rank_by_score_breaks_ties_by_column_order(rows):
     width = max(len(r) for r in rows)
     grades = np.zeros((len(rows), width))
@@ -135,9 +138,9 @@ def test_rank_by_score_breaks_ties_by_column_order(rows):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_rank_by_score_in_blocks_and_threads(monkeypatch, workers):
-    monkeypatch.setattr(batch_module, "_CHUNK", 3)
-    monkeypatch.setattr(batch_module, "_MIN_CHUNK", 1)
-    monkeypatch.setattr(batch_module, "_workers", lambda: workers)
+    monkeypatch.setattr(parallel, "_CHUNK", 3)
+    monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
+    monkeypatch.setattr(parallel, "_workers", lambda: workers)
     rng = np.random.default_rng(11)
     grades = np.asfortranarray(rng.integers(0, 4, size=(17, 12)).astype(float))  # not C-contiguous
     scores = rng.random((17, 12))
@@ -154,8 +157,8 @@ def test_rank_by_score_rejects_bad_scores(monkeypatch):
     for bad in (float("inf"), float("-inf"), float("nan")):
         scores = np.ones((20, 5))
         scores[13, 3] = bad
-        monkeypatch.setattr(batch_module, "_CHUNK", 4)
-        monkeypatch.setattr(batch_module, "_MIN_CHUNK", 1)
+        monkeypatch.setattr(parallel, "_CHUNK", 4)
+        monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
         with pytest.raises(ValueError, match=rf"scores\[13\]\[3\] is {bad}"):
             rank_by_score(np.ones((20, 5)), scores)
     grades = np.ones((20, 5))
@@ -196,8 +199,8 @@ def test_bad_cutoffs_and_ideal():
 def test_works_in_a_forked_child_after_threads_were_started(monkeypatch):
     import multiprocessing
 
-    monkeypatch.setattr(batch_module, "_MIN_CHUNK", 1)
-    monkeypatch.setattr(batch_module, "_workers", lambda: 2)
+    monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
+    monkeypatch.setattr(parallel, "_workers", lambda: 2)
     matrix = np.random.default_rng(3).integers(0, 4, size=(40, 7)).astype(float)
     expected = ndcg_batch(matrix, 3)  # starts the pool's threads in this process
     with multiprocessing.get_context("fork").Pool(1) as pool:
@@ -206,6 +209,6 @@ def test_works_in_a_forked_child_after_threads_were_started(monkeypatch):
 
 
 def _ndcg_in_child(matrix):
-    batch_module._MIN_CHUNK = 1
-    batch_module._workers = lambda: 2
+    parallel._MIN_CHUNK = 1
+    parallel._workers = lambda: 2
     return ndcg_batch(matrix, 3)
