@@ -89,18 +89,18 @@ def in_memory(queries: int, repeat: int, skip_ranx: bool) -> list[tuple]:
     rows = []  # (tool, measure, conversion s, evaluation s, mean)
     conversion, ranked = best_of(lambda: rank_by_score(grades, scores), repeat)
     for measure, k in (("nDCG@10", 10), ("nDCG", None)):
-        evaluation, values = best_of(lambda: ndcg_batch(ranked, k), repeat)
+        evaluation, values = best_of(lambda k=k: ndcg_batch(ranked, k), repeat)
         rows.append(("ndcg_ref", measure, conversion, evaluation, float(values.mean())))
     from sklearn.metrics import ndcg_score
 
     for measure, k in (("nDCG@10", 10), ("nDCG", None)):
-        evaluation, value = best_of(lambda: ndcg_score(grades, scores, k=k, ignore_ties=True), repeat)
+        evaluation, value = best_of(lambda k=k: ndcg_score(grades, scores, k=k, ignore_ties=True), repeat)
         rows.append(("scikit-learn ndcg_score", measure, 0.0, evaluation, float(value)))
     import pytrec_eval
 
     conversion, (qrels, run) = best_of(lambda: to_dicts(grades, scores), 1)
     for measure, name, key in (("nDCG@10", "ndcg_cut.10", "ndcg_cut_10"), ("nDCG", "ndcg", "ndcg")):
-        evaluation, result = best_of(lambda: pytrec_eval.RelevanceEvaluator(qrels, {name}).evaluate(run), repeat)
+        evaluation, result = best_of(lambda name=name: pytrec_eval.RelevanceEvaluator(qrels, {name}).evaluate(run), repeat)
         rows.append(("pytrec-eval-terrier", measure, conversion, evaluation, float(np.mean([v[key] for v in result.values()]))))
     if not skip_ranx:
         import ranx
@@ -110,7 +110,7 @@ def in_memory(queries: int, repeat: int, skip_ranx: bool) -> list[tuple]:
         ranx_qrels, ranx_run = ranx.Qrels(qrels), ranx.Run(run)
         ranx_conversion = conversion + time.perf_counter() - started
         for measure, name in (("nDCG@10", "ndcg@10"), ("nDCG", "ndcg")):
-            evaluation, value = best_of(lambda: ranx.evaluate(ranx_qrels, ranx_run, name, make_comparable=False), repeat)
+            evaluation, value = best_of(lambda name=name: ranx.evaluate(ranx_qrels, ranx_run, name, make_comparable=False), repeat)
             rows.append(("ranx", measure, ranx_conversion, evaluation, float(value)))
     input_bytes = grades.nbytes + scores.nbytes
     peak = peak_memory(lambda: ndcg_batch(rank_by_score(grades, scores), (10, None)))

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..sandbox import NOT_RUN_CALL, CallOrder, CallOutcome, CellOutcome, Sandbox, run_submission
+from ..sandbox import NOT_RUN_CALL, CallOrder, CallOutcome, CallRecord, CellOutcome, RunOutcome, Sandbox, run_submission
 from .exercise import Call, Exercise
 from .model import CellProblem, Status, StudentResult
 from .notebook import SubmissionProblem, locate_notebook, read_student_code
-from .scoring import call_orders, plan_calls, same_group, score
+from .scoring import call_orders, exception_name, plan_calls, same_group, score, type_name
 
 
 @dataclass(frozen=True)
@@ -42,17 +43,31 @@ def grade_submission(student_dir: Path, settings: GradingSettings, sandbox: Sand
     except SubmissionProblem as problem:
         return StudentResult.without_grading(student_id, problem.status, problem.message, exercise.max_score)
     plan = plan_calls(exercise)
+    visible = [p for p in plan if p.group.visible]
+    hidden = [p for p in plan if not p.group.visible]
     probes: dict[int, Call] = {len(plan) + number: probe for number, probe in enumerate(exercise.probes)}
-    orders = call_orders(plan) + [CallOrder(call_id, p.function, p.args) for call_id, p in probes.items()]
     tests_skip = same_group(plan)
 
     def skip_after_timeout(call_id: int) -> list[int]:
         # a hung probe makes the rest of the diagnosis unreliable: skip the other probes
         return [other for other in probes if other > call_id] if call_id in probes else tests_skip(call_id)
 
-    outcome = run_submission(
-        sandbox, code.cells, orders, timeout=settings.timeout, budget=settings.budget,
-        slot=slot, skip_after_timeout=skip_after_timeout,
+    # Two processes, so that nothing shown to the student comes from one that has seen a hidden
+    # input: the first makes the visible tests and the probes (its messages may be shown), the
+    # second, started afterwards, only the hidden tests (only its numbers and built-in names count).
+    started = time.monotonic()
+    shown = run_submission(
+        sandbox, code.cells, call_orders(visible) + [CallOrder(i, p.function, p.args) for i, p in probes.items()],
+        timeout=settings.timeout, budget=settings.budget, slot=slot, skip_after_timeout=skip_after_timeout,
+    )
+    blind = run_submission(
+        sandbox, code.cells, call_orders(hidden), timeout=settings.timeout,
+        budget=max(0.0, settings.budget - (time.monotonic() - started)), slot=slot, skip_after_timeout=tests_skip,
+    )
+    outcome = RunOutcome(
+        cells=shown.cells, calls={**shown.calls, **{i: _blinded(r) for i, r in blind.calls.items()}},
+        restarts=shown.restarts + blind.restarts, fatal=shown.fatal or blind.fatal,
+        notes=list(dict.fromkeys(shown.notes + blind.notes)),
     )
     cells = [
         CellProblem(index, record.outcome, record.error, record.message, record.detail)
@@ -84,6 +99,15 @@ def grade_submission(student_dir: Path, settings: GradingSettings, sandbox: Sand
         result.status = Status.TIMEOUT
     result.message = "; ".join(messages) if messages else "graded"
     return result
+
+
+def _blinded(record: CallRecord) -> CallRecord:
+    """A record from the process that saw hidden inputs, with every text the student chose removed."""
+    return replace(
+        record, message=None,
+        error=exception_name(record.error) if record.error is not None else None,
+        type_name=type_name(record.type_name) if record.type_name is not None else None,
+    )
 
 
 def cell_message(cell: CellProblem, timeout: float) -> str:

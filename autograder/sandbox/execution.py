@@ -185,7 +185,7 @@ def _one_run(
     """One sandboxed process. Returns (reports, stop reason, detail)."""
     launch = sandbox.launch(scratch, slot)
     cells_line = json.dumps(cells).encode() + b"\n"
-    calls_line = json.dumps([call.wire() for call in calls]).encode() + b"\n"
+    call_lines = [json.dumps(call.wire()).encode() + b"\n" for call in calls]
     reports: list[_Report] = []
     try:
         process = subprocess.Popen(
@@ -197,8 +197,8 @@ def _one_run(
     try:
         _send(process, cells_line, close=False)
         if not cells:
-            _send(process, calls_line, close=True)
-        return _read_reports(process, reports, len(cells), calls_line, [call.id for call in calls], timeout, remaining)
+            _send_call(process, call_lines, 0)
+        return _read_reports(process, reports, len(cells), call_lines, [call.id for call in calls], timeout, remaining)
     finally:
         _kill(process)
         for stream in (process.stdout, process.stderr):
@@ -218,11 +218,19 @@ def _send(process: subprocess.Popen[bytes], line: bytes, close: bool) -> None:
         pass  # the process is gone; reading its reports will tell why
 
 
+def _send_call(process: subprocess.Popen[bytes], call_lines: list[bytes], position: int) -> None:
+    """Send the call at ``position``, or close the runner's input when every call has been made."""
+    if position < len(call_lines):
+        _send(process, call_lines[position], close=False)
+    else:
+        _send(process, b"", close=True)
+
+
 def _read_reports(
-    process: subprocess.Popen[bytes], reports: list[_Report], cell_count: int, calls_line: bytes,
+    process: subprocess.Popen[bytes], reports: list[_Report], cell_count: int, call_lines: list[bytes],
     call_ids: list[int], timeout: float, remaining: float,
 ) -> _Stop:
-    """Collect reports; send the calls once the last cell has reported."""
+    """Collect reports; send the calls one at a time, each after the report of the one before."""
     if process.stdout is None or process.stderr is None:
         raise RuntimeError("the runner process has no pipes")  # a grader bug: Popen was called without them
     selector = selectors.DefaultSelector()
@@ -262,11 +270,12 @@ def _read_reports(
                     reports.append(_Report(cells_seen, cell_record(record)))
                     cells_seen += 1
                     if cells_seen == cell_count:
-                        _send(process, calls_line, close=True)
+                        _send_call(process, call_lines, 0)
                 elif "call" in record:
                     _check_order("call", record["call"], call_ids[calls_seen] if calls_seen < len(call_ids) else None)
                     reports.append(_Report(calls_seen, call_record(record)))
                     calls_seen += 1
+                    _send_call(process, call_lines, calls_seen)
                 else:
                     raise ProtocolError(f"unknown report {line[:200]!r}")
             except (ValueError, ProtocolError) as error:

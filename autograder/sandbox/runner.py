@@ -1,19 +1,21 @@
 """Runs one student's code inside the sandbox and reports what their functions return.
 
 This file is executed as a script by the sandboxed Python (``python -I runner.py``); it imports
-only the standard library and knows nothing of expected values, points or which call belongs
-to which test. It reads two lines from standard input: first the cells,
+only the standard library (and IPython, for a cell that uses ``%magic`` or ``!shell`` syntax) and
+knows nothing of expected values, points or which call belongs to which test. It reads its
+orders from standard input, one JSON document per line: first the cells,
 
     ["<python source>", ...]
 
-which it runs in order in one ``__main__`` namespace; only after the last cell has reported
-does the grader send the calls (so no cell can see the test inputs),
+which it runs in order in the namespace of a fresh ``__main__`` module; then, only after the last
+cell has reported, the calls, one line at a time: the grader sends the next call only after the
+report of the previous one, so the process never holds a call it has not been asked to make,
 
-    [{"id": 0, "function": "dcg", "args": [[1, 0, 2], 3]}, ...]
+    {"id": 0, "function": "dcg", "args": [[1, 0, 2], 3]}
 
-which it makes one by one, each with fresh copies of its list arguments (``after`` reports the
-first argument as it was after the call, when that is a list). It writes one JSON line per finished item to
-its original standard output:
+each made with fresh copies of its list arguments (``after`` reports the first argument as it was
+after the call, when that is a list). It writes one JSON line per finished item to its original
+standard output:
 
     {"ready": true}
     {"cell": 0, "ok": true}
@@ -24,21 +26,29 @@ its original standard output:
     {"call": 3, "status": "undefined"}
     {"done": true}
 
-Everything in this process can be subverted by the student's code, so the grader treats these
-lines as untrusted data: it checks every field's type and does all comparisons itself.
+The student's code runs in this process, so the machinery is kept out of its reach by name:
+the student's ``__main__`` is a module of its own, and everything the runner uses after the
+first cell (builtins, the JSON encoding, the number checks) is captured in closures before any
+student code runs, built from functions implemented in C. Code that goes further (walking
+frames or ``gc`` to rewrite the runner's function objects, ``ctypes``) can still forge any report
+of this process; the grader therefore treats these lines as untrusted data, checks every field's
+type and does all comparisons itself, and a process that has seen a hidden input only ever has
+its numbers and built-in exception names looked at.
 """
 
 import builtins
 import io
 import json
+import json.encoder
+import json.scanner
 import numbers
 import os
 import sys
+import types
 from typing import Any
 
-_MAX_TEXT = 300
-_dumps = json.dumps
-_exit = os._exit
+#: Longest text (exception message, type name) reported.
+MAX_TEXT = 300
 
 
 class _Sink(io.TextIOBase):
@@ -54,43 +64,118 @@ class _Sink(io.TextIOBase):
         pass
 
 
-def _short(text: object) -> str:
-    try:
-        shown = str(text)
-    except BaseException:
-        return "<unprintable>"
-    return shown if len(shown) <= _MAX_TEXT else shown[:_MAX_TEXT] + "..."
+def _machinery(channel_fd: int) -> tuple[Any, Any, Any, Any, Any, Any]:
+    """The runner's tools, bound to objects captured now (before any student code runs).
 
+    Returns ``emit(record)``, ``decode(line)``, ``describe(error)``, ``type_name(value)``,
+    ``as_number(result)`` and ``snapshot(values)``.
+    """
+    # C implementations only: a student can rebind builtins.isinstance or json.dumps by name,
+    # but not change what these references point to.
+    _type, _float, _str, _len, _list, _isinstance, _repr = type, float, str, len, list, isinstance, repr
+    _int_repr, _float_repr, _join = int.__repr__, float.__repr__, str.join
+    _BaseException, _Real, _bool, _dict, _int, _none = BaseException, numbers.Real, bool, dict, int, type(None)
+    _encode_text = json.encoder.encode_basestring_ascii  # the C version where there is one
+    _write, _items = os.write, dict.items
+    _inf = _float("inf")
+    # the C version where there is one (typeshed calls its argument a scanner; it is the decoder)
+    _scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 
-def _describe(error: BaseException) -> dict[str, str]:
-    try:
-        name = type(error).__name__
-    except BaseException:
-        name = "Exception"
-    return {"error": _short(name), "message": _short(error)}
+    def decode(line: bytes) -> Any:
+        return _scan(line.decode("utf-8"), 0)[0]
 
+    def encode(value: Any) -> str:
+        kind = _type(value)
+        if value is None:
+            return "null"
+        if kind is _bool:
+            return "true" if value else "false"
+        if kind is _int:
+            return _int_repr(value)
+        if kind is _float:
+            if value != value:
+                return "NaN"
+            if value == _inf or value == -_inf:
+                return "Infinity" if value > 0 else "-Infinity"
+            return _float_repr(value)
+        if kind is _str:
+            return _encode_text(value)
+        if kind is _list:
+            return "[" + _join(",", [encode(v) for v in value]) + "]"
+        if kind is _dict:
+            return "{" + _join(",", [_encode_text(k) + ":" + encode(v) for k, v in _items(value)]) + "}"
+        raise TypeError("not JSON data")  # the runner's own records only: a bug of the runner
 
-def _snapshot(values: object) -> list[float | None] | None:
-    """The argument list after the call, as plain JSON data (None if it no longer is a list of numbers)."""
-    try:
-        if type(values) is not list:
+    def emit(record: dict[str, Any]) -> None:
+        data = (encode(record) + "\n").encode("ascii")
+        while data:
+            data = data[_write(channel_fd, data):]
+
+    def short(text: object) -> str:
+        try:
+            shown = _str(text)
+            if _type(shown) is not _str:
+                return "<unprintable>"
+        except _BaseException:
+            return "<unprintable>"
+        return shown if _len(shown) <= MAX_TEXT else shown[:MAX_TEXT] + "..."
+
+    def describe(error: BaseException) -> dict[str, str]:
+        try:
+            name = _type(error).__name__
+        except _BaseException:
+            name = "Exception"
+        return {"error": short(name), "message": short(error)}
+
+    def type_name(value: object) -> str:
+        try:
+            return short(_type(value).__name__)
+        except _BaseException:
+            return "object"
+
+    def as_number(result: Any) -> float | None:
+        try:
+            if _isinstance(result, _bool) or not _isinstance(result, _Real):
+                return None
+            value = _float(result)
+        except _BaseException:
             return None
-        return [float(v) if isinstance(v, numbers.Real) and not isinstance(v, bool) else None for v in values]
-    except BaseException:
-        return None
+        return value if _type(value) is _float else None
+
+    def snapshot(values: Any) -> list[float | None] | None:
+        """The argument list after the call, as plain data (None if it no longer is a list)."""
+        if _type(values) is not _list:
+            return None
+        shown: list[float | None] = []
+        items: list[Any] = _list.copy(values)
+        for v in items:
+            try:
+                number = _float(v) if not _isinstance(v, _bool) and _isinstance(v, _Real) else None
+            except _BaseException:  # a huge int, a __float__ of the student's that raises
+                number = None
+            shown.append(number if _type(number) is _float else None)
+        return shown
+
+    return emit, decode, describe, type_name, as_number, snapshot
 
 
-def _as_number(result: object) -> float | None:
-    if isinstance(result, bool) or not isinstance(result, numbers.Real):
-        return None
-    value = float(result)
-    return value if type(value) is float else None
+def _compile(source: str, index: int, compile_: Any) -> Any:
+    """The cell as code; IPython syntax (``%magic``, ``!cmd``) turned into Python first, inside the sandbox."""
+    name = f"<cell {index}>"
+    try:
+        return compile_(source, name, "exec")
+    except SyntaxError:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        transformed = TransformerManager().transform_cell(source)  # type: ignore[no-untyped-call]
+        return compile_(transformed, name, "exec")  # a real syntax error is reported from here
 
 
 def main() -> None:
     orders = os.fdopen(os.dup(0), "rb")
-    cells = json.loads(orders.readline())
-    channel = os.fdopen(os.dup(1), "w", buffering=1)
+    read_line, exit_now = orders.readline, os._exit
+    cells = json.loads(read_line())
+    channel_fd = os.dup(1)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
@@ -98,13 +183,15 @@ def main() -> None:
     # the originals too, so that nothing the student's code finds writes to the grader's channel
     sys.stdout = sys.__stdout__ = _Sink()  # type: ignore[misc,assignment]
     sys.stderr = sys.__stderr__ = _Sink()  # type: ignore[misc,assignment]
-    write = channel.write
+    emit, decode, describe, type_name, as_number, snapshot = _machinery(channel_fd)
+    _callable, _type, _list, _BaseException = callable, type, list, BaseException
+    _exec, _compile_builtin, _enumerate = exec, compile, enumerate
 
-    def emit(record: dict[str, Any]) -> None:
-        write(_dumps(record) + "\n")
-        channel.flush()
-
-    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    # The student's own __main__: `import __main__` there finds their namespace, not this module.
+    student = types.ModuleType("__main__")
+    namespace = student.__dict__
+    namespace["__builtins__"] = builtins
+    sys.modules["__main__"] = student
     shell: list[Any] = []
 
     def get_ipython() -> Any:
@@ -112,7 +199,7 @@ def main() -> None:
         if not shell:
             from IPython.core.interactiveshell import InteractiveShell
 
-            instance = InteractiveShell.instance(user_ns=namespace)
+            instance = InteractiveShell.instance(user_module=student, user_ns=namespace)
             # no event loop here: %matplotlib inline etc. just work
             instance.enable_gui = lambda gui=None: None  # type: ignore[method-assign]
             shell.append(instance)
@@ -121,37 +208,42 @@ def main() -> None:
     namespace["get_ipython"] = get_ipython
     emit({"ready": True})
 
-    for index, source in enumerate(cells):
+    for index, source in _enumerate(cells):
         try:
-            exec(compile(source, f"<cell {index}>", "exec"), namespace)
+            _exec(_compile(source, index, _compile_builtin), namespace)
             emit({"cell": index, "ok": True})
-        except BaseException as error:  # SystemExit and KeyboardInterrupt too: a cell may not stop us
-            emit({"cell": index, "ok": False, **_describe(error)})
+        except _BaseException as error:  # SystemExit and KeyboardInterrupt too: a cell may not stop us
+            emit({"cell": index, "ok": False, **describe(error)})
 
-    calls = json.loads(orders.readline())
-    orders.close()
-    for call in calls:
+    while True:
+        line = read_line()
+        if not line:
+            break
+        call = decode(line)
         record: dict[str, Any] = {"call": call["id"]}
         function = namespace.get(call["function"])
-        if not callable(function):
+        if not _callable(function):
             record["status"] = "undefined"
             emit(record)
             continue
-        arguments = [list(a) if type(a) is list else a for a in call["args"]]
+        arguments = [_list(a) if _type(a) is _list else a for a in call["args"]]
         try:
             result = function(*arguments)
-            value = _as_number(result)
+            value = as_number(result)
             if value is None:
-                record.update(status="not-a-number", type=_short(type(result).__name__))
+                record["status"] = "not-a-number"
+                record["type"] = type_name(result)
             else:
-                record.update(status="value", value=value)
-        except BaseException as error:
-            record.update(status="raised", **_describe(error))
-        record["after"] = _snapshot(arguments[0]) if arguments else None
+                record["status"] = "value"
+                record["value"] = value
+        except _BaseException as error:
+            record["status"] = "raised"
+            record.update(describe(error))
+        record["after"] = snapshot(arguments[0]) if arguments else None
         emit(record)
 
     emit({"done": True})
-    _exit(0)  # skip atexit handlers and finalizers the student's code may have registered
+    exit_now(0)  # skip atexit handlers and finalizers the student's code may have registered
 
 
 if __name__ == "__main__":
