@@ -17,6 +17,7 @@ from .errors import KitError
 from .exercises import exercise_for
 from .files import write_atomic
 from .grading import default_workers
+from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES
 from .output.results import score_table
 from .pipeline import DEFAULT_TIMEOUT, GradeOptions, GradeRun, grade_course
 from .sandbox import SandboxUnavailable
@@ -44,6 +45,9 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gradebook", default=None,
                         help="nbgrader gradebook URL to record scores in (default: sqlite:///gradebook.db in the "
                         "course directory; 'none' to skip)")
+    parser.add_argument("--max-notebook-mb", type=float, default=DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2,
+                        help="refuse (status error) notebooks larger than this, unread "
+                        f"(default: {DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2:g})")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no table")
 
 
@@ -75,7 +79,7 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
     return GradeOptions(
         exercise=exercise_for(args.assignment), submitted=args.submitted, out=args.out, workers=args.workers,
         timeout=args.timeout, force=args.force, sandbox=args.sandbox, gradebook=args.gradebook,
-        progress=not args.quiet,
+        progress=not args.quiet, max_notebook_mb=args.max_notebook_mb,
     )
 
 

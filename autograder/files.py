@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import tempfile
 from pathlib import Path
+
+from .errors import KitError
+
+
+class DiskFull(KitError):
+    """The grader's own disk is full: what was saved stays, and the next run resumes from it."""
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -18,8 +25,13 @@ def write_atomic(path: Path, text: str) -> None:
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise DiskFull(
+                f"the disk is full: cannot write {path}. What was saved is kept; free some space and run the "
+                "same command again: it goes on where it stopped"
+            ) from None
         raise
 
 

@@ -14,6 +14,7 @@ from .course.generated_cells import skipped_cell_ids
 from .course.nbgrader import find_root, release_notebook
 from .errors import CourseError, GradebookError, UsageError
 from .grading import BatchResult, Exercise, GradingSettings, GroupInfo, default_workers, grade_batch
+from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids
 from .output.feedback import write_feedback
 from .output.gradebook import try_record_scores
 from .output.report import write_report
@@ -45,6 +46,8 @@ class GradeOptions:
     progress: bool = True
     #: The course directory (``nbgrader_config.py``, ``release/``); None: found from the working directory.
     course_root: Path | None = None
+    #: Notebooks larger than this are refused unread.
+    max_notebook_mb: float = DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,8 @@ def _check(options: GradeOptions) -> None:
         raise UsageError(f"--workers must be at least 1, got {options.workers}")
     if not options.timeout > 0:
         raise UsageError(f"--timeout must be positive, got {options.timeout:g}")
+    if not options.max_notebook_mb > 0:
+        raise UsageError(f"--max-notebook-mb must be positive, got {options.max_notebook_mb:g}")
     if not options.submitted.is_dir():
         layout = f"{options.submitted}/<student_id>/{options.exercise.assignment}/{options.exercise.notebook}"
         raise UsageError(f"no submissions folder {options.submitted} (expected {layout})")
@@ -108,7 +113,12 @@ def grade_course(options: GradeOptions) -> GradeRun:
     if not sandbox.isolated:
         print("\n" + "!" * 78 + "\n" + WEAK_ISOLATION_WARNING + "\n" + "!" * 78 + "\n", file=sys.stderr)
     release = release_notebook(root, exercise.assignment, exercise.notebook) if root else None
-    settings = GradingSettings(exercise, options.timeout, skipped_cell_ids(exercise, release))
+    settings = GradingSettings(
+        exercise, options.timeout, skipped_cell_ids(exercise, release),
+        max_notebook_bytes=int(options.max_notebook_mb * 1024**2),
+        # a submitted notebook that is one of these files (a hard link) is not the student's work
+        course_files=file_ids([root / "source", root / "release"]) if root else frozenset(),
+    )
     students = grade_batch(
         options.submitted, options.out, settings, sandbox, workers=options.workers, force=options.force,
         progress=options.progress,

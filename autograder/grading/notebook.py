@@ -1,14 +1,26 @@
-"""Find and read one student's notebook, and extract the code the student wrote.
+"""Find and read one student's notebook, safely, once; extract the code the student wrote.
+
+Submissions arrive from ``unzip``, ``tar``, git clones and LMS downloads, which all keep links, so
+only regular files that really lie inside ``submitted/<student_id>/`` are read: every folder on
+the way is opened without following links (``O_NOFOLLOW`` relative to the folder before it), the
+notebook too, and what was opened is checked with ``fstat`` afterwards (a regular file, not a hard
+link to a course file). Its size is checked before a byte is read.
 
 Only the student's own code cells are run: the cells named in ``skip_ids`` (the release's test,
 helper and other read-only cells) are skipped whatever the student did to them (edited,
-deleted, emptied), because the tests are run by the grader from the exercise's cases.
+deleted, emptied), because the tests are run by the grader from the exercise's cases. IPython
+syntax in the cells is left as it is: it is turned into Python inside the sandbox.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,8 +28,11 @@ import nbformat
 
 from .model import Status
 
-#: Larger notebooks are refused rather than loaded (outputs of a print flood, say).
-MAX_NOTEBOOK_BYTES = 50 * 1024**2
+#: Default cap on a notebook's size (outputs of a print flood, embedded data): larger ones are refused unread.
+DEFAULT_MAX_NOTEBOOK_BYTES = 8 * 1024**2
+
+#: A file's identity on this machine: (device, inode).
+FileId = tuple[int, int]
 
 
 class SubmissionProblem(Exception):
@@ -30,92 +45,174 @@ class SubmissionProblem(Exception):
 
 
 @dataclass(frozen=True)
-class StudentCode:
-    """The code cells of one submission, ready for the runner."""
+class NotebookFile:
+    """One student's notebook as read from disk (once)."""
 
-    path: Path
+    #: The file's name inside the assignment folder.
+    name: str
+    data: bytes
     sha256: str
-    cells: list[str]
+    #: (device, inode) of the file read.
+    file_id: FileId
+    #: Said to the student when the file is not the expected one (``exercise (1).ipynb``).
     note: str | None = None
 
 
-def locate_notebook(student_dir: Path, assignment: str, notebook: str) -> tuple[Path, str | None]:
-    """Return the notebook to grade and a note if it is not the expected file.
-
-    A single notebook with another name (``exercise (1).ipynb`` for ``exercise.ipynb``) is graded, with a note; none or
-    several raise :class:`SubmissionProblem` with status ``missing``.
-    """
-    folder = student_dir / assignment
-    expected = folder / notebook
-    if expected.is_file():
-        return expected, None
-    if not folder.is_dir():
-        expected_path = f"{assignment}/{notebook}"
-        raise SubmissionProblem(Status.MISSING, f"no folder {assignment}/ in the submission (expected {expected_path})")
-    found = sorted(p for p in folder.glob("*.ipynb") if p.is_file())
-    if len(found) == 1:
-        return found[0], f"graded {found[0].name} (expected {notebook})"
-    names = ", ".join(p.name for p in found) or "no notebook at all"
-    raise SubmissionProblem(Status.MISSING, f"no {notebook} in {assignment}/ (found {names})")
-
-
-def _transform(source: str) -> str:
-    """Turn IPython syntax (``%magic``, ``!cmd``) into plain Python calling ``get_ipython()``."""
-    from IPython.core.inputtransformer2 import TransformerManager
-
+@contextmanager
+def _open_folder(name: str, parent: int | None, what: str, status_if_missing: Status) -> Iterator[int]:
+    """Open folder ``name`` below the folder ``parent`` (a descriptor) without following a link."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        return TransformerManager().transform_cell(source)
-    except Exception:  # leave it to the runner to report the syntax error
-        return source
+        fd = os.open(name, flags, dir_fd=parent)
+    except FileNotFoundError:
+        raise SubmissionProblem(status_if_missing, f"no folder {what} in the submission") from None
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.ENOTDIR):
+            kind = "a link" if error.errno == errno.ELOOP else "not a folder"
+            raise SubmissionProblem(Status.ERROR, f"{what} is {kind}: only real folders are graded") from None
+        raise SubmissionProblem(Status.ERROR, f"cannot open {what}: {error.strerror}") from None
+    try:
+        yield fd
+    finally:
+        os.close(fd)
 
 
-def read_student_code(path: Path, skip_ids: frozenset[str]) -> StudentCode:
-    """Read the notebook at ``path`` and return the student's code cells.
+def _candidates(folder_fd: int, notebook: str) -> tuple[str, str | None]:
+    """The file to read in the assignment folder: the expected one, or the only other ``.ipynb``."""
+    names = os.listdir(folder_fd)
+    if notebook in names:
+        return notebook, None
+    found = sorted(name for name in names if name.endswith(".ipynb"))
+    if len(found) == 1:
+        return found[0], f"graded {found[0]} (expected {notebook})"
+    listed = ", ".join(found) or "no notebook at all"
+    raise SubmissionProblem(Status.MISSING, f"no {notebook} in the assignment folder (found {listed})")
+
+
+def read_notebook(
+    submitted: Path, student: str, assignment: str, notebook: str, *, max_bytes: int,
+    course_files: frozenset[FileId] = frozenset(),
+) -> NotebookFile:
+    """Read ``submitted/<student>/<assignment>/<notebook>`` (or the one other notebook there) safely.
 
     Raises
     ------
     SubmissionProblem
-        With status ``error`` for a file that is empty, too large, not UTF-8, not JSON or not
-        a notebook; the message says which.
+        ``missing`` when there is no folder or notebook; ``error`` for a link anywhere on the
+        path, something that is not a regular file, a hard link to a course file, a file over
+        ``max_bytes``, or one that cannot be read. The message says which.
     """
+    root = os.open(submitted, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # the tutor's folder: may be a link
     try:
-        data = path.read_bytes()
+        with (
+            _open_folder(student, root, "the student's folder", Status.MISSING) as student_fd,
+            _open_folder(assignment, student_fd, f"{assignment}/", Status.MISSING) as folder_fd,
+        ):
+            name, note = _candidates(folder_fd, notebook)
+            return _read_file(folder_fd, name, note, max_bytes, course_files)
+    finally:
+        os.close(root)
+
+
+def _read_file(
+    folder_fd: int, name: str, note: str | None, max_bytes: int, course_files: frozenset[FileId]
+) -> NotebookFile:
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO must not hang us
+    try:
+        fd = os.open(name, flags, dir_fd=folder_fd)
     except OSError as error:
-        raise SubmissionProblem(Status.ERROR, f"cannot read {path.name}: {error.strerror}") from error
+        if error.errno == errno.ELOOP:
+            raise SubmissionProblem(Status.ERROR, f"{name} is a link: hand in the notebook itself") from None
+        raise SubmissionProblem(Status.ERROR, f"cannot open {name}: {error.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SubmissionProblem(Status.ERROR, f"{name} is not a regular file")
+        if (info.st_dev, info.st_ino) in course_files:
+            message = f"{name} is a hard link to a file of the course, not the student's work"
+            raise SubmissionProblem(Status.ERROR, message)
+        if info.st_size > max_bytes:
+            size, limit = info.st_size / 1024**2, max_bytes / 1024**2
+            raise SubmissionProblem(Status.ERROR, f"{name} is {size:.1f} MiB, over the {limit:g} MiB limit")
+        chunks, total = [], 0
+        while chunk := os.read(fd, min(1024**2, max_bytes + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:  # it grew after fstat
+                raise SubmissionProblem(Status.ERROR, f"{name} is over the {max_bytes / 1024**2:g} MiB limit")
+    except OSError as error:
+        raise SubmissionProblem(Status.ERROR, f"cannot read {name}: {error.strerror}") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    return NotebookFile(name, data, hashlib.sha256(data).hexdigest(), (info.st_dev, info.st_ino), note)
+
+
+def file_ids(folders: list[Path]) -> frozenset[FileId]:
+    """(device, inode) of every regular file below ``folders`` (the course's own files)."""
+    found = set()
+    for folder in folders:
+        for path in folder.rglob("*") if folder.is_dir() else ():
+            try:
+                info = path.lstat()
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                found.add((info.st_dev, info.st_ino))
+    return frozenset(found)
+
+
+def student_code(file: NotebookFile, skip_ids: frozenset[str]) -> list[str]:
+    """The sources of the student's own code cells.
+
+    Raises
+    ------
+    SubmissionProblem
+        With status ``error`` for a file that is empty, not UTF-8, not JSON or not a notebook;
+        the message says which.
+    """
+    name, data = file.name, file.data
     if not data.strip():
-        raise SubmissionProblem(Status.ERROR, f"{path.name} is empty ({len(data)} bytes): the upload probably failed")
-    if len(data) > MAX_NOTEBOOK_BYTES:
-        size, limit = len(data) / 1024**2, MAX_NOTEBOOK_BYTES // 1024**2
-        raise SubmissionProblem(Status.ERROR, f"{path.name} is {size:.0f} MiB, over the {limit} MiB limit")
-    digest = hashlib.sha256(data).hexdigest()
+        raise SubmissionProblem(Status.ERROR, f"{name} is empty ({len(data)} bytes): the upload probably failed")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        message = f"{path.name} is not a text file (not UTF-8 at byte {error.start})"
+        message = f"{name} is not a text file (not UTF-8 at byte {error.start})"
         raise SubmissionProblem(Status.ERROR, message) from error
     try:
-        json.loads(text)
+        document = json.loads(text)
     except json.JSONDecodeError as error:
         raise SubmissionProblem(
-            Status.ERROR, f"{path.name} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
+            Status.ERROR, f"{name} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
             "the file is truncated or was edited outside Jupyter"
         ) from error
     try:
-        notebook = nbformat.reads(text, as_version=4)
-        cells = []
-        for cell in notebook.cells:
-            if cell.get("cell_type") != "code":
-                continue
-            grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-            if grade_id in skip_ids:
-                continue
-            source = cell.get("source", "")
-            if isinstance(source, list):
-                source = "".join(source)
-            if not isinstance(source, str):
-                raise TypeError("a code cell's source is not text")
-            cells.append(_transform(source))
+        if not (isinstance(document, dict) and document.get("nbformat") == 4):
+            # an older format: nbformat upgrades it (its validation is slow, so only here)
+            document = nbformat.reads(text, as_version=4)
+        return _code_cells(document["cells"], skip_ids)
     except Exception as error:
-        message = f"{path.name} is JSON but not a Jupyter notebook ({type(error).__name__}: {error})"
+        message = f"{name} is JSON but not a Jupyter notebook ({type(error).__name__}: {error})"
         raise SubmissionProblem(Status.ERROR, message) from error
-    return StudentCode(path=path, sha256=digest, cells=cells)
+
+
+def _code_cells(cells: object, skip_ids: frozenset[str]) -> list[str]:
+    if not isinstance(cells, list):
+        raise TypeError("its cells are not a list")
+    sources = []
+    for cell in cells:
+        if not isinstance(cell, dict):
+            raise TypeError("a cell is not an object")
+        if cell.get("cell_type") != "code":
+            continue
+        metadata = cell.get("metadata", {})
+        nbgrader = metadata.get("nbgrader", {}) if isinstance(metadata, dict) else {}
+        if isinstance(nbgrader, dict) and nbgrader.get("grade_id") in skip_ids:
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise TypeError("a code cell's source is not text")
+        sources.append(source)
+    return sources

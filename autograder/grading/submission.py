@@ -9,8 +9,12 @@ from pathlib import Path
 from ..sandbox import NOT_RUN_CALL, CallOrder, CallOutcome, CallRecord, CellOutcome, RunOutcome, Sandbox, run_submission
 from .exercise import Call, Exercise
 from .model import CellProblem, Status, StudentResult
-from .notebook import SubmissionProblem, locate_notebook, read_student_code
+from .notebook import DEFAULT_MAX_NOTEBOOK_BYTES, FileId, NotebookFile, SubmissionProblem, student_code
 from .scoring import call_orders, exception_name, plan_calls, same_group, score, type_name
+
+#: Cells with a problem listed in a result (the rest are counted), and the longest message.
+MAX_LISTED_CELLS = 20
+MAX_MESSAGE = 4000
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,10 @@ class GradingSettings:
     timeout: float
     #: Grade ids of the notebook's cells that are not the student's code (tests, helpers).
     skip_ids: frozenset[str]
+    #: Larger notebooks are refused unread.
+    max_notebook_bytes: int = DEFAULT_MAX_NOTEBOOK_BYTES
+    #: The course's own files: a notebook that is one of them (a hard link) is refused.
+    course_files: frozenset[FileId] = frozenset()
 
     @property
     def budget(self) -> float:
@@ -29,19 +37,20 @@ class GradingSettings:
         return max(60.0, 10 * self.timeout)
 
 
-def grade_submission(student_dir: Path, settings: GradingSettings, sandbox: Sandbox, slot: int = 0) -> StudentResult:
-    """Grade one student's folder and return their result.
+def grade_submission(
+    student_id: str, file: NotebookFile, submitted: Path, settings: GradingSettings, sandbox: Sandbox, slot: int = 0
+) -> StudentResult:
+    """Grade one student's notebook (already read from ``submitted/<student_id>/``) and return their result.
 
-    Never raises for anything the submission does: a missing, corrupt, hanging or crashing
-    submission gets a status (``missing``, ``error``, ``timeout``) and a message.
+    Never raises for anything the submission does: a corrupt, hanging or crashing submission
+    gets a status (``error``, ``timeout``) and a message.
     """
     exercise = settings.exercise
-    student_id = student_dir.name
     try:
-        path, note = locate_notebook(student_dir, exercise.assignment, exercise.notebook)
-        code = read_student_code(path, settings.skip_ids)
+        cells = student_code(file, settings.skip_ids)
     except SubmissionProblem as problem:
         return StudentResult.without_grading(student_id, problem.status, problem.message, exercise.max_score)
+    note, path = file.note, submitted / student_id / exercise.assignment / file.name
     plan = plan_calls(exercise)
     visible = [p for p in plan if p.group.visible]
     hidden = [p for p in plan if not p.group.visible]
@@ -57,11 +66,11 @@ def grade_submission(student_dir: Path, settings: GradingSettings, sandbox: Sand
     # second, started afterwards, only the hidden tests (only its numbers and built-in names count).
     started = time.monotonic()
     shown = run_submission(
-        sandbox, code.cells, call_orders(visible) + [CallOrder(i, p.function, p.args) for i, p in probes.items()],
+        sandbox, cells, call_orders(visible) + [CallOrder(i, p.function, p.args) for i, p in probes.items()],
         timeout=settings.timeout, budget=settings.budget, slot=slot, skip_after_timeout=skip_after_timeout,
     )
     blind = run_submission(
-        sandbox, code.cells, call_orders(hidden), timeout=settings.timeout,
+        sandbox, cells, call_orders(hidden), timeout=settings.timeout,
         budget=max(0.0, settings.budget - (time.monotonic() - started)), slot=slot, skip_after_timeout=tests_skip,
     )
     outcome = RunOutcome(
@@ -69,14 +78,16 @@ def grade_submission(student_dir: Path, settings: GradingSettings, sandbox: Sand
         restarts=shown.restarts + blind.restarts, fatal=shown.fatal or blind.fatal,
         notes=list(dict.fromkeys(shown.notes + blind.notes)),
     )
-    cells = [
+    problems = [
         CellProblem(index, record.outcome, record.error, record.message, record.detail)
         for index, record in sorted(outcome.cells.items())
         if record.outcome is not CellOutcome.OK
     ]
+    unlisted = len(problems) - MAX_LISTED_CELLS
+    problems = problems[:MAX_LISTED_CELLS]  # every result stays small, whatever the notebook holds
     result = StudentResult(
         student_id=student_id, status=Status.GRADED, score=0.0, max_score=exercise.max_score, message="",
-        cells=cells, notebook=str(path), sha256=code.sha256,
+        cells=problems, notebook=str(path), sha256=file.sha256,
     )
     if outcome.fatal:
         result.status = Status.ERROR
@@ -87,17 +98,20 @@ def grade_submission(student_dir: Path, settings: GradingSettings, sandbox: Sand
     result.diagnosis = exercise.diagnose(probe_records)
     result.score = sum(test.points for test in result.tests)
     messages = [note] if note else []
-    messages += [cell_message(cell, settings.timeout) for cell in cells]
+    messages += [cell_message(cell, settings.timeout) for cell in problems]
+    if unlisted > 0:
+        messages.append(f"and {unlisted} more code cells that did not run cleanly")
     hung = sum(1 for p in plan if outcome.calls.get(p.call_id, NOT_RUN_CALL).outcome is CallOutcome.TIMEOUT)
     if hung:
         messages.append(f"{hung} test call{'s' if hung > 1 else ''} did not finish within {settings.timeout:g} s")
     if any(outcome.calls.get(call_id, NOT_RUN_CALL).outcome is CallOutcome.TIMEOUT for call_id in probes):
         messages.append("the mistake diagnosis stopped early: a probe call did not finish")
     messages.extend(outcome.notes)
-    cell_hung = any(cell.outcome is CellOutcome.TIMEOUT for cell in cells)
+    cell_hung = any(cell.outcome is CellOutcome.TIMEOUT for cell in problems)
     if hung or cell_hung or outcome.notes:  # a probe that hangs costs no points and is no timeout
         result.status = Status.TIMEOUT
-    result.message = "; ".join(messages) if messages else "graded"
+    text = "; ".join(messages)
+    result.message = (text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "...") if messages else "graded"
     return result
 
 

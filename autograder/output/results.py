@@ -12,6 +12,7 @@ from typing import Any
 from ..files import write_atomic
 from ..grading import SCHEMA_VERSION, BatchResult, Status, StudentResult
 from .feedback import feedback_path
+from .text import csv_cell, printable
 
 
 def results_document(batch: BatchResult) -> dict[str, Any]:
@@ -23,7 +24,12 @@ def results_document(batch: BatchResult) -> dict[str, Any]:
         "sandbox": batch.sandbox,
         "tests": [asdict(group) for group in batch.groups],
         "students": [
-            {**student.to_json(), "feedback": feedback_path(batch, student).as_posix()}
+            {
+                **student.to_json(),
+                # the folder's name as text: bytes that are not UTF-8 and control characters escaped
+                "student_id": printable(student.student_id),
+                "feedback": printable(feedback_path(batch, student).as_posix()),
+            }
             for student in batch.students
         ],
     }
@@ -34,11 +40,11 @@ def grades_csv(batch: BatchResult) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     names = [group.name for group in batch.groups]
-    writer.writerow(["student_id", "status", "score", "max_score", *names])
+    writer.writerow(["student_id", "status", "score", "max_score", *(csv_cell(name) for name in names)])
     for student in batch.students:
         points = {test.name: test.points for test in student.tests}
         writer.writerow([
-            student.student_id, student.status.value, f"{student.score:g}", f"{student.max_score:g}",
+            csv_cell(student.student_id), student.status.value, f"{student.score:g}", f"{student.max_score:g}",
             *(f"{points[name]:g}" if name in points else "" for name in names),
         ])
     return buffer.getvalue()
@@ -52,16 +58,17 @@ def write_results(out: Path, batch: BatchResult) -> None:
 
 def _table_message(student: StudentResult) -> str:
     message = "" if student.status is Status.GRADED and student.message == "graded" else student.message
-    text = ", ".join(student.diagnosis.ids + ([message] if message else []))
+    text = printable(", ".join(student.diagnosis.ids + ([message] if message else [])))
     return text[:87] + "..." if len(text) > 90 else text
 
 
 def score_table(batch: BatchResult) -> str:
     """A plain-text table of the batch, for the terminal."""
-    width = max([len("student")] + [len(s.student_id) for s in batch.students])
+    ids = {s.student_id: printable(s.student_id) for s in batch.students}
+    width = min(40, max([len("student")] + [len(shown) for shown in ids.values()]))
     lines = [f"{'student':<{width}}  {'status':<8} {'score':>6} {'max':>5}  mistakes / message"]
     for s in batch.students:
         lines.append(
-            f"{s.student_id:<{width}}  {s.status.value:<8} {s.score:>6g} {s.max_score:>5g}  {_table_message(s)}"
+            f"{ids[s.student_id]:<{width}}  {s.status.value:<8} {s.score:>6g} {s.max_score:>5g}  {_table_message(s)}"
         )
     return "\n".join(lines)

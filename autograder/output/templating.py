@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
+
+from .text import printable
 
 TEMPLATES = Path(__file__).with_name("templates")
 
@@ -24,7 +27,13 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # text a student chose may hold control characters or bytes that are not UTF-8: show them as escapes
+        finalize=_printable,
     )
+
+
+def _printable(value: Any) -> Any:
+    return printable(value) if isinstance(value, str) and not isinstance(value, Markup) else value
 
 
 def render(name: str, **context: Any) -> str:

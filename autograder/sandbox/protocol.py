@@ -86,13 +86,22 @@ def _text(record: dict[str, Any], key: str, limit: int) -> str:
     value = record.get(key)
     if not isinstance(value, str):
         raise ProtocolError(f"field {key!r} is not text")
-    return value[:limit]
+    # JSON can carry lone surrogates ("\udcff"), which no file can hold as UTF-8: keep them as escapes
+    return value[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _finite_or_big(value: int | float) -> float | None:
+    """``value`` as a float; None for an integer too large for one (it is no number a float can compare)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return None
 
 
 def _after(record: dict[str, Any]) -> tuple[float | None, ...] | None:
     after = record.get("after")
     if isinstance(after, list) and all(v is None or type(v) in (int, float) for v in after):
-        return tuple(None if v is None else float(v) for v in after)
+        return tuple(None if v is None else _finite_or_big(v) for v in after)
     return None
 
 
@@ -114,7 +123,10 @@ def call_record(record: dict[str, Any]) -> CallRecord:
         value = record.get("value")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ProtocolError(f"call value is not a number: {str(value)[:100]}")
-        return CallRecord(CallOutcome.VALUE, value=float(value), after=_after(record))
+        number = _finite_or_big(value)
+        if number is None:
+            return CallRecord(CallOutcome.NOT_A_NUMBER, type_name="int", after=_after(record))
+        return CallRecord(CallOutcome.VALUE, value=number, after=_after(record))
     if status == "not-a-number":
         return CallRecord(CallOutcome.NOT_A_NUMBER, type_name=_text(record, "type", 100), after=_after(record))
     if status == "raised":

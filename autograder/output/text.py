@@ -1,0 +1,47 @@
+"""Text that is safe to show: whatever a student chose (folder names, exception messages) cannot
+draw on the tutor's terminal, run in a spreadsheet, or break the writing of a file.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: C0 and C1 control characters and DEL, the bidirectional overrides that reorder a line, and lone
+#: surrogates (a file name's bytes that are not UTF-8, or a broken exception message).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+#: What a spreadsheet reads as the start of a formula (OWASP's CSV injection rule).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def printable(text: str) -> str:
+    """``text`` with bytes that are not UTF-8 and control characters written as escapes (``\\xff``, ``\\x1b``).
+
+    Examples
+    --------
+    >>> printable("bob\\x1b[2J\\r")
+    'bob\\\\x1b[2J\\\\r'
+    >>> printable("caf\\udce9")  # os.fsdecode(b"caf\\xe9"), a Latin-1 name from an old archive
+    'caf\\\\xe9'
+    """
+    return text if text.isprintable() else _UNSAFE.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as os.fsdecode keeps it
+        return f"\\x{code - 0xDC00:02x}"
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char)
+    return named or char.encode("unicode_escape", "backslashreplace").decode("ascii")
+
+
+def csv_cell(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: :func:`printable`, and a formula start neutralised with ``'``.
+
+    Examples
+    --------
+    >>> csv_cell('=HYPERLINK("http://x","y")')
+    '\\'=HYPERLINK("http://x","y")'
+    """
+    text = printable(text)
+    return "'" + text if text.startswith(_FORMULA_START) else text
