@@ -68,7 +68,9 @@ def _open_folder(name: str, parent: int | None, what: str, status_if_missing: St
         raise SubmissionProblem(status_if_missing, f"no folder {what} in the submission") from None
     except OSError as error:
         if error.errno in (errno.ELOOP, errno.ENOTDIR):
-            kind = "a link" if error.errno == errno.ELOOP else "not a folder"
+            # O_DIRECTORY answers ENOTDIR before O_NOFOLLOW's ELOOP: ask what it is
+            link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+            kind = "a link" if link else "not a folder"
             raise SubmissionProblem(Status.ERROR, f"{what} is {kind}: only real folders are graded") from None
         raise SubmissionProblem(Status.ERROR, f"cannot open {what}: {error.strerror}") from None
     try:

@@ -12,8 +12,9 @@ from .model import CellProblem, Status, StudentResult
 from .notebook import DEFAULT_MAX_NOTEBOOK_BYTES, FileId, NotebookFile, SubmissionProblem, student_code
 from .scoring import call_orders, exception_name, plan_calls, same_group, score, type_name
 
-#: Cells with a problem listed in a result (the rest are counted), and the longest message.
+#: Cells with a problem listed in a result, named in its message (the rest are counted), the longest message.
 MAX_LISTED_CELLS = 20
+MAX_NAMED_CELLS = 5
 MAX_MESSAGE = 4000
 
 
@@ -83,8 +84,9 @@ def grade_submission(
         for index, record in sorted(outcome.cells.items())
         if record.outcome is not CellOutcome.OK
     ]
-    unlisted = len(problems) - MAX_LISTED_CELLS
-    problems = problems[:MAX_LISTED_CELLS]  # every result stays small, whatever the notebook holds
+    # every result stays small, whatever the notebook holds: the first few cells are named
+    problem_count = len(problems)
+    problems = problems[:MAX_LISTED_CELLS]
     result = StudentResult(
         student_id=student_id, status=Status.GRADED, score=0.0, max_score=exercise.max_score, message="",
         cells=problems, notebook=str(path), sha256=file.sha256,
@@ -98,9 +100,9 @@ def grade_submission(
     result.diagnosis = exercise.diagnose(probe_records)
     result.score = sum(test.points for test in result.tests)
     messages = [note] if note else []
-    messages += [cell_message(cell, settings.timeout) for cell in problems]
-    if unlisted > 0:
-        messages.append(f"and {unlisted} more code cells that did not run cleanly")
+    messages += [cell_message(cell, settings.timeout) for cell in problems[:MAX_NAMED_CELLS]]
+    if problem_count > MAX_NAMED_CELLS:
+        messages.append(f"and {problem_count - MAX_NAMED_CELLS} more code cells that did not run cleanly")
     hung = sum(1 for p in plan if outcome.calls.get(p.call_id, NOT_RUN_CALL).outcome is CallOutcome.TIMEOUT)
     if hung:
         messages.append(f"{hung} test call{'s' if hung > 1 else ''} did not finish within {settings.timeout:g} s")

@@ -10,7 +10,6 @@ import hashlib
 import json
 import math
 import shutil
-from pathlib import Path
 
 import pytest
 from grading_run import CORRECT_DCG, ROOT, add_raw, add_student, grade, new_course, notebook_path, results
@@ -83,11 +82,13 @@ def dcg(rels, k):
         return sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels))))
     return -1.0'''
 
+# Only files this test created are targeted (a throw-away course and a canary folder), so that a
+# regression of the sandbox could never damage anything else on the machine.
 VANDAL = '''import glob, os
 TARGETS = ["{course}/gradebook.db", "{course}/submitted/alice/ndcg/ndcg.ipynb", "{course}/graded/results.json",
-           "{course}/release/ndcg/ndcg.ipynb", "{root}/ndcg_ref/__init__.py",
-           "../../../gradebook.db", "../../alice/ndcg/ndcg.ipynb", "/tmp/owned-by-student"]
-for target in TARGETS + glob.glob("/work/**/*.ipynb", recursive=True) + glob.glob("/home/**/*.ipynb", recursive=True):
+           "{course}/release/ndcg/ndcg.ipynb", "{canary}/new-file-by-student",
+           "../../../gradebook.db", "../../alice/ndcg/ndcg.ipynb"]
+for target in TARGETS + glob.glob("{canary}/**/*", recursive=True):
     try:
         with open(target, "w") as handle:
             handle.write("owned")
@@ -180,7 +181,11 @@ def batch(tmp_path_factory):
     add_student(course, "ipython_hooks", dcg=IPYTHON_HOOKS)
     add_student(course, "habits", dcg=HABIT_DCG, extra=STUDENT_HABITS)
     add_student(course, "reads_secrets", dcg=SECRETS)
-    add_student(course, "vandal", extra=(VANDAL.format(course=course, root=ROOT),))
+    canary = tmp_path_factory.mktemp("canary")
+    for name in ("notes.ipynb", "deep/er/thesis.ipynb"):
+        (canary / name).parent.mkdir(parents=True, exist_ok=True)
+        (canary / name).write_text("canary", encoding="utf-8")
+    add_student(course, "vandal", extra=(VANDAL.format(course=course, canary=canary),))
     add_student(course, "renamed", name="ndcg (1).ipynb")
     add_raw(course, "empty", b"")
     good = notebook_path(course, "alice").read_bytes()
@@ -202,7 +207,10 @@ def batch(tmp_path_factory):
             cells.append(cell)
         notebook["cells"] = cells
         path.write_text(json.dumps(notebook))
-    before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in (course / "submitted").rglob("*") if p.is_file()}
+    before = {
+        p: hashlib.sha256(p.read_bytes()).hexdigest()
+        for folder in (course / "submitted", canary) for p in folder.rglob("*") if p.is_file()
+    }
     release_before = (course / "release" / "ndcg" / "ndcg.ipynb").read_bytes()
     done = grade(course, "--timeout", TIMEOUT, "--workers", "2", "--sandbox", "required")
     return course, done, results(course), before, honest, release_before
@@ -283,7 +291,9 @@ def test_nothing_outside_the_sandbox_changes(batch):
     assert (course / "release" / "ndcg" / "ndcg.ipynb").read_bytes() == release_before
     assert not (course / "gradebook.db").read_bytes().startswith(b"owned")
     assert json.loads((course / "graded" / "results.json").read_text())["students"]
-    assert not Path("/tmp/owned-by-student").exists()
+    canaries = {path.name: path for path in before if path.name in ("notes.ipynb", "thesis.ipynb")}
+    assert len(canaries) == 2 and all(path.read_text() == "canary" for path in canaries.values())
+    assert not (canaries["notes.ipynb"].parent / "new-file-by-student").exists()
 
 
 def test_corrupt_and_missing_notebooks(batch):
