@@ -7,14 +7,15 @@ import re
 
 import nbformat
 import pytest
-from conftest import ROOT, solution_code
-from grading_run import whole_course
 
 import ndcg_ref
 from autograder.course.generated_cells import out_of_sync, render_group
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.cases import GROUPS, LECTURE
+
+from conftest import ROOT, solution_code
+from grading_run import whole_course
 
 SOURCE = ROOT / "source" / ASSIGNMENT / NOTEBOOK
 RELEASE = ROOT / "release" / ASSIGNMENT / NOTEBOOK

@@ -6,7 +6,6 @@ import itertools
 import math
 
 import pytest
-from solutions import CORRECT_SOLUTIONS, probe_records
 
 from autograder.exercises.ndcg.cases import GROUPS
 from autograder.exercises.ndcg.catalogue import BY_ID, CATALOGUE, CORRECT_DCG, CORRECT_NDCG, catalogue_markdown
@@ -14,6 +13,8 @@ from autograder.exercises.ndcg.diagnosis import ALL_PROBES, diagnose
 from autograder.exercises.ndcg.diagnosis.models import DCG_MODELS, NDCG_MODELS, DcgModel, NdcgModel
 from autograder.exercises.ndcg.diagnosis.probes import DCG_PROBES, NDCG_PROBES
 from autograder.exercises.ndcg.diagnosis.variants import SOURCES, mistake_ids
+
+from solutions import CORRECT_SOLUTIONS, probe_records
 
 ISSUE_IDS = {
     "log-base", "discount-offset", "no-discount", "discount-multiplied", "exponential-gain", "cutoff-ignored",

@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from grading_run import add_student, grade, new_course, results
-from solutions import CORRECT_SOLUTIONS
 
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.catalogue import CATALOGUE
+
+from grading_run import add_student, grade, new_course, results
+from solutions import CORRECT_SOLUTIONS
 
 pytestmark = pytest.mark.slow  # end to end: starts the grader, nbgrader or a kernel
 

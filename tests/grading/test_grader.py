@@ -11,13 +11,14 @@ import time
 from pathlib import Path
 
 import pytest
-from grading_run import CORRECT_DCG, CORRECT_NDCG, ROOT, add_student, grade, new_course, results, whole_course
 
 from autograder.course.generated_cells import skipped_cell_ids
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.cases import GROUPS
 from autograder.grading import GradingSettings, grade_batch
 from autograder.sandbox import ResourceLimitsOnly
+
+from grading_run import CORRECT_DCG, CORRECT_NDCG, ROOT, add_student, grade, new_course, results, whole_course
 
 pytestmark = pytest.mark.slow  # end to end: starts the grader, nbgrader or a kernel
 

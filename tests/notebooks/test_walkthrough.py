@@ -6,8 +6,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT
 from nbclient import NotebookClient
+
+from conftest import ROOT
 
 pytestmark = pytest.mark.slow  # end to end: starts the grader, nbgrader or a kernel
 

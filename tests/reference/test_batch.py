@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import any_rankings, cutoffs
 
 from ndcg_ref import dcg, dcg_batch, idcg, idcg_batch, ndcg, ndcg_batch, rank_by_score
 from ndcg_ref.batch import parallel
+
+from strategies import any_rankings, cutoffs
 
 ragged = st.lists(any_rankings, min_size=1, max_size=12)
 

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import any_rankings, cutoffs, nonempty_rankings, rankings
 
 from ndcg_ref import cg, dcg, idcg, ndcg
+
+from strategies import any_rankings, cutoffs, nonempty_rankings, rankings
 
 LECTURE = [1, 0, 2, 1, 0]  # lecture "Ranking and Evaluation", slide 25 example
 

@@ -12,11 +12,12 @@ import math
 import shutil
 
 import pytest
-from grading_run import CORRECT_DCG, ROOT, add_raw, add_student, grade, new_course, notebook_path, results
 
 import ndcg_ref
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.cases import GROUPS
+
+from grading_run import CORRECT_DCG, ROOT, add_raw, add_student, grade, new_course, notebook_path, results
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None, reason="the hostile suite needs bubblewrap (.ci/run installs it)")]
 

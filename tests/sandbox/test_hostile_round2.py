@@ -16,12 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
-from grading_run import CORRECT_DCG, ROOT, add_student, new_course, notebook_path
 
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.diagnosis import ALL_PROBES
 from autograder.output.results import score_table
 from autograder.pipeline import GradeOptions, grade_course
+
+from grading_run import CORRECT_DCG, ROOT, add_student, new_course, notebook_path
 
 pytestmark = [
     pytest.mark.slow,
