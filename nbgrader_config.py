@@ -18,3 +18,33 @@ c.ExecutePreprocessor.timeout = 30
 # The released stub: keep the def line and docstring (they are outside the solution markers)
 # and fail loudly until the student writes the body.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+
+# nbgrader's own autograde (the command, the formgrader's Autograde button) grades through the
+# kit's sandbox: SandboxedExecute replaces nbgrader's Execute, which would run student code as you,
+# with the course directory writable, and copy the hidden tests into autograded/ and the feedback.
+# The rest of nbgrader's list is unchanged: SaveAutoGrades records the scores with nbgrader's rules.
+# Careful: nbgrader IGNORES a config file that fails to load (an ERROR in its log) and then runs its
+# own Execute; tests/course/test_nbgrader_autograde.py loads this file and grades a hostile notebook.
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (  # noqa: E402
+    AssignLatePenalties,
+    CheckCellMetadata,
+    IgnorePattern,
+    LimitOutput,
+    SaveAutoGrades,
+)
+
+from autograder.course.preprocessor import SandboxedExecute  # noqa: E402
+
+c.Autograde.autograde_preprocessors = [
+    SandboxedExecute,
+    IgnorePattern,
+    ClearMetadataPreprocessor,
+    LimitOutput,
+    SaveAutoGrades,
+    AssignLatePenalties,
+    CheckCellMetadata,
+]
+# Per code cell and per test call; "required": refuse to grade rather than run student code unsandboxed.
+c.SandboxedExecute.timeout = 10
+c.SandboxedExecute.sandbox = "required"

@@ -24,11 +24,24 @@ def solution_code(notebook: nbformat.NotebookNode) -> dict[str, str]:
     }
 
 
+#: Appended to the course's config where a test needs nbgrader's own, unsandboxed Execute as the
+#: reference to agree with (only on trusted notebooks: the examples without the hostile one).
+NBGRADER_OWN_EXECUTE = """
+from nbgrader.preprocessors import Execute
+c.Autograde.autograde_preprocessors = [Execute, *c.Autograde.autograde_preprocessors[1:]]
+"""
+
+
 @pytest.fixture(scope="session")
 def course(tmp_path_factory) -> Path:
-    """A copy of the course (config, source, examples) whose release nbgrader generated afresh."""
+    """A copy of the course (config, source, examples) whose release nbgrader generated afresh.
+
+    Its nbgrader runs its own Execute (see :data:`NBGRADER_OWN_EXECUTE`): the reference the grader
+    must agree with.
+    """
     root = tmp_path_factory.mktemp("course")
-    shutil.copy(ROOT / "nbgrader_config.py", root)
+    config = (ROOT / "nbgrader_config.py").read_text(encoding="utf-8")
+    (root / "nbgrader_config.py").write_text(config + NBGRADER_OWN_EXECUTE, encoding="utf-8")
     shutil.copytree(ROOT / "source", root / "source")
     shutil.copytree(ROOT / "examples", root / "examples")
     run_nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
@@ -37,7 +50,8 @@ def course(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def graded_course(course) -> tuple[Path, dict[str, tuple[float, float]]]:
-    """The course after plain ``nbgrader autograde`` of the examples, the source solution and the stubs."""
+    """The course after ``nbgrader autograde`` with nbgrader's own Execute of the (trusted) examples, the
+    source solution and the stubs."""
     submitted = course / "submitted"
     stage_examples(course, submitted, hostile=False)  # plain nbgrader is not safe against them
     release = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)

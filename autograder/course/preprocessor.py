@@ -1,0 +1,117 @@
+"""nbgrader's own ``autograde`` through the kit's sandbox: a preprocessor that replaces ``Execute``.
+
+Configured in the course's ``nbgrader_config.py`` (``c.Autograde.autograde_preprocessors``), so
+``nbgrader autograde``, the formgrader's Autograde button, ``generate_feedback`` and
+``release_feedback`` all grade safely. For each notebook it runs the student's code in the
+sandbox and scores every test cell with the exercise's cases, compared in this process (the same
+engine as ``python -m autograder grade``). Then, in the notebook nbgrader saves to ``autograded/``:
+
+- each test cell's output is its outcome: a short "passed" line, or an error output with the
+  student-safe message, so nbgrader's ``SaveAutoGrades`` records the points with its own rules
+  (an error output scores 0, anything else full points; ``needs_manual_grade`` as nbgrader sets it);
+- every hidden test cell's source is replaced by its description, so nothing hidden reaches
+  ``autograded/`` or the feedback generated from it;
+- a code cell of the student's that raised, hung or crashed gets that as its output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbconvert.exporters.exporter import ResourcesDict
+from nbformat.notebooknode import NotebookNode
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Float, Unicode
+
+from ..exercises import exercise_for
+from ..grading import Exercise, GradingSettings, StudentResult, TestGroup, grade_submission
+from ..grading.notebook import NotebookFile
+from ..grading.submission import cell_message
+from ..sandbox import Sandbox, choose_sandbox
+from .generated_cells import HELPER_ID
+
+_SANDBOXES: dict[str, Sandbox] = {}
+
+
+def _sandbox(mode: str) -> Sandbox:
+    """One sandbox choice per process (the check starts a Python in bubblewrap)."""
+    if mode not in _SANDBOXES:
+        _SANDBOXES[mode] = choose_sandbox(mode)
+    return _SANDBOXES[mode]
+
+
+def hidden_cell_source(group: TestGroup) -> str:
+    """What a hidden test cell shows after grading: what it checks, not how."""
+    points = f"{group.points:g} point{'s' if group.points != 1 else ''}"
+    note = "# Hidden tests: run by the grader in a sandbox; their inputs are not shown."
+    return f'"""{group.description} ({points})."""\n{note}'
+
+
+def _metadata(cell: NotebookNode) -> dict[str, Any]:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
+
+
+def _error_output(name: str, message: str) -> NotebookNode:
+    return nbformat.v4.new_output("error", ename=name, evalue=message, traceback=[f"{name}: {message}"])
+
+
+def _stream(text: str) -> NotebookNode:
+    return nbformat.v4.new_output("stream", name="stdout", text=text)
+
+
+class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader ships no type information
+    """Grade a notebook in the kit's sandbox instead of executing it in a kernel (see the module)."""
+
+    timeout = Float(10.0, help="Seconds each code cell and each test call may take.").tag(config=True)
+    sandbox = Unicode("required", help="'required' (bubblewrap or refuse) or 'auto' (with a weak fallback).").tag(
+        config=True
+    )
+
+    def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
+        exercise = exercise_for(resources["nbgrader"]["assignment"])
+        student = resources["nbgrader"]["student"]
+        code_cells = [cell for cell in nb.cells if cell.cell_type == "code"]
+        skip = {HELPER_ID, *(group.grade_id for group in exercise.groups)}
+        # the release's read-only code cells (tests, helpers) are not the student's code
+        for cell in code_cells:
+            meta = _metadata(cell)
+            if meta.get("grade_id") and not meta.get("solution"):
+                skip.add(meta["grade_id"])
+        data = nbformat.writes(nb).encode("utf-8")
+        file = NotebookFile(exercise.notebook, data, hashlib.sha256(data).hexdigest(), (0, 0))
+        settings = GradingSettings(exercise, self.timeout, frozenset(skip))
+        result = grade_submission(student, file, Path("."), settings, _sandbox(self.sandbox))
+        self.log.info("%s: %s, %g of %g points", student, result.status.value, result.score, result.max_score)
+        student_cells = [c for c in code_cells if _metadata(c).get("grade_id") not in skip]
+        _write_outcomes(nb, exercise, result, student_cells, self.timeout)
+        return nb, resources
+
+
+def _write_outcomes(
+    nb: NotebookNode, exercise: Exercise, result: StudentResult, student_cells: list[NotebookNode], timeout: float
+) -> None:
+    tests = {test.name: test for test in result.tests}
+    groups = {group.grade_id: group for group in exercise.groups}
+    for cell in student_cells:
+        cell.outputs = []
+    for problem in result.cells:
+        if problem.index < len(student_cells):
+            student_cells[problem.index].outputs = [_error_output("CellProblem", cell_message(problem, timeout))]
+    for cell in nb.cells:
+        grade_id = _metadata(cell).get("grade_id")
+        if cell.cell_type != "code" or grade_id not in groups:
+            continue
+        group = groups[grade_id]
+        if not group.visible:
+            cell.source = hidden_cell_source(group)
+        test = tests.get(grade_id)
+        if test is None:  # the notebook could not be graded at all
+            cell.outputs = [_error_output("NotGraded", result.message)]
+        elif test.passed:
+            cell.outputs = [_stream(f"passed: {test.message}\n")]
+        else:
+            cell.outputs = [_error_output("TestFailed", test.message)]

@@ -1,0 +1,77 @@
+"""nbgrader's own ``autograde`` grades through the sandbox (the course's config swaps in SandboxedExecute).
+
+Graded both ways — ``nbgrader autograde`` and ``python -m autograder grade`` — the same submissions
+get the same scores; nbgrader records them as autograded (no manual grading asked for); a hostile
+notebook is contained; neither the autograded notebooks nor nbgrader's feedback show a hidden input.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder.course.demo import stage_examples
+from autograder.course.nbgrader import gradebook_scores, run_nbgrader
+from autograder.exercises.ndcg import EXERCISE
+
+from grading_run import grade, results, whole_course
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="grading through nbgrader needs bubblewrap here"),
+]
+
+
+@pytest.fixture(scope="module")
+def both_ways(tmp_path_factory):
+    course = whole_course(tmp_path_factory.mktemp("nbgrader-autograde") / "course")
+    run_nbgrader(course, "generate_assignment", "ndcg", "--force")
+    students = stage_examples(course, course / "submitted")  # mallory too: it runs in the sandbox
+    gradebook_before = (course / "gradebook.db").read_bytes()[:16]
+    log = run_nbgrader(course, "autograde", "ndcg", "--force", "--SandboxedExecute.timeout=3")
+    run_nbgrader(course, "generate_feedback", "ndcg", "--force")
+    ours = grade(course, "--gradebook", "none", "--timeout", "3")
+    assert ours.returncode == 0, ours.stderr[-2000:]
+    return course, students, log, gradebook_before
+
+
+def test_the_config_loads_and_replaces_execute(both_ways):
+    log = both_ways[2]
+    assert "Exception while loading config" not in log  # nbgrader would fall back to its own Execute
+    assert "mallory: timeout" in log and "Kernel" not in log  # graded by the kit, no kernel started
+
+
+def test_both_ways_give_the_same_scores(both_ways):
+    course, students, *_ = both_ways
+    ours = {student: (result["score"], result["max_score"]) for student, result in results(course).items()}
+    assert gradebook_scores(course) == ours
+    assert set(ours) == set(students)
+
+
+def test_nbgrader_records_them_as_autograded(both_ways):
+    course = both_ways[0]
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for student in both_ways[1]:
+            submission = gradebook.find_submission("ndcg", student)
+            assert not submission.needs_manual_grade, student
+
+
+def test_a_hostile_notebook_is_contained(both_ways):
+    course, _, _, gradebook_before = both_ways
+    assert (course / "gradebook.db").read_bytes()[:16] == gradebook_before == b"SQLite format 3\x00"
+    assert (course / "submitted" / "alice" / "ndcg" / "ndcg.ipynb").read_bytes()[:1] == b"{"
+
+
+def test_no_hidden_input_in_autograded_notebooks_or_feedback(both_ways):
+    course = both_ways[0]
+    hidden = {str(list(case.call.args[0])) for g in EXERCISE.groups if not g.visible for case in g.cases}
+    visible = {str(list(case.call.args[0])) for g in EXERCISE.groups if g.visible for case in g.cases}
+    files = list((course / "autograded").rglob("*.ipynb")) + list((course / "feedback").rglob("*.html"))
+    assert len(files) == 2 * len(both_ways[1])
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert "BEGIN HIDDEN TESTS" not in text and "check_value(dcg, [3, 0, 0, 2, 1, 0]" not in text
+        for rels in hidden - visible:
+            assert rels not in text, (path, rels)
