@@ -193,6 +193,8 @@ def _one_run(
             stderr=subprocess.PIPE, start_new_session=True,
         )
     except OSError as error:
+        if launch.group is not None:
+            launch.group.remove()
         return reports, "startup", f"could not start the sandbox: {error}"
     try:
         _send(process, cells_line, close=False)
@@ -201,6 +203,8 @@ def _one_run(
         return _read_reports(process, reports, len(cells), calls_line, [call.id for call in calls], timeout, remaining)
     finally:
         _kill(process)
+        if launch.group is not None:
+            launch.group.remove()  # and whatever escaped the process group
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
