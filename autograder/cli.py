@@ -40,8 +40,10 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         "a submission takes at most max(60, 10 x timeout) seconds in all")
     parser.add_argument("--force", action="store_true", help="re-grade students already graded by an earlier run")
     parser.add_argument("--sandbox", choices=MODES, default="auto",
-                        help="auto: bubblewrap if it works here, else resource limits only with a warning; "
-                        "required: refuse to grade without bubblewrap (default: auto)")
+                        help="auto: bubblewrap if it works here, else resource limits only with a warning (as root "
+                        "as an unprivileged user, or refuse); required: refuse to grade without bubblewrap; none: "
+                        "resource limits only, no isolation, asked for explicitly (as root: as root if "
+                        "privileges cannot be dropped) (default: auto)")
     parser.add_argument("--gradebook", default=None,
                         help="nbgrader gradebook URL to record scores in (default: sqlite:///gradebook.db in the "
                         "course directory; 'none' to skip)")

@@ -19,7 +19,7 @@ from .output.feedback import write_feedback
 from .output.gradebook import try_record_scores
 from .output.report import write_report
 from .output.results import write_results
-from .sandbox import WEAK_ISOLATION_WARNING, choose_sandbox
+from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
 
 DEFAULT_TIMEOUT = 10.0
 #: ``--gradebook none``: do not record scores.
@@ -39,7 +39,7 @@ class GradeOptions:
     timeout: float = DEFAULT_TIMEOUT
     #: Re-grade students whose results an earlier run saved.
     force: bool = False
-    #: ``auto`` or ``required`` (see :func:`autograder.sandbox.choose_sandbox`).
+    #: ``auto``, ``required`` or ``none`` (see :func:`autograder.sandbox.choose_sandbox`).
     sandbox: str = "auto"
     #: nbgrader gradebook URL; None for the course's ``gradebook.db``; ``"none"`` to skip.
     gradebook: str | None = None
@@ -104,14 +104,19 @@ def grade_course(options: GradeOptions) -> GradeRun:
     UsageError
         For options that cannot be used (nothing is written then).
     SandboxUnavailable
-        With ``sandbox="required"`` where bubblewrap does not work.
+        With ``sandbox="required"`` where bubblewrap does not work; with ``"auto"`` as root where
+        neither bubblewrap nor an unprivileged Python works.
     """
     _check(options)
     exercise = options.exercise
     root = _course_root(options)
     sandbox = choose_sandbox(options.sandbox)
     if not sandbox.isolated:
-        print("\n" + "!" * 78 + "\n" + WEAK_ISOLATION_WARNING + "\n" + "!" * 78 + "\n", file=sys.stderr)
+        as_root = getattr(sandbox, "runs_as_root", False)
+        banner = WEAK_ISOLATION_WARNING + (f"\n{RUNS_AS_ROOT_WARNING}" if as_root else "")
+        print("\n" + "!" * 78 + "\n" + banner + "\n" + "!" * 78 + "\n", file=sys.stderr)
+    if sandbox.resource_warning:
+        print(sandbox.resource_warning, file=sys.stderr)
     release = release_notebook(root, exercise.assignment, exercise.notebook) if root else None
     settings = GradingSettings(
         exercise, options.timeout, skipped_cell_ids(exercise, release),

@@ -7,7 +7,8 @@ knows nothing of exercises, expected values or points, and hands the engine type
 
 from .base import RUNNER, Launch, Limits, Sandbox, SandboxUnavailable
 from .bubblewrap import Bubblewrap
-from .choice import WEAK_ISOLATION_WARNING, choose_sandbox
+from .cgroups import Cgroups, CgroupsUnavailable
+from .choice import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
 from .execution import CallOrder, RunOutcome, run_submission
 from .protocol import NOT_RUN_CALL, RAN, CallOutcome, CallRecord, CellOutcome, CellRecord
 from .rlimits import ResourceLimitsOnly
@@ -16,6 +17,7 @@ __all__ = [
     "NOT_RUN_CALL",
     "RAN",
     "RUNNER",
+    "RUNS_AS_ROOT_WARNING",
     "WEAK_ISOLATION_WARNING",
     "Bubblewrap",
     "CallOrder",
@@ -23,6 +25,8 @@ __all__ = [
     "CallRecord",
     "CellOutcome",
     "CellRecord",
+    "Cgroups",
+    "CgroupsUnavailable",
     "Launch",
     "Limits",
     "ResourceLimitsOnly",

@@ -11,10 +11,15 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from .cgroups import RunGroup
 
 #: The script the sandboxed Python runs (standard library only; see its docstring).
 RUNNER = Path(__file__).with_name("runner.py")
+#: First user id used for sandboxed processes when the grader runs as root (one per worker slot).
+FIRST_SANDBOX_UID = 61000
 
 
 class SandboxUnavailable(RuntimeError):
@@ -26,13 +31,22 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one sandboxed process."""
+    """Resource limits of one sandbox.
+
+    With cgroups (:mod:`.cgroups`) ``memory_bytes`` (shared memory and tmpfs files included),
+    ``processes`` (tasks: processes and threads) and ``cpu_cores`` hold for the sandbox as a whole;
+    ``memory_bytes`` (as address space), ``cpu_seconds``, ``file_bytes``, ``open_files`` and
+    ``processes`` are also set per process with ``prlimit``. With bubblewrap the writable home and
+    ``/tmp`` are each a tmpfs of ``scratch_bytes``.
+    """
 
     memory_bytes: int = 2 * 1024**3
     cpu_seconds: int = 600
     file_bytes: int = 64 * 1024**2
     processes: int = 64
     open_files: int = 256
+    cpu_cores: float = 1.0
+    scratch_bytes: int = 64 * 1024**2
 
 
 @dataclass(frozen=True)
@@ -42,6 +56,8 @@ class Launch:
     argv: list[str]
     cwd: str
     env: dict[str, str]
+    #: The run's cgroup, already made: whoever starts ``argv`` removes it when the run is over.
+    group: RunGroup | None = None
 
 
 class Sandbox(Protocol):
@@ -51,9 +67,11 @@ class Sandbox(Protocol):
     name: str
     #: False for the fallback that only limits resources.
     isolated: bool
+    #: One line for tutors when resources are limited per process only (no cgroups), else None.
+    resource_warning: str | None
 
     def launch(self, scratch: Path, slot: int) -> Launch:
-        """The command that runs the runner with ``scratch`` as its (empty, writable) home."""
+        """The command that runs the runner in ``scratch`` (empty); its ``group`` is removed by the caller."""
         ...
 
 
@@ -74,9 +92,14 @@ def sandbox_environment(home: str, python_bin: str) -> dict[str, str]:
     }
 
 
+def system_tool(name: str) -> str | None:
+    """A util-linux tool (``prlimit``, ``setpriv``) from PATH, else from /usr/bin or /bin."""
+    return shutil.which(name) or shutil.which(name, path="/usr/bin:/bin")
+
+
 def prlimit_prefix(limits: Limits, processes: int) -> list[str]:
     """``prlimit`` with the limits, to put before a command (empty if prlimit is missing)."""
-    tool = shutil.which("prlimit")
+    tool = system_tool("prlimit")
     if tool is None:
         return []
     return [
@@ -88,6 +111,14 @@ def prlimit_prefix(limits: Limits, processes: int) -> list[str]:
         f"--nproc={processes}",
         "--core=0",
         "--",
+    ]
+
+
+def drop_privileges(uid: int, setpriv: str = "setpriv") -> list[str]:
+    """``setpriv`` to user and group ``uid`` without groups, capabilities or new privileges."""
+    return [
+        setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+        "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
     ]
 
 

@@ -1,10 +1,12 @@
 """Each submission in its own bubblewrap sandbox (strong isolation).
 
-The sandboxed Python sees a read-only Python and ``/usr``, an empty writable home directory (the
-scratch copy), its own PID, network, IPC and UTS namespaces, and nothing of the course directory:
-not the instructor's notebook, the test cases, the reference package, the gradebook or other
+The sandboxed Python sees a read-only Python and ``/usr``, an empty writable home directory and
+``/tmp`` and ``/dev/shm``, each a tmpfs of ``Limits.scratch_bytes`` (so it cannot fill the host's
+disk), its own PID, network, IPC and UTS namespaces, and nothing of the course directory: not the
+instructor's notebook, the test cases, the reference package, the gradebook or other
 submissions. Resource limits (address space, CPU time, file size, open files, processes) are set
-with ``prlimit``.
+per process with ``prlimit``; with :mod:`.cgroups` memory, tasks and CPU also for the sandbox as
+a whole.
 
 When the grader runs as root (CI, a course server), the sandboxed process drops to an
 unprivileged user id of its own (``setpriv``), so that the process limit is enforced and it
@@ -17,12 +19,22 @@ import os
 import sys
 from pathlib import Path
 
-from .base import RUNNER, Launch, Limits, own_process_count, prlimit_prefix, sandbox_environment
+from .base import (
+    FIRST_SANDBOX_UID,
+    RUNNER,
+    Launch,
+    Limits,
+    drop_privileges,
+    own_process_count,
+    prlimit_prefix,
+    sandbox_environment,
+)
+from .cgroups import Cgroups
 
 SANDBOX_RUNNER = "/opt/grader/runner.py"
 SANDBOX_HOME = "/home/student"
-#: First user id used for sandboxed processes when the grader runs as root (one per worker slot).
-FIRST_SANDBOX_UID = 61000
+
+__all__ = ["FIRST_SANDBOX_UID", "SANDBOX_HOME", "SANDBOX_RUNNER", "Bubblewrap"]
 
 
 class Bubblewrap:
@@ -31,15 +43,25 @@ class Bubblewrap:
     name = "bubblewrap"
     isolated = True
 
-    def __init__(self, bwrap: str, limits: Limits = Limits()) -> None:
+    def __init__(
+        self, bwrap: str, limits: Limits = Limits(), cgroups: Cgroups | None = None, resource_warning: str | None = None
+    ) -> None:
         self.bwrap = bwrap
         self.limits = limits
         self.as_root = os.geteuid() == 0
+        #: One cgroup per run where they work here (see :func:`.cgroups.detect`).
+        self.cgroups = cgroups
+        self.resource_warning = resource_warning
+
+    def _tmpfs(self, path: str, perms: str) -> list[str]:
+        """A fresh tmpfs at ``path`` that holds at most ``scratch_bytes``."""
+        return ["--size", str(self.limits.scratch_bytes), "--perms", perms, "--tmpfs", path]
 
     def _binds(self) -> list[str]:
         # Fresh /proc, /dev and /tmp first: a later mount hides what was bound below it before
         # (a course cloned under /tmp would otherwise lose its venv inside the sandbox).
-        args: list[str] = ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        args: list[str] = ["--proc", "/proc", "--dev", "/dev", *self._tmpfs("/tmp", "1777")]
+        args += self._tmpfs("/dev/shm", "1777")
         for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
             path = Path("/") / top
             if path.is_symlink():
@@ -59,11 +81,15 @@ class Bubblewrap:
             args += ["--ro-bind", str(folder), str(folder)]
         args += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", "/opt/grader"]
         args += ["--ro-bind", str(RUNNER), SANDBOX_RUNNER]
-        args += ["--perms", "0755", "--dir", "/home", "--bind", "{scratch}", SANDBOX_HOME]
+        # as root the sandbox runs as an unprivileged user id that does not own the tmpfs; alone in it
+        args += ["--perms", "0755", "--dir", "/home", *self._tmpfs(SANDBOX_HOME, "0777" if self.as_root else "0700")]
         return args
 
     def launch(self, scratch: Path, slot: int) -> Launch:
-        """The command that runs the runner for one submission with ``scratch`` as its home."""
+        """The command that runs the runner for one submission (``scratch`` is only the launch's directory).
+
+        With cgroups the run's group is made here and returned in :attr:`Launch.group`.
+        """
         python = sys.executable
         args = [
             self.bwrap,
@@ -72,22 +98,20 @@ class Bubblewrap:
         ]
         if not self.as_root:
             args += ["--unshare-user"]
-        args += [a.replace("{scratch}", str(scratch)) for a in self._binds()]
+        args += self._binds()
         args += ["--chdir", SANDBOX_HOME, "--clearenv"]
         for key, value in sandbox_environment(SANDBOX_HOME, str(Path(python).parent)).items():
             args += ["--setenv", key, value]
         inner = [python, "-I", SANDBOX_RUNNER]
         if self.as_root:
-            uid = FIRST_SANDBOX_UID + slot
-            os.chown(scratch, uid, uid)
             args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
-            inner = [
-                "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-                "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", *inner,
-            ]
+            inner = drop_privileges(FIRST_SANDBOX_UID + slot) + inner
             processes = self.limits.processes
         else:
             args += ["--"]
             processes = own_process_count() + self.limits.processes
         argv = prlimit_prefix(self.limits, processes) + args + inner
-        return Launch(argv, cwd=str(scratch), env={"PATH": os.environ.get("PATH", "")})
+        group = self.cgroups.new_run() if self.cgroups is not None else None
+        if group is not None:
+            argv = group.enter_prefix() + argv
+        return Launch(argv, cwd=str(scratch), env={"PATH": os.environ.get("PATH", "")}, group=group)

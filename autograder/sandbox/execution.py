@@ -1,7 +1,9 @@
 """Drive one submission's runner process: deadlines per item, restarts after a hang or a crash.
 
 The runner (``runner.py``) executes the student's cells, then the calls, and reports each item
-as one JSON line. The grader gives every item ``timeout`` seconds from the previous report.
+as one JSON line. The grader gives every item ``timeout`` seconds from the previous report: of
+the sandbox's own CPU time where the run has a cgroup (with a wall-clock backstop), else of wall
+time (:mod:`.deadline`).
 When an item hangs (even one that ignores every signal) or kills its own process, the whole
 sandbox is killed, that item is recorded as ``timeout`` or ``crashed``, and a fresh sandbox
 runs the items that are left, without the bad one. A submission never takes longer than its
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import Sandbox
+from .deadline import ItemClock
 from .protocol import (
     NOT_RUN_CALL,
     CallOutcome,
@@ -193,14 +196,19 @@ def _one_run(
             stderr=subprocess.PIPE, start_new_session=True,
         )
     except OSError as error:
+        if launch.group is not None:
+            launch.group.remove()
         return reports, "startup", f"could not start the sandbox: {error}"
+    clock = ItemClock(launch.group.cpu_seconds if launch.group is not None else None, remaining)
     try:
         _send(process, cells_line, close=False)
         if not cells:
             _send_call(process, call_lines, 0)
-        return _read_reports(process, reports, len(cells), call_lines, [call.id for call in calls], timeout, remaining)
+        return _read_reports(process, reports, len(cells), call_lines, [call.id for call in calls], timeout, clock)
     finally:
         _kill(process)
+        if launch.group is not None:
+            launch.group.remove()  # and whatever escaped the process group
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
@@ -228,7 +236,7 @@ def _send_call(process: subprocess.Popen[bytes], call_lines: list[bytes], positi
 
 def _read_reports(
     process: subprocess.Popen[bytes], reports: list[_Report], cell_count: int, call_lines: list[bytes],
-    call_ids: list[int], timeout: float, remaining: float,
+    call_ids: list[int], timeout: float, clock: ItemClock,
 ) -> _Stop:
     """Collect reports; send the calls one at a time, each after the report of the one before."""
     if process.stdout is None or process.stderr is None:
@@ -239,14 +247,15 @@ def _read_reports(
     buffer = b""
     ready = False
     cells_seen = calls_seen = 0
-    end_of_budget = time.monotonic() + remaining
-    deadline = min(time.monotonic() + timeout + STARTUP_GRACE, end_of_budget)
+    clock.start(timeout + STARTUP_GRACE)
     while True:
-        wait = deadline - time.monotonic()
-        if wait <= 0 or not selector.select(timeout=wait):
+        overrun = clock.overrun()
+        if overrun is not None:
             if not ready:
-                return reports, "startup", f"the sandbox did not start within {timeout + STARTUP_GRACE:g} s"
-            return reports, ("budget" if deadline >= end_of_budget else "timeout"), f"no answer within {timeout:g} s"
+                return reports, "startup", f"the sandbox did not start: {clock.detail}"
+            return reports, overrun, clock.detail
+        if not selector.select(timeout=clock.wait()):
+            continue
         chunk = os.read(fd, 65536)
         if not chunk:
             process.wait()
@@ -280,7 +289,7 @@ def _read_reports(
                     raise ProtocolError(f"unknown report {line[:200]!r}")
             except (ValueError, ProtocolError) as error:
                 return reports, "protocol", f"the submission interfered with the grader's channel ({error})"
-            deadline = min(time.monotonic() + timeout, end_of_budget)
+            clock.start(timeout)
         if len(buffer) > MAX_LINE:
             return reports, "protocol", "the submission interfered with the grader's channel (line too long)"
 

@@ -1,25 +1,84 @@
-"""The fallback without bubblewrap: resource limits only, in a temporary directory (WEAK)."""
+"""The fallback without bubblewrap: resource limits only, in a temporary directory (WEAK).
+
+Nothing is hidden: the student's code sees the file system with the rights of the user it runs
+as. As root it does not run as root: ``setpriv`` drops it to an unprivileged user id of its own
+per worker slot (as bubblewrap does), unless the tutor explicitly asked for ``--sandbox none``
+where that cannot work (:mod:`.choice` decides). With :mod:`.cgroups` memory, tasks and CPU are
+limited for the run as a whole, and every process it started is killed at its end.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
-from .base import RUNNER, Launch, Limits, own_process_count, prlimit_prefix, sandbox_environment
+from .base import (
+    FIRST_SANDBOX_UID,
+    RUNNER,
+    Launch,
+    Limits,
+    SandboxUnavailable,
+    drop_privileges,
+    own_process_count,
+    prlimit_prefix,
+    sandbox_environment,
+    system_tool,
+)
+from .cgroups import Cgroups
 
 
 class ResourceLimitsOnly:
-    """No isolation, only resource limits in a temporary directory (when bubblewrap is missing)."""
+    """No isolation, only resource limits in a temporary directory (when bubblewrap is missing).
+
+    Parameters
+    ----------
+    limits : Limits
+    cgroups : Cgroups or None
+        One cgroup per run, where they work.
+    resource_warning : str or None
+        Shown once per batch (no cgroups here).
+    keep_root : bool
+        As root, run student code as root (only with an explicit ``--sandbox none``); by default
+        it runs as an unprivileged user id.
+    """
 
     name = "resource limits only (WEAK isolation)"
     isolated = False
 
-    def __init__(self, limits: Limits = Limits()) -> None:
+    def __init__(
+        self, limits: Limits = Limits(), cgroups: Cgroups | None = None, resource_warning: str | None = None,
+        *, keep_root: bool = False,
+    ) -> None:
         self.limits = limits
+        self.cgroups = cgroups
+        self.resource_warning = resource_warning
+        self.setpriv: str | None = None
+        if os.geteuid() == 0 and not keep_root:
+            self.setpriv = system_tool("setpriv")
+            if self.setpriv is None:
+                raise SandboxUnavailable(
+                    "without bubblewrap, as root, student code would run as root: setpriv (util-linux) is missing"
+                )
+
+    @property
+    def runs_as_root(self) -> bool:
+        """True when student code runs with the grader's root rights (explicit ``--sandbox none`` only)."""
+        return os.geteuid() == 0 and self.setpriv is None
 
     def launch(self, scratch: Path, slot: int) -> Launch:
         """The runner under ``prlimit``, with ``scratch`` as home and working directory."""
         env = sandbox_environment(str(scratch), str(Path(sys.executable).parent))
         argv = [sys.executable, "-I", str(RUNNER)]
-        processes = own_process_count() + self.limits.processes
-        return Launch(prlimit_prefix(self.limits, processes) + argv, cwd=str(scratch), env=env)
+        if self.setpriv is not None:
+            uid = FIRST_SANDBOX_UID + slot
+            os.chown(scratch, uid, uid)
+            argv = drop_privileges(uid, self.setpriv) + argv
+            processes = self.limits.processes  # RLIMIT_NPROC counts the processes of that user id only
+        else:
+            processes = own_process_count() + self.limits.processes
+        argv = prlimit_prefix(self.limits, processes) + argv
+        group = self.cgroups.new_run() if self.cgroups is not None else None
+        if group is not None:
+            argv = group.enter_prefix() + argv
+        return Launch(argv, cwd=str(scratch), env=env, group=group)

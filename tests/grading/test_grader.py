@@ -16,7 +16,7 @@ from autograder.course.generated_cells import skipped_cell_ids
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.cases import GROUPS
 from autograder.grading import GradingSettings, grade_batch
-from autograder.sandbox import ResourceLimitsOnly
+from autograder.sandbox import ResourceLimitsOnly, choose_sandbox
 
 from grading_run import CORRECT_DCG, CORRECT_NDCG, ROOT, add_student, grade, new_course, results, whole_course
 
@@ -68,15 +68,18 @@ def _slow_batch(course: Path, count: int) -> None:
         add_student(course, f"s{number:02d}", dcg=dcg, ndcg=ndcg, extra=("import time\ntime.sleep(0.4)",))
 
 
-def _sandbox_processes() -> list[str]:
+def _sandbox_processes(grader_pid: int, scratch_root: Path) -> list[str]:
+    """Processes a grader started: in its cgroups, or running in a scratch folder under its TMPDIR."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                groups = (entry / "cgroup").read_text()
+                cwd = os.readlink(entry / "cwd")
             except OSError:
                 continue
-            if "ndcg-scratch-" in command:
+            if f"autograder-{grader_pid}/" in groups or str(scratch_root) in command + cwd:
                 found.append(command)
     return found
 
@@ -88,7 +91,9 @@ def test_sigkill_in_the_middle_then_resume_equals_an_uninterrupted_run(tmp_path)
     full = grade(course, "--out", "full", "--gradebook", "none", "--workers", "2")
     assert full.returncode == 0, full.stderr[-2000:]
 
-    environment = dict(os.environ, PYTHONPATH=str(ROOT))
+    scratch_root = tmp_path / "scratch"  # the killed grader's sandboxes run in folders under it
+    scratch_root.mkdir()
+    environment = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(scratch_root))
     process = subprocess.Popen(
         [sys.executable, "-m", "autograder", "grade", "--quiet", "--out", "resumed", "--gradebook", "none", "--workers", "2"],
         cwd=course, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -103,7 +108,7 @@ def test_sigkill_in_the_middle_then_resume_equals_an_uninterrupted_run(tmp_path)
     assert 4 <= len(graded_before) < 14, "the kill should land in the middle of the batch"
     assert not (course / "resumed" / "results.json").exists()
     time.sleep(0.5)
-    assert _sandbox_processes() == [], "sandboxes outlived the killed grader"
+    assert _sandbox_processes(process.pid, scratch_root) == [], "sandboxes outlived the killed grader"
 
     resumed = grade(course, "--out", "resumed", "--gradebook", "none", "--workers", "2")
     assert resumed.returncode == 0, resumed.stderr[-2000:]
@@ -135,7 +140,9 @@ def test_a_changed_notebook_is_graded_again_and_the_gradebook_follows(tmp_path):
 def test_resource_limits_only_gives_the_same_scores(tmp_path, graded_course):
     course, nbgrader_scores = graded_course
     settings = GradingSettings(EXERCISE, 5.0, skipped_cell_ids(EXERCISE, course / "release" / "ndcg" / "ndcg.ipynb"))
-    students = grade_batch(course / "submitted", tmp_path / "out", settings, ResourceLimitsOnly(), workers=2, progress=False)
+    sandbox = choose_sandbox("none")  # as root: an unprivileged user id if Python starts as one here, else root
+    assert isinstance(sandbox, ResourceLimitsOnly)
+    students = grade_batch(course / "submitted", tmp_path / "out", settings, sandbox, workers=2, progress=False)
     assert {s.student_id: (s.score, s.max_score) for s in students} == nbgrader_scores
 
 
@@ -152,14 +159,32 @@ def test_sandbox_required_refuses_without_bubblewrap(tmp_path):
     assert not (course / "graded" / "results.json").exists()
 
 
-def test_without_bubblewrap_auto_warns_loudly_and_still_grades(tmp_path):
+def test_sandbox_none_warns_loudly_and_still_grades(tmp_path):
     course = new_course(tmp_path / "course")
     add_student(course, "alice")
-    done = grade(course, "--gradebook", "none", env={"PATH": _path_without_bwrap()})
+    done = grade(course, "--gradebook", "none", "--sandbox", "none")
     assert done.returncode == 0, done.stderr[-2000:]
     assert "WITHOUT isolation" in done.stderr
     assert results(course)["alice"]["score"] == EXERCISE.max_score
     assert json.loads((course / "graded" / "results.json").read_text())["sandbox"].startswith("resource limits only")
+
+
+NOT_ROOT_DCG = CORRECT_DCG.replace("def dcg(rels, k):\n", "def dcg(rels, k):\n    import os\n    assert os.geteuid() != 0\n")
+
+
+def test_without_bubblewrap_auto_grades_unprivileged_or_refuses(tmp_path):
+    # as root, student code must not run as root: auto drops privileges or asks for --sandbox none
+    course = new_course(tmp_path / "course")
+    add_student(course, "alice", dcg=NOT_ROOT_DCG)
+    done = grade(course, "--gradebook", "none", env={"PATH": _path_without_bwrap()})
+    if done.returncode == 2:
+        assert os.geteuid() == 0
+        assert "--sandbox none" in done.stderr and "Traceback" not in done.stderr
+        assert not (course / "graded" / "results.json").exists()
+        return
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "WITHOUT isolation" in done.stderr
+    assert results(course)["alice"]["score"] == EXERCISE.max_score
 
 
 @pytest.mark.parametrize(
