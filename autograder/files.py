@@ -15,11 +15,30 @@ class DiskFull(KitError):
     """The grader's own disk is full: what was saved stays, and the next run resumes from it."""
 
 
+def _current_umask() -> int:
+    """The process's umask, read without changing it (os.umask sets it too, racing other threads)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # at import time, before any worker thread exists
+    os.umask(mask)
+    return mask
+
+
+#: Files are created as the user's umask says (mkstemp alone would make them 0600).
+FILE_MODE = 0o666 & ~_current_umask()
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(handle, FILE_MODE)
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
             stream.flush()
