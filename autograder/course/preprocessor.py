@@ -27,7 +27,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
 from ..exercises import exercise_for
-from ..grading import Exercise, GradingSettings, StudentResult, TestGroup, grade_submission
+from ..grading import Exercise, GradingSettings, Status, StudentResult, TestGroup, grade_submission
 from ..grading.notebook import NotebookFile
 from ..grading.submission import cell_message
 from ..sandbox import Sandbox, choose_sandbox
@@ -84,7 +84,12 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         data = nbformat.writes(nb).encode("utf-8")
         file = NotebookFile(exercise.notebook, data, hashlib.sha256(data).hexdigest(), (0, 0))
         settings = GradingSettings(exercise, self.timeout, frozenset(skip))
-        result = grade_submission(student, file, Path("."), settings, _sandbox(self.sandbox))
+        try:
+            result = grade_submission(student, file, Path("."), settings, _sandbox(self.sandbox))
+        except Exception as error:  # a grader bug must not stop nbgrader's batch
+            self.log.exception("internal grader error on %s", student)
+            message = f"internal grader error: {type(error).__name__}"
+            result = StudentResult.without_grading(student, Status.ERROR, message, exercise.max_score)
         self.log.info("%s: %s, %g of %g points", student, result.status.value, result.score, result.max_score)
         student_cells = [c for c in code_cells if _metadata(c).get("grade_id") not in skip]
         _write_outcomes(nb, exercise, result, student_cells, self.timeout)

@@ -183,6 +183,8 @@ def student_code(file: NotebookFile, skip_ids: frozenset[str]) -> list[str]:
         raise SubmissionProblem(Status.ERROR, message) from error
     try:
         document = json.loads(text)
+    except RecursionError:
+        raise SubmissionProblem(Status.ERROR, f"{name} is JSON nested too deeply to be a notebook") from None
     except json.JSONDecodeError as error:
         raise SubmissionProblem(
             Status.ERROR, f"{name} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "

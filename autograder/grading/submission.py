@@ -12,6 +12,8 @@ from .model import CellProblem, Status, StudentResult
 from .notebook import DEFAULT_MAX_NOTEBOOK_BYTES, FileId, NotebookFile, SubmissionProblem, student_code
 from .scoring import call_orders, exception_name, plan_calls, same_group, score, type_name
 
+#: Told when the process that ran the hidden tests could not be used (its own words may carry them).
+BLIND_FAILED = "the hidden tests could not be run: the process running them broke the grader's protocol"
 #: Cells with a problem listed in a result, named in its message (the rest are counted), the longest message.
 MAX_LISTED_CELLS = 20
 MAX_NAMED_CELLS = 5
@@ -76,7 +78,9 @@ def grade_submission(
     )
     outcome = RunOutcome(
         cells=shown.cells, calls={**shown.calls, **{i: _blinded(r) for i, r in blind.calls.items()}},
-        restarts=shown.restarts + blind.restarts, fatal=shown.fatal or blind.fatal,
+        restarts=shown.restarts + blind.restarts,
+        # the blind process's own words are never shown: a fixed sentence stands for them
+        fatal=shown.fatal or (BLIND_FAILED if blind.fatal else None),
         notes=list(dict.fromkeys(shown.notes + blind.notes)),
     )
     problems = [
@@ -120,7 +124,7 @@ def grade_submission(
 def _blinded(record: CallRecord) -> CallRecord:
     """A record from the process that saw hidden inputs, with every text the student chose removed."""
     return replace(
-        record, message=None,
+        record, message=None, detail=None,
         error=exception_name(record.error) if record.error is not None else None,
         type_name=type_name(record.type_name) if record.type_name is not None else None,
     )

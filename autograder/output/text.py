@@ -8,7 +8,7 @@ import re
 
 #: C0 and C1 control characters and DEL, the bidirectional overrides that reorder a line, and lone
 #: surrogates (a file name's bytes that are not UTF-8, or a broken exception message).
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE = re.compile("[\\\\\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 #: What a spreadsheet reads as the start of a formula (OWASP's CSV injection rule).
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -23,7 +23,8 @@ def printable(text: str) -> str:
     >>> printable("caf\\udce9")  # os.fsdecode(b"caf\\xe9"), a Latin-1 name from an old archive
     'caf\\\\xe9'
     """
-    return text if text.isprintable() else _UNSAFE.sub(_escape, text)
+    # a backslash is escaped too, so that a name that is literally "caf\\xe9" is never shown like the bytes
+    return text if text.isprintable() and "\\" not in text else _UNSAFE.sub(_escape, text)
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -31,7 +32,7 @@ def _escape(match: re.Match[str]) -> str:
     code = ord(char)
     if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as os.fsdecode keeps it
         return f"\\x{code - 0xDC00:02x}"
-    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char)
+    named = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char)
     return named or char.encode("unicode_escape", "backslashreplace").decode("ascii")
 
 

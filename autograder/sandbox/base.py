@@ -58,6 +58,16 @@ class Launch:
     env: dict[str, str]
     #: The run's cgroup, already made: whoever starts ``argv`` removes it when the run is over.
     group: RunGroup | None = None
+    #: Descriptors ``argv`` names (the seccomp filter): pass them to the process, then :meth:`close_fds`.
+    pass_fds: tuple[int, ...] = ()
+
+    def close_fds(self) -> None:
+        """Close the parent's copies of :attr:`pass_fds` (once the process has started, or failed to)."""
+        for fd in self.pass_fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 class Sandbox(Protocol):

@@ -30,6 +30,7 @@ from .base import (
     sandbox_environment,
 )
 from .cgroups import Cgroups
+from .seccomp import filter_fd, keyring_filter
 
 SANDBOX_RUNNER = "/opt/grader/runner.py"
 SANDBOX_HOME = "/home/student"
@@ -98,6 +99,12 @@ class Bubblewrap:
         ]
         if not self.as_root:
             args += ["--unshare-user"]
+        pass_fds: tuple[int, ...] = ()
+        program = keyring_filter()
+        if program is not None:  # no kernel keyrings: they would outlive the run (see .seccomp)
+            fd = filter_fd(program)
+            pass_fds = (fd,)
+            args += ["--seccomp", str(fd)]
         args += self._binds()
         args += ["--chdir", SANDBOX_HOME, "--clearenv"]
         for key, value in sandbox_environment(SANDBOX_HOME, str(Path(python).parent)).items():
@@ -114,4 +121,6 @@ class Bubblewrap:
         group = self.cgroups.new_run() if self.cgroups is not None else None
         if group is not None:
             argv = group.enter_prefix() + argv
-        return Launch(argv, cwd=str(scratch), env={"PATH": os.environ.get("PATH", "")}, group=group)
+        return Launch(
+            argv, cwd=str(scratch), env={"PATH": os.environ.get("PATH", "")}, group=group, pass_fds=pass_fds
+        )

@@ -46,10 +46,14 @@ def _probe(sandbox: Sandbox) -> str | None:
         launch = sandbox.launch(Path(scratch), slot=0)
         argv = [*launch.argv[:-1], "-c", "pass"]  # the same sandbox, without the runner
         try:
-            done = subprocess.run(argv, cwd=launch.cwd, env=launch.env, capture_output=True, text=True, timeout=60)
+            done = subprocess.run(
+                argv, cwd=launch.cwd, env=launch.env, capture_output=True, text=True, timeout=60,
+                pass_fds=launch.pass_fds,
+            )
         except (OSError, subprocess.TimeoutExpired) as error:
             return str(error)
         finally:
+            launch.close_fds()
             if launch.group is not None:
                 launch.group.remove()
     return None if done.returncode == 0 else (done.stderr.strip()[-500:] or f"exit code {done.returncode}")

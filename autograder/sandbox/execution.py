@@ -39,6 +39,8 @@ from .protocol import (
 
 #: Longest line the runner may write; longer means it is not talking our protocol any more.
 MAX_LINE = 256 * 1024
+#: What a run that broke the protocol is told: a fixed sentence, nothing of what it wrote.
+INTERFERED = "the submission wrote to the grader's channel itself, breaking the protocol"
 #: Time allowed for the sandbox and Python to start, on top of the per-item timeout.
 STARTUP_GRACE = 10.0
 
@@ -193,12 +195,14 @@ def _one_run(
     try:
         process = subprocess.Popen(
             launch.argv, cwd=launch.cwd, env=launch.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True,
+            stderr=subprocess.PIPE, start_new_session=True, pass_fds=launch.pass_fds,
         )
     except OSError as error:
+        launch.close_fds()
         if launch.group is not None:
             launch.group.remove()
         return reports, "startup", f"could not start the sandbox: {error}"
+    launch.close_fds()
     clock = ItemClock(launch.group.cpu_seconds if launch.group is not None else None, remaining)
     try:
         _send(process, cells_line, close=False)
@@ -287,11 +291,13 @@ def _read_reports(
                     _send_call(process, call_lines, calls_seen)
                 else:
                     raise ProtocolError(f"unknown report {line[:200]!r}")
-            except (ValueError, ProtocolError) as error:
-                return reports, "protocol", f"the submission interfered with the grader's channel ({error})"
+            except (ValueError, RecursionError, ProtocolError):
+                # never quote the line: its text is the student's, and may come from a process that
+                # has seen hidden inputs
+                return reports, "protocol", INTERFERED
             clock.start(timeout)
         if len(buffer) > MAX_LINE:
-            return reports, "protocol", "the submission interfered with the grader's channel (line too long)"
+            return reports, "protocol", INTERFERED
 
 
 def _check_order(kind: str, label: object, wanted: int | None) -> None:
