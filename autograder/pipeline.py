@@ -13,10 +13,11 @@ from pathlib import Path
 from .course.generated_cells import skipped_cell_ids
 from .course.nbgrader import find_root, release_notebook
 from .errors import CourseError, GradebookError, UsageError
-from .grading import BatchResult, Exercise, GradingSettings, GroupInfo, default_workers, grade_batch
+from .files import write_atomic
+from .grading import BatchResult, Exercise, GradingSettings, GroupInfo, Status, default_workers, grade_batch
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids
 from .output.feedback import write_feedback
-from .output.gradebook import try_record_scores
+from .output.gradebook import read_timestamp, try_record_scores
 from .output.report import write_report
 from .output.results import write_results
 from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
@@ -135,14 +136,23 @@ def grade_course(options: GradeOptions) -> GradeRun:
         students=students,
     )
     for student in batch.students:
-        write_feedback(options.out, exercise, batch, student)
+        page = write_feedback(options.out, exercise, batch, student)
+        if root is not None and student.status is not Status.MISSING:
+            # also where `nbgrader release_feedback` takes it from: feedback/<student>/<assignment>/
+            target = root / "feedback" / student.student_id / exercise.assignment / page.name
+            write_atomic(target, (options.out / page).read_text(encoding="utf-8"))
     write_results(options.out, batch)
     write_report(options.out, exercise, batch)
     url = options.gradebook or (f"sqlite:///{root / 'gradebook.db'}" if root else None)
     if not url or url == NO_GRADEBOOK:
         return GradeRun(batch, options.out, "gradebook: skipped", gradebook_failed=False)
+    timestamps = {
+        student.student_id: stamp
+        for student in batch.students
+        if (stamp := read_timestamp(options.submitted, student.student_id, exercise.assignment)) is not None
+    }
     try:
-        note = try_record_scores(url, exercise, batch)
+        note = try_record_scores(url, exercise, batch, timestamps)
     except GradebookError as error:
         return GradeRun(batch, options.out, f"gradebook: {error}", gradebook_failed=True)
     return GradeRun(batch, options.out, note, gradebook_failed=False)

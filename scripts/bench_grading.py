@@ -50,8 +50,16 @@ MIX = [
 ]
 
 
+#: The baseline is nbgrader's own Execute (the course's config swaps in the kit's sandbox instead).
+NBGRADER_OWN_EXECUTE = """
+from nbgrader.preprocessors import Execute
+c.Autograde.autograde_preprocessors = [Execute, *c.Autograde.autograde_preprocessors[1:]]
+"""
+
+
 def build_course(folder: Path, count: int) -> None:
-    shutil.copy(ROOT / "nbgrader_config.py", folder)
+    config = (ROOT / "nbgrader_config.py").read_text(encoding="utf-8")
+    (folder / "nbgrader_config.py").write_text(config + NBGRADER_OWN_EXECUTE, encoding="utf-8")
     shutil.copytree(ROOT / "source", folder / "source")
     run_nbgrader(folder, "generate_assignment", "ndcg", "--force")
     # the kit records into its own copy of the course's gradebook, so that both tools start from the

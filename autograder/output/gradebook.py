@@ -8,8 +8,10 @@ takes precedence, as in nbgrader). Students whose submission is missing get no s
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import warnings
+from datetime import datetime
 from pathlib import Path
 
 from ..errors import CourseError, GradebookError
@@ -55,8 +57,35 @@ def tool_environment() -> dict[str, str]:
     return env
 
 
-def record_scores(db_url: str, exercise: Exercise, batch: BatchResult) -> int:
+def read_timestamp(submitted: Path, student: str, assignment: str) -> datetime | None:
+    """The submission time ``nbgrader collect`` wrote to ``timestamp.txt`` (None if absent or unreadable).
+
+    Read without following a link and at most 100 bytes: the file is in the student's folder.
+    """
+    from nbgrader.utils import parse_utc
+
+    try:
+        fd = os.open(submitted / student / assignment / "timestamp.txt", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        parsed: datetime = parse_utc(os.read(fd, 100).decode("utf-8").strip())
+        return parsed
+    except (OSError, ValueError, OverflowError):
+        return None
+    finally:
+        os.close(fd)
+
+
+def record_scores(
+    db_url: str, exercise: Exercise, batch: BatchResult, timestamps: dict[str, datetime] | None = None
+) -> int:
     """Write every submitted student's per-test points into the gradebook at ``db_url``; return how many.
+
+    As nbgrader's ``SaveAutoGrades`` does: each grade's ``auto_score``, and ``needs_manual_grade``
+    only where a tutor's manual score exists; a submission's ``timestamp`` from ``timestamps``.
 
     Raises
     ------
@@ -82,11 +111,14 @@ def record_scores(db_url: str, exercise: Exercise, batch: BatchResult) -> int:
             gradebook.update_or_create_grade_cell(
                 group.grade_id, notebook_id, assignment, max_score=group.points, cell_type="code"
             )
-        existing = {s.student.id for s in gradebook.find_assignment(assignment).submissions}
+        existing = {s.student.id: s for s in gradebook.find_assignment(assignment).submissions}
         for student in submitted:
+            timestamp = (timestamps or {}).get(student.student_id)
             if student.student_id not in existing:
                 gradebook.update_or_create_student(student.student_id)
-                gradebook.add_submission(assignment, student.student_id)
+                gradebook.add_submission(assignment, student.student_id, timestamp=timestamp)
+            elif timestamp is not None:
+                existing[student.student_id].timestamp = timestamp
         # one query for every grade of the assignment, instead of one per student and cell
         grades = {
             (student_id, cell_name): grade
@@ -102,16 +134,20 @@ def record_scores(db_url: str, exercise: Exercise, batch: BatchResult) -> int:
         for student in submitted:
             points = {test.name: test.points for test in student.tests}
             for group in exercise.groups:
-                # a score a tutor set by hand (manual_score) still wins, as in nbgrader
-                grades[(student.student_id, group.grade_id)].auto_score = points.get(group.grade_id, 0.0)
+                # a score a tutor set by hand (manual_score) still wins and asks for a look, as in nbgrader
+                grade = grades[(student.student_id, group.grade_id)]
+                grade.auto_score = points.get(group.grade_id, 0.0)
+                grade.needs_manual_grade = grade.manual_score is not None
         gradebook.db.commit()
     return len(submitted)
 
 
-def try_record_scores(db_url: str, exercise: Exercise, batch: BatchResult) -> str:
+def try_record_scores(
+    db_url: str, exercise: Exercise, batch: BatchResult, timestamps: dict[str, datetime] | None = None
+) -> str:
     """:func:`record_scores`, turning any failure into :class:`GradebookError` (the results on disk stand)."""
     try:
-        recorded = record_scores(db_url, exercise, batch)
+        recorded = record_scores(db_url, exercise, batch, timestamps)
     except CourseError as error:
         raise GradebookError(f"NOT updated ({error})") from error
     except Exception as error:  # nbgrader/SQLAlchemy: locked, read-only, a schema of another version

@@ -265,3 +265,28 @@ def test_demo_without_bubblewrap_leaves_the_hostile_example_out(tmp_path):
     assert "left out: mallory" in done.stdout
     demo = results(course, "demo/graded")
     assert "mallory" not in demo and "alice" in demo
+
+
+def test_the_gradebook_reads_as_after_nbgrader_autograde(tmp_path):
+    from nbgrader.api import Gradebook
+
+    course = new_course(tmp_path / "course")
+    add_student(course, "alice")
+    add_student(course, "bob", dcg="def dcg(rels, k):\n    return 0.0")
+    (course / "submitted" / "alice" / "ndcg" / "timestamp.txt").write_text("2026-11-30 10:15:00.000000 UTC")
+    assert grade(course).returncode == 0
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        alice, bob = gradebook.find_submission("ndcg", "alice"), gradebook.find_submission("ndcg", "bob")
+        assert alice.timestamp.isoformat().startswith("2026-11-30T10:15:00") and bob.timestamp is None
+        # autograded, as nbgrader's SaveAutoGrades leaves them: no manual grading asked for
+        assert not alice.needs_manual_grade and not bob.needs_manual_grade
+        grade_row = gradebook.find_grade("test_dcg_lecture", "ndcg", "ndcg", "bob")
+        grade_row.manual_score = 1.0  # a tutor's score wins and asks for a look at the next grading
+        gradebook.db.commit()
+    assert grade(course, "--force").returncode == 0
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        assert gradebook.find_grade("test_dcg_lecture", "ndcg", "ndcg", "bob").needs_manual_grade
+    # the feedback also where `nbgrader release_feedback` takes it from
+    assert (course / "feedback" / "alice" / "ndcg" / "ndcg.html").read_text() == (
+        course / "graded" / "feedback" / "alice" / "ndcg.html"
+    ).read_text()
