@@ -18,6 +18,8 @@ from ..errors import CourseError
 from ..grading import Case, Exercise, TestGroup
 
 HELPER_ID = "test_helpers"
+#: The last line of a hidden test cell, the only one students see below its docstring.
+HIDDEN_NOTE = "pass  # hidden tests: they run when your notebook is graded"
 
 
 def helper_source(exercise: Exercise) -> str:
@@ -61,10 +63,12 @@ def render_group(exercise: Exercise, group: TestGroup) -> str:
     lines = [f'"""{group.description} ({points})."""']
     body = [_case_line(exercise, case) for case in group.cases]
     if group.visible:
-        lines += body
+        # says so when every check passed (a failing check raises before this line)
+        lines += [*body, f"print({('passed: ' + group.description)!r})"]
     else:
-        lines += ["# Hidden tests: they run when your notebook is graded.", "### BEGIN HIDDEN TESTS", *body]
-        lines += ["### END HIDDEN TESTS"]
+        lines += ["### BEGIN HIDDEN TESTS", *body, "### END HIDDEN TESTS"]
+        # what students see: nothing that looks like a result (the docstring is not the cell's value)
+        lines += [HIDDEN_NOTE]
     return "\n".join(lines)
 
 

@@ -31,7 +31,7 @@ from ..grading import Exercise, GradingSettings, Status, StudentResult, TestGrou
 from ..grading.notebook import NotebookFile
 from ..grading.submission import cell_message
 from ..sandbox import Sandbox, choose_sandbox
-from .generated_cells import HELPER_ID
+from .generated_cells import HELPER_ID, HIDDEN_NOTE
 
 _SANDBOXES: dict[str, Sandbox] = {}
 
@@ -46,8 +46,7 @@ def _sandbox(mode: str) -> Sandbox:
 def hidden_cell_source(group: TestGroup) -> str:
     """What a hidden test cell shows after grading: what it checks, not how."""
     points = f"{group.points:g} point{'s' if group.points != 1 else ''}"
-    note = "# Hidden tests: run by the grader in a sandbox; their inputs are not shown."
-    return f'"""{group.description} ({points})."""\n{note}'
+    return f'"""{group.description} ({points})."""\n{HIDDEN_NOTE}'
 
 
 def _metadata(cell: NotebookNode) -> dict[str, Any]:
