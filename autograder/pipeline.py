@@ -15,14 +15,16 @@ from .course.nbgrader import find_root, release_notebook
 from .errors import CourseError, GradebookError, UsageError
 from .files import write_atomic
 from .grading import BatchResult, Exercise, GradingSettings, GroupInfo, Status, default_workers, grade_batch
-from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids
+from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, read_small_file
 from .output.feedback import write_feedback
-from .output.gradebook import read_timestamp, try_record_scores
+from .output.gradebook import parse_timestamp, try_record_scores
 from .output.report import write_report
 from .output.results import write_results
 from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
 
 DEFAULT_TIMEOUT = 10.0
+#: Files ``nbgrader collect`` puts beside a notebook that ``release_feedback`` wants beside the feedback.
+COLLECT_FILES = ("timestamp.txt", "submission_secret.txt")
 #: ``--gradebook none``: do not record scores.
 NO_GRADEBOOK = "none"
 
@@ -135,21 +137,28 @@ def grade_course(options: GradeOptions) -> GradeRun:
         groups=[GroupInfo(g.grade_id, g.description, g.points, g.visible) for g in exercise.groups],
         students=students,
     )
+    collected: dict[str, dict[str, bytes]] = {}  # what `nbgrader collect` left beside each notebook
     for student in batch.students:
         page = write_feedback(options.out, exercise, batch, student)
+        files = {
+            name: data for name in COLLECT_FILES
+            if (data := read_small_file(options.submitted, student.student_id, exercise.assignment, name))
+        }
+        collected[student.student_id] = files
         if root is not None and student.status is not Status.MISSING:
-            # also where `nbgrader release_feedback` takes it from: feedback/<student>/<assignment>/
-            target = root / "feedback" / student.student_id / exercise.assignment / page.name
-            write_atomic(target, (options.out / page).read_text(encoding="utf-8"))
+            # also where `nbgrader release_feedback` takes it from, with the files it needs beside it
+            folder = root / "feedback" / student.student_id / exercise.assignment
+            write_atomic(folder / page.name, (options.out / page).read_text(encoding="utf-8"))
+            for name, data in files.items():
+                write_atomic(folder / name, data.decode("utf-8", "replace"))
     write_results(options.out, batch)
     write_report(options.out, exercise, batch)
     url = options.gradebook or (f"sqlite:///{root / 'gradebook.db'}" if root else None)
     if not url or url == NO_GRADEBOOK:
         return GradeRun(batch, options.out, "gradebook: skipped", gradebook_failed=False)
     timestamps = {
-        student.student_id: stamp
-        for student in batch.students
-        if (stamp := read_timestamp(options.submitted, student.student_id, exercise.assignment)) is not None
+        student: stamp for student, files in collected.items()
+        if (stamp := parse_timestamp(files.get("timestamp.txt"))) is not None
     }
     try:
         note = try_record_scores(url, exercise, batch, timestamps)

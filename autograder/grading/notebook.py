@@ -79,11 +79,13 @@ def _open_folder(name: str, parent: int | None, what: str, status_if_missing: St
         os.close(fd)
 
 
-def _candidates(folder_fd: int, notebook: str) -> tuple[str, str | None]:
-    """The file to read in the assignment folder: the expected one, or the only other ``.ipynb``."""
+def _candidates(folder_fd: int, notebook: str, fallback: bool) -> tuple[str, str | None]:
+    """The file to read in the assignment folder: the expected one, or (``fallback``) the only other ``.ipynb``."""
     names = os.listdir(folder_fd)
     if notebook in names:
         return notebook, None
+    if not fallback:
+        raise SubmissionProblem(Status.MISSING, f"no {notebook} in the assignment folder")
     found = sorted(name for name in names if name.endswith(".ipynb"))
     if len(found) == 1:
         return found[0], f"graded {found[0]} (expected {notebook})"
@@ -93,7 +95,7 @@ def _candidates(folder_fd: int, notebook: str) -> tuple[str, str | None]:
 
 def read_notebook(
     submitted: Path, student: str, assignment: str, notebook: str, *, max_bytes: int,
-    course_files: frozenset[FileId] = frozenset(),
+    course_files: frozenset[FileId] = frozenset(), fallback: bool = True,
 ) -> NotebookFile:
     """Read ``submitted/<student>/<assignment>/<notebook>`` (or the one other notebook there) safely.
 
@@ -110,7 +112,7 @@ def read_notebook(
             _open_folder(student, root, "the student's folder", Status.MISSING) as student_fd,
             _open_folder(assignment, student_fd, f"{assignment}/", Status.MISSING) as folder_fd,
         ):
-            name, note = _candidates(folder_fd, notebook)
+            name, note = _candidates(folder_fd, notebook, fallback)
             return _read_file(folder_fd, name, note, max_bytes, course_files)
     finally:
         os.close(root)
@@ -148,6 +150,17 @@ def _read_file(
         os.close(fd)
     data = b"".join(chunks)
     return NotebookFile(name, data, hashlib.sha256(data).hexdigest(), (info.st_dev, info.st_ino), note)
+
+
+def read_small_file(submitted: Path, student: str, assignment: str, name: str, limit: int = 1000) -> bytes | None:
+    """A small file nbgrader keeps beside the notebook (``timestamp.txt``), or None if absent or odd.
+
+    Read as the notebook is: no link on the way, a regular file, at most ``limit`` bytes.
+    """
+    try:
+        return read_notebook(submitted, student, assignment, name, max_bytes=limit, fallback=False).data
+    except SubmissionProblem:
+        return None
 
 
 def file_ids(folders: list[Path]) -> frozenset[FileId]:

@@ -8,7 +8,6 @@ takes precedence, as in nbgrader). Students whose submission is missing get no s
 from __future__ import annotations
 
 import os
-import stat
 import sys
 import warnings
 from datetime import datetime
@@ -57,26 +56,17 @@ def tool_environment() -> dict[str, str]:
     return env
 
 
-def read_timestamp(submitted: Path, student: str, assignment: str) -> datetime | None:
-    """The submission time ``nbgrader collect`` wrote to ``timestamp.txt`` (None if absent or unreadable).
-
-    Read without following a link and at most 100 bytes: the file is in the student's folder.
-    """
+def parse_timestamp(data: bytes | None) -> datetime | None:
+    """The submission time ``nbgrader collect`` wrote to ``timestamp.txt`` (None if absent or unreadable)."""
     from nbgrader.utils import parse_utc
 
-    try:
-        fd = os.open(submitted / student / assignment / "timestamp.txt", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+    if data is None:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        parsed: datetime = parse_utc(os.read(fd, 100).decode("utf-8").strip())
-        return parsed
-    except (OSError, ValueError, OverflowError):
+        parsed: datetime = parse_utc(data.decode("utf-8").strip())
+    except (ValueError, OverflowError):
         return None
-    finally:
-        os.close(fd)
+    return parsed
 
 
 def record_scores(
