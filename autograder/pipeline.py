@@ -10,6 +10,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .course.autograded import write_autograded
 from .course.generated_cells import skipped_cell_ids
 from .course.nbgrader import find_root, release_notebook
 from .errors import CourseError, GradebookError, UsageError
@@ -151,6 +152,10 @@ def grade_course(options: GradeOptions) -> GradeRun:
             write_atomic(folder / page.name, (options.out / page).read_text(encoding="utf-8"))
             for name, data in files.items():
                 write_atomic(folder / name, data.decode("utf-8", "replace"))
+    if root is not None:  # what nbgrader autograde leaves, for the formgrader
+        write_autograded(
+            root, options.submitted, exercise, batch, options.timeout, collected, settings.max_notebook_bytes
+        )
     write_results(options.out, batch)
     write_report(options.out, exercise, batch)
     url = options.gradebook or (f"sqlite:///{root / 'gradebook.db'}" if root else None)

@@ -91,13 +91,14 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
             result = StudentResult.without_grading(student, Status.ERROR, message, exercise.max_score)
         self.log.info("%s: %s, %g of %g points", student, result.status.value, result.score, result.max_score)
         student_cells = [c for c in code_cells if _metadata(c).get("grade_id") not in skip]
-        _write_outcomes(nb, exercise, result, student_cells, self.timeout)
+        write_outcomes(nb, exercise, result, student_cells, self.timeout)
         return nb, resources
 
 
-def _write_outcomes(
+def write_outcomes(
     nb: NotebookNode, exercise: Exercise, result: StudentResult, student_cells: list[NotebookNode], timeout: float
 ) -> None:
+    """Put ``result`` into ``nb``: outcomes as the test cells' outputs, hidden cells described, cell problems shown."""
     tests = {test.name: test for test in result.tests}
     groups = {group.grade_id: group for group in exercise.groups}
     for cell in student_cells:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 
+import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
@@ -32,9 +33,26 @@ def both_ways(tmp_path_factory):
     gradebook_before = (course / "gradebook.db").read_bytes()[:16]
     log = run_nbgrader(course, "autograde", "ndcg", "--force", "--SandboxedExecute.timeout=3")
     run_nbgrader(course, "generate_feedback", "ndcg", "--force")
+    theirs = {student: _test_outputs(course, student) for student in students}
     ours = grade(course, "--gradebook", "none", "--timeout", "3")
     assert ours.returncode == 0, ours.stderr[-2000:]
-    return course, students, log, gradebook_before
+    return course, students, log, gradebook_before, theirs
+
+
+def _test_outputs(course, student: str) -> dict[str, tuple[str, str]]:
+    """Each test cell's source and outcome in the student's autograded notebook."""
+    notebook = nbformat.read(course / "autograded" / student / "ndcg" / "ndcg.ipynb", as_version=4)
+    return {
+        cell.metadata["nbgrader"]["grade_id"]: (cell.source, "".join(o.get("output_type", "") for o in cell.outputs))
+        for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("grade")
+    }
+
+
+def test_the_batch_command_writes_the_same_autograded_notebooks(both_ways):
+    course, students, _, _, theirs = both_ways
+    for student in students:
+        assert _test_outputs(course, student) == theirs[student], student
+        assert (course / "autograded" / student / "ndcg" / "ndcg.ipynb").is_file()
 
 
 def test_the_config_loads_and_replaces_execute(both_ways):
@@ -59,7 +77,7 @@ def test_nbgrader_records_them_as_autograded(both_ways):
 
 
 def test_a_hostile_notebook_is_contained(both_ways):
-    course, _, _, gradebook_before = both_ways
+    course, _, _, gradebook_before, _ = both_ways
     assert (course / "gradebook.db").read_bytes()[:16] == gradebook_before == b"SQLite format 3\x00"
     assert (course / "submitted" / "alice" / "ndcg" / "ndcg.ipynb").read_bytes()[:1] == b"{"
 

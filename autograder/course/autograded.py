@@ -1,0 +1,70 @@
+"""The batch command's ``autograded/`` notebooks: what ``nbgrader autograde`` with the sandbox leaves.
+
+For each graded submission: the student's notebook with the release's test and helper cells put
+back (as nbgrader's ``OverwriteCells`` does), every test cell's outcome as its output, hidden test
+cells showing only what they check, and nbgrader's ``timestamp.txt`` beside it, in
+``autograded/<student>/<assignment>/`` where the formgrader looks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+from ..files import write_atomic
+from ..grading import BatchResult, Exercise, StudentResult
+from ..grading.notebook import SubmissionProblem, read_notebook
+from .generated_cells import skipped_cell_ids
+from .preprocessor import write_outcomes
+
+
+def _grade_id(cell: nbformat.NotebookNode) -> str | None:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+    return grade_id if isinstance(grade_id, str) else None
+
+
+def autograded_notebook(
+    data: bytes, release: nbformat.NotebookNode, exercise: Exercise, result: StudentResult, timeout: float,
+    skip: frozenset[str],
+) -> nbformat.NotebookNode:
+    """The autograded version of a submitted notebook (``data``) for ``result``."""
+    notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
+    locked = {_grade_id(cell): cell.source for cell in release.cells if _grade_id(cell) in skip}
+    for cell in notebook.cells:
+        grade_id = _grade_id(cell)
+        if grade_id in locked:
+            cell.source = locked[grade_id]  # whatever the student did to a test or helper cell
+    student_cells = [c for c in notebook.cells if c.cell_type == "code" and _grade_id(c) not in skip]
+    write_outcomes(notebook, exercise, result, student_cells, timeout)
+    return notebook
+
+
+def write_autograded(
+    root: Path, submitted: Path, exercise: Exercise, batch: BatchResult, timeout: float,
+    collected: dict[str, dict[str, bytes]], max_bytes: int,
+) -> int:
+    """Write ``root/autograded/<student>/<assignment>/`` for every graded student; return how many."""
+    release_path = root / "release" / exercise.assignment / exercise.notebook
+    if not release_path.is_file():
+        return 0
+    release = nbformat.read(release_path, as_version=4)
+    skip = skipped_cell_ids(exercise, release_path)
+    written = 0
+    for student in batch.students:
+        if not student.tests:
+            continue  # not graded: nbgrader leaves no autograded folder either
+        try:
+            file = read_notebook(
+                submitted, student.student_id, exercise.assignment, exercise.notebook, max_bytes=max_bytes
+            )
+            notebook = autograded_notebook(file.data, release, exercise, student, timeout, skip)
+        except (SubmissionProblem, ValueError, KeyError, TypeError, AttributeError):
+            continue  # changed or unreadable since it was graded: the next run tries again
+        folder = root / "autograded" / student.student_id / exercise.assignment
+        write_atomic(folder / exercise.notebook, nbformat.writes(notebook))
+        for name, content in collected.get(student.student_id, {}).items():
+            write_atomic(folder / name, content.decode("utf-8", "replace"))
+        written += 1
+    return written
