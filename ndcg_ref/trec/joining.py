@@ -30,16 +30,30 @@ def _query_index(
     return unique, segment_id[segment]
 
 
+_FNV_PRIME = 0x100000001B3
+_FNV_INVERSE = pow(_FNV_PRIME, -1, 2**64)  # the prime is odd, so it has an inverse modulo 2**64
+
+
 def _hash(tokens: NDArray[np.bytes_]) -> NDArray[np.uint64]:
-    """64-bit FNV-1a of each fixed-width bytes token (vectorised over tokens)."""
+    """64-bit FNV-1a of each bytes token (vectorised over tokens), without the array's NUL padding.
+
+    numpy pads every token to the array's width with NUL bytes, and the run's and the qrels'
+    arrays have widths of their own: hashing the padding gave the same document two keys (and
+    every query nDCG 0) whenever the longest ids of the two files differed in length. A NUL byte
+    only multiplies FNV-1a's state by the prime, so the hash of the full width is multiplied back
+    by the prime's inverse once per padding byte (exact, in one pass).
+    """
     width = tokens.dtype.itemsize
     columns = np.ascontiguousarray(tokens).view(np.uint8).reshape(-1, width)
     value = np.full(tokens.size, 0xCBF29CE484222325, dtype=np.uint64)
-    prime = np.uint64(0x100000001B3)
+    prime = np.uint64(_FNV_PRIME)
     with np.errstate(over="ignore"):
         for column in range(width):
             value ^= columns[:, column]
             value *= prime
+        padding = width - np.char.str_len(tokens)  # bytes after the last one that is not NUL
+        undo = np.array([pow(_FNV_INVERSE, n, 2**64) for n in range(width + 1)], dtype=np.uint64)
+        value *= undo[padding]
     return value
 
 

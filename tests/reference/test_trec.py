@@ -264,3 +264,48 @@ def test_fast_integer_parsing_agrees_with_python(tokens):
         expected = None
     if fast is not None:  # the fast path may decline (then astype decides), but never disagree
         assert expected is not None and fast.tolist() == expected
+
+
+def test_ids_of_different_lengths_in_run_and_qrels_still_join(tmp_path):
+    # the issue's reproducer: the longest docno of the run ("d22") is longer than the qrels' ("d1");
+    # padding bytes were hashed, so every query scored 0 where trec_eval says 1
+    (tmp_path / "run.txt").write_text("q1 Q0 d1 1 2 t\nq1 Q0 d22 2 1 t\n")
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "ndcg_ref", str(tmp_path / "run.txt"), str(tmp_path / "qrels.txt"), "-m", "ndcg"],
+        capture_output=True, text=True, check=True,
+    )
+    assert done.stdout.split() == ["ndcg", "all", "1.0000"]
+    result = evaluate(run_from_dict({"q1": {"d1": 2.0, "d22": 1.0}}), qrels_from_dict({"q1": {"d1": 1}}))
+    assert result.means["ndcg"] == 1.0
+
+
+_alphabets = st.sampled_from(["ab", "0123456789", "xyzXYZ-_.", "ä€🙂"])
+
+
+@st.composite
+def _ids(draw, alphabet_strategy=_alphabets):
+    alphabet = draw(alphabet_strategy)
+    return draw(st.text(alphabet, min_size=1, max_size=draw(st.integers(1, 30))))
+
+
+@given(
+    judged=st.lists(_ids(), min_size=1, max_size=12, unique=True),
+    unjudged=st.lists(_ids(), max_size=12, unique=True),
+    data=st.data(),
+)
+def test_grades_do_not_depend_on_how_ids_are_spelled_or_padded(judged, unjudged, data):
+    # renaming every document to ids of one fixed width must not change any grade: scores are
+    # distinct (no tie-break by docno), so nDCG depends only on the grades by rank
+    unjudged = [d for d in unjudged if d not in judged]
+    documents = judged + unjudged
+    grades = {d: data.draw(st.integers(0, 3)) for d in judged}
+    scores = dict(zip(documents, data.draw(st.permutations(range(len(documents)))), strict=True))
+    renamed = {d: f"doc{i:06d}" for i, d in enumerate(documents)}
+    measures = ["ndcg", "ndcg_cut.3"]
+    original = evaluate(run_from_dict({"q": {d: float(s) for d, s in scores.items()}}),
+                        qrels_from_dict({"q": grades}), measures)
+    fixed = evaluate(run_from_dict({"q": {renamed[d]: float(s) for d, s in scores.items()}}),
+                     qrels_from_dict({"q": {renamed[d]: g for d, g in grades.items()}}), measures)
+    for measure in ("ndcg", "ndcg_cut_3"):
+        assert original.means[measure] == fixed.means[measure]
