@@ -63,7 +63,11 @@ def probe_records(dcg_source: str, ndcg_source: str) -> dict[Call, CallRecord]:
             if isinstance(value, numbers.Real) and not isinstance(value, bool):
                 record = CallRecord(CallOutcome.VALUE, value=float(value))
             else:
-                record = CallRecord(CallOutcome.NOT_A_NUMBER, type_name=type(value).__name__)
+                try:  # as the runner does: what float() makes of it, for the diagnosis
+                    numeric = None if isinstance(value, (str, bytes, list, tuple, dict)) else float(value)
+                except Exception:
+                    numeric = None
+                record = CallRecord(CallOutcome.NOT_A_NUMBER, value=numeric, type_name=type(value).__name__)
         except Exception as error:
             record = CallRecord(CallOutcome.RAISED, error=type(error).__name__, message=str(error))
         records[probe] = CallRecord(**{**record.__dict__, "after": tuple(float(v) for v in argument)})

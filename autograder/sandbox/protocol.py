@@ -128,7 +128,12 @@ def call_record(record: dict[str, Any]) -> CallRecord:
             return CallRecord(CallOutcome.NOT_A_NUMBER, type_name="int", after=_after(record))
         return CallRecord(CallOutcome.VALUE, value=number, after=_after(record))
     if status == "not-a-number":
-        return CallRecord(CallOutcome.NOT_A_NUMBER, type_name=_text(record, "type", 100), after=_after(record))
+        # what float() makes of it (a 0-d array, a Decimal), for the diagnosis; never a passed test
+        value = record.get("value")
+        numeric = _finite_or_big(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        return CallRecord(
+            CallOutcome.NOT_A_NUMBER, value=numeric, type_name=_text(record, "type", 100), after=_after(record)
+        )
     if status == "raised":
         return CallRecord(
             CallOutcome.RAISED, error=_text(record, "error", MAX_NAME), message=_text(record, "message", MAX_MESSAGE),

@@ -21,7 +21,7 @@ standard output:
     {"cell": 0, "ok": true}
     {"cell": 1, "ok": false, "error": "NameError", "message": "..."}
     {"call": 0, "status": "value", "value": 2.43, "after": [...]}
-    {"call": 1, "status": "not-a-number", "type": "list", "after": [...]}
+    {"call": 1, "status": "not-a-number", "type": "ndarray", "value": 2.43, "after": [...]}
     {"call": 2, "status": "raised", "error": "ZeroDivisionError", "message": "...", "after": [...]}
     {"call": 3, "status": "undefined"}
     {"done": true}
@@ -64,11 +64,11 @@ class _Sink(io.TextIOBase):
         pass
 
 
-def _machinery(channel_fd: int) -> tuple[Any, Any, Any, Any, Any, Any]:
+def _machinery(channel_fd: int) -> tuple[Any, Any, Any, Any, Any, Any, Any]:
     """The runner's tools, bound to objects captured now (before any student code runs).
 
     Returns ``emit(record)``, ``decode(line)``, ``describe(error)``, ``type_name(value)``,
-    ``as_number(result)`` and ``snapshot(values)``.
+    ``as_number(result)``, ``numeric_value(result)`` and ``snapshot(values)``.
     """
     # C implementations only: a student can rebind builtins.isinstance or json.dumps by name,
     # but not change what these references point to.
@@ -142,6 +142,16 @@ def _machinery(channel_fd: int) -> tuple[Any, Any, Any, Any, Any, Any]:
             return None
         return value if _type(value) is _float else None
 
+    def numeric_value(result: Any) -> float | None:
+        """What float() makes of a result that is no plain number (a 0-d array, a Decimal), if anything."""
+        if _isinstance(result, (_bool, _str, bytes, _list, tuple, _dict)) or result is None:
+            return None
+        try:
+            value = _float(result)
+        except _BaseException:
+            return None
+        return value if _type(value) is _float else None
+
     def snapshot(values: Any) -> list[float | None] | None:
         """The argument list after the call, as plain data (None if it no longer is a list)."""
         if _type(values) is not _list:
@@ -156,7 +166,7 @@ def _machinery(channel_fd: int) -> tuple[Any, Any, Any, Any, Any, Any]:
             shown.append(number if _type(number) is _float else None)
         return shown
 
-    return emit, decode, describe, type_name, as_number, snapshot
+    return emit, decode, describe, type_name, as_number, numeric_value, snapshot
 
 
 def _compile(source: str, index: int, compile_: Any) -> Any:
@@ -183,7 +193,7 @@ def main() -> None:
     # the originals too, so that nothing the student's code finds writes to the grader's channel
     sys.stdout = sys.__stdout__ = _Sink()  # type: ignore[misc,assignment]
     sys.stderr = sys.__stderr__ = _Sink()  # type: ignore[misc,assignment]
-    emit, decode, describe, type_name, as_number, snapshot = _machinery(channel_fd)
+    emit, decode, describe, type_name, as_number, numeric_value, snapshot = _machinery(channel_fd)
     _callable, _type, _list, _BaseException = callable, type, list, BaseException
     _exec, _compile_builtin, _enumerate = exec, compile, enumerate
 
@@ -233,6 +243,7 @@ def main() -> None:
             if value is None:
                 record["status"] = "not-a-number"
                 record["type"] = type_name(result)
+                record["value"] = numeric_value(result)
             else:
                 record["status"] = "value"
                 record["value"] = value

@@ -20,6 +20,7 @@ ISSUE_IDS = {
     "log-base", "discount-offset", "no-discount", "discount-multiplied", "exponential-gain", "cutoff-ignored",
     "cutoff-off-by-one", "ideal-not-sorted", "ideal-ascending", "ideal-not-cut", "ideal-from-top-k",
     "ratio-inverted", "not-normalized", "mutates-input", "zero-ideal", "k-beyond-length", "rounded",
+    "returns-non-float",
 }
 MUTANTS = [(item.id, mutant) for item in CATALOGUE for mutant in item.mutants]
 
@@ -96,7 +97,7 @@ def test_probes_are_not_hidden_test_cases():
 def test_models_report_exactly_the_catalogue():
     # the IDs are declared once, on the variants; every one must be in the catalogue and vice versa,
     # except the contract mistakes, which are recognised from the records rather than from a model
-    contract = {"mutates-input", "zero-ideal", "k-beyond-length"}
+    contract = {"mutates-input", "zero-ideal", "k-beyond-length", "returns-non-float"}
     assert mistake_ids() == set(BY_ID) - contract
     reported = {m for model in (*DCG_MODELS, *NDCG_MODELS) for m in model.mistakes}
     assert reported == mistake_ids()
@@ -131,3 +132,18 @@ def test_catalogue_documentation_is_up_to_date():
     from conftest import ROOT
 
     assert (ROOT / "docs" / "misconceptions.md").read_text(encoding="utf-8") == catalogue_markdown(), "run `make docs`"
+
+
+@pytest.mark.parametrize("wrap, kind", [
+    ("np.asarray({}).squeeze()", "ndarray"), ("np.array([{}])[0]", None), ("decimal.Decimal({})", "Decimal"),
+])
+def test_a_non_float_result_names_its_type_and_the_mistakes_its_value_shows(wrap, kind):
+    # issue 12: a 0-d array (or a Decimal) with exponential gain inside was only "not a number"
+    body = "sum((2 ** rels[i] - 1) / math.log2(i + 2) for i in range(min(k, len(rels))))"
+    dcg_source = f"import math, decimal\nimport numpy as np\n\n\ndef dcg(rels, k):\n    return {wrap.format(body)}"
+    found = diagnose(probe_records(dcg_source, CORRECT_NDCG))
+    if kind is None:  # a numpy float64 is a number: only the gain is wrong
+        assert found.ids == ["exponential-gain"]
+        return
+    assert set(found.ids) == {"exponential-gain", "returns-non-float"}
+    assert any(kind in f.counterexample for f in found.findings if f.id == "returns-non-float")

@@ -209,6 +209,17 @@ CATALOGUE: tuple[Misconception, ...] = (
             "total = 0.0\nfor i in range(k):\n    total += rels[i] / math.log2(i + 2)\nreturn total")),),
     ),
     Misconception(
+        "returns-non-float",
+        "Result is not a plain number",
+        "dcg and ndcg must return a number (a float). A numpy array, even one with a single value "
+        "(what .squeeze() or keepdims leave), a Decimal or a string is not one: the tests compare "
+        "numbers. Wrap the result in float(...), or sum with sum() or np.sum() over a 1-d array.",
+        (Mutant("0-d numpy array", dcg=_dcg(
+            "top = np.asarray(rels[:k], dtype=float)\n"
+            "return (top / np.log2(np.arange(2, top.size + 2))).sum(keepdims=True).squeeze()",
+            imports="import numpy as np")),),
+    ),
+    Misconception(
         "rounded",
         "Result rounded",
         "Return the exact value; do not round it. The exam's hand answers are rounded to two "

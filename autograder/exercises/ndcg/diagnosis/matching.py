@@ -19,7 +19,7 @@ from typing import Protocol
 import ndcg_ref
 
 from ....grading import Call, Diagnosis, Finding
-from ....grading.scoring import exception_name
+from ....grading.scoring import exception_name, type_name
 from ....sandbox import RAN, CallOutcome, CallRecord
 from ..catalogue import BY_ID
 from .models import DCG_MODELS, NDCG_MODELS, StudentDcg
@@ -53,7 +53,8 @@ def _close(a: float, b: float) -> bool:
 
 
 def _value(record: CallRecord | None) -> float | None:
-    """The returned number, if the call returned a finite one."""
+    """The returned number, if the call returned a finite one (also what float() makes of a 0-d array,
+    a Decimal: its value still shows the mistakes behind it)."""
     if record is not None and record.value is not None and math.isfinite(record.value):
         return record.value
     return None
@@ -145,6 +146,7 @@ def diagnose(records: Records) -> Diagnosis:
     student_dcg = {(rels_of(p), k_of(p)): v for p in AUXILIARY_PROBES if (v := _value(records.get(p))) is not None}
     DCG.diagnose(records, student_dcg, diagnosis)
     NDCG.diagnose(records, student_dcg, diagnosis)
+    _diagnose_type(records, diagnosis)
     _diagnose_contract(records, diagnosis)
     _diagnose_not_working(records, diagnosis)
     return diagnosis
@@ -170,6 +172,18 @@ def _diagnose_not_working(records: Records, diagnosis: Diagnosis) -> None:
             )
         else:
             diagnosis.unexplained[function] = f"your {function} did not return a number on any input we tried"
+
+
+def _diagnose_type(records: Records, diagnosis: Diagnosis) -> None:
+    """A result that has a numeric value but is no plain number: say which type came back."""
+    for function, probes in (("dcg", DCG_PROBES), ("ndcg", NDCG_PROBES)):
+        for call in probes:
+            record = records.get(call)
+            if record is not None and record.outcome is CallOutcome.NOT_A_NUMBER and record.value is not None:
+                kind = type_name(record.type_name or "")
+                _add(diagnosis, "returns-non-float", function,
+                     f"for {describe(call)} your {function} returned {kind} (value {record.value:.4g}), not a float")
+                break
 
 
 def _diagnose_contract(records: Records, diagnosis: Diagnosis) -> None:
