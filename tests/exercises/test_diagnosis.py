@@ -147,3 +147,10 @@ def test_a_non_float_result_names_its_type_and_the_mistakes_its_value_shows(wrap
         return
     assert set(found.ids) == {"exponential-gain", "returns-non-float"}
     assert any(kind in f.counterexample for f in found.findings if f.id == "returns-non-float")
+
+
+@pytest.mark.parametrize("decimals", [5, 6, 8])
+def test_rounding_to_any_number_of_decimals_is_named_also_beside_another_mistake(decimals):
+    # issue 12: round(x, 6) on top of another mistake went unnamed
+    dcg_source = BY_ID["log-base"].mutants[0].dcg.replace("return sum(", "return round(sum(").rstrip() + f", {decimals})"
+    assert set(diagnose(probe_records(dcg_source, CORRECT_NDCG)).ids) == {"log-base", "rounded"}

@@ -231,6 +231,8 @@ CATALOGUE: tuple[Misconception, ...] = (
             Mutant("ndcg rounded to 2 decimals", ndcg=_ndcg(
                 "ideal = dcg(sorted(rels, reverse=True), k)\nif ideal == 0:\n    return 0.0\n"
                 "return round(dcg(rels, k) / ideal, 2)")),
+            Mutant("dcg formatted to 6 decimals", dcg=_dcg(
+                'return float(f"{sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels)))):.6f}")')),
         ),
     ),
 )

@@ -16,8 +16,9 @@ F = TypeVar("F", covariant=True)
 
 #: The catalogue ID of a result rounded to some decimals (a choice of every model).
 ROUNDED = "rounded"
-#: Decimals a rounding model rounds to (None: not rounded).
-ROUNDINGS: tuple[int | None, ...] = (None, 0, 1, 2, 3, 4)
+#: Decimals a rounding model rounds to (None: not rounded): round(x, n) and float(f"{x:.{n}f}") alike.
+#: Rounding to 9 or more decimals changes a value by less than the grader's tolerance: not a mistake.
+ROUNDINGS: tuple[int | None, ...] = (None, *range(9))
 
 
 @dataclass(frozen=True)
