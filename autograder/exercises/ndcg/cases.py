@@ -70,6 +70,7 @@ GROUPS: tuple[TestGroup, ...] = (
             _dcg([0.5, 1.5, 0, 2.25], 4, "constructed: fractional grades"),
             _dcg([0, 0, 0, 0, 0, 0, 0, 0, 0, 3], 10, "constructed: the only relevant document at rank 10"),
             _dcg([3, 2, 3, 0, 1, 2, 0, 0, 1, 3, 2, 1], 12, "constructed: a longer ranking"),
+            _dcg([2.75], 1, "constructed: a single document with a fractional grade"),
         ),
     ),
     TestGroup(
@@ -103,6 +104,8 @@ GROUPS: tuple[TestGroup, ...] = (
             _ndcg([1, 3, 2], 1, "constructed: k=1"),
             _ndcg([2, 0, 3], 8, "constructed: k larger than the list length"),
             _ndcg([0.5, 0, 1.75, 1], 3, "constructed: fractional grades"),
+            _ndcg([2], 1, "constructed: a single document (scikit-learn refuses these)"),
+            _ndcg([3], 5, "constructed: a single document, k beyond it"),
         ),
     ),
     TestGroup(
@@ -110,6 +113,7 @@ GROUPS: tuple[TestGroup, ...] = (
         (
             _ndcg([0, 0, 0], 3, "constructed: nothing relevant, iDCG = 0"),
             _ndcg([0, 0, 0, 0, 0, 0], 2, "constructed: nothing relevant, k below the length"),
+            _ndcg([0.0], 2, "constructed: a single irrelevant document"),
         ),
     ),
     TestGroup(
