@@ -91,6 +91,26 @@ def _course_root(options: GradeOptions) -> Path | None:
         return None
 
 
+def _collected_files(options: GradeOptions, batch: BatchResult) -> dict[str, dict[str, bytes]]:
+    """What ``nbgrader collect`` left beside each student's notebook (timestamp, submission secret)."""
+    assignment = options.exercise.assignment
+    return {
+        student.student_id: {
+            name: data for name in COLLECT_FILES
+            if (data := read_small_file(options.submitted, student.student_id, assignment, name))
+        }
+        for student in batch.students
+    }
+
+
+def _course_feedback(root: Path, exercise: Exercise, student: str, page: Path, files: dict[str, bytes]) -> None:
+    """A copy of the page where ``nbgrader release_feedback`` takes it from, with the files it needs beside it."""
+    folder = root / "feedback" / student / exercise.assignment
+    write_atomic(folder / page.name, page.read_text(encoding="utf-8"))
+    for name, data in files.items():
+        write_atomic(folder / name, data.decode("utf-8", "replace"))
+
+
 def grade_course(options: GradeOptions) -> GradeRun:
     """Grade every submission in its own sandbox; write results, feedback, report and gradebook scores.
 
@@ -138,20 +158,11 @@ def grade_course(options: GradeOptions) -> GradeRun:
         groups=[GroupInfo(g.grade_id, g.description, g.points, g.visible) for g in exercise.groups],
         students=students,
     )
-    collected: dict[str, dict[str, bytes]] = {}  # what `nbgrader collect` left beside each notebook
+    collected = _collected_files(options, batch)
     for student in batch.students:
         page = write_feedback(options.out, exercise, batch, student)
-        files = {
-            name: data for name in COLLECT_FILES
-            if (data := read_small_file(options.submitted, student.student_id, exercise.assignment, name))
-        }
-        collected[student.student_id] = files
         if root is not None and student.status is not Status.MISSING:
-            # also where `nbgrader release_feedback` takes it from, with the files it needs beside it
-            folder = root / "feedback" / student.student_id / exercise.assignment
-            write_atomic(folder / page.name, (options.out / page).read_text(encoding="utf-8"))
-            for name, data in files.items():
-                write_atomic(folder / name, data.decode("utf-8", "replace"))
+            _course_feedback(root, exercise, student.student_id, options.out / page, collected[student.student_id])
     if root is not None:  # what nbgrader autograde leaves, for the formgrader
         write_autograded(
             root, options.submitted, exercise, batch, options.timeout, collected, settings.max_notebook_bytes
