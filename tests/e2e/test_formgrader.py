@@ -24,6 +24,7 @@ from grading_run import add_student, grade, results, whole_course
 
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.slow,
     requires_browser,
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="grading needs bubblewrap here"),
 ]

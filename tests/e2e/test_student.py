@@ -14,7 +14,7 @@ from autograder.exercises.ndcg import EXERCISE
 from conftest import ROOT, solution_code
 from e2e_support import chromium, jupyter_lab, requires_browser, screenshot_on_failure
 
-pytestmark = [pytest.mark.e2e, requires_browser]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, requires_browser]
 
 TIMEOUT = 60_000  # ms, for each wait in the browser
 RUN_TIMEOUT = 180_000  # ms, for the whole notebook to run
