@@ -6,10 +6,10 @@ BIN := $(abspath $(VENV))/bin
 # nbgrader runs the `alembic` program when it creates the gradebook: the venv's bin/ must be on PATH.
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help venv demo test lint grade bench release sync docs lock clean
+.PHONY: help venv demo test e2e lint grade bench release sync docs lock clean
 
 help:  ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 10
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 10
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,9 @@ demo: venv  ## regenerate the release and grade the bundled example submissions
 
 test: venv lint  ## lint and type-check, then run the whole test suite (fast part: pytest -m 'not slow')
 	$(BIN)/python -m pytest
+
+e2e: venv  ## only the browser tests: formgrader and the student's notebook in headless chromium (apt-get install chromium)
+	$(BIN)/python -m pytest -m e2e
 
 lint: venv  ## ruff (style and common bugs) and mypy (types; strict for ndcg_ref and the engine)
 	$(BIN)/ruff check .
