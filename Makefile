@@ -19,7 +19,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 
 venv: $(VENV)/.installed  ## create .venv with the pinned dependencies
 
-demo: venv  ## regenerate the release and grade the bundled example submissions
+demo: venv  ## grade the bundled example submissions in a scratch course (demo/), print the table
 	$(BIN)/python -m autograder demo
 
 test: venv lint  ## lint and type-check, then run the whole test suite (fast part: pytest -m 'not slow')
