@@ -53,4 +53,4 @@ lock: venv  ## rewrite constraints.txt from the current .venv
 	$(BIN)/pip freeze --exclude-editable --exclude ndcg-kit > constraints.txt
 
 clean:  ## remove runtime folders (keeps .venv)
-	rm -rf submitted autograded feedback graded gradebook.db grades.csv
+	rm -rf submitted autograded feedback graded gradebook.db grades.csv demo
