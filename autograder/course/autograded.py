@@ -15,14 +15,8 @@ import nbformat
 from ..files import write_atomic
 from ..grading import BatchResult, Exercise, StudentResult
 from ..grading.notebook import SubmissionProblem, read_notebook
-from .generated_cells import skipped_cell_ids
+from .generated_cells import grade_id, skipped_cell_ids, student_code_cells
 from .preprocessor import write_outcomes
-
-
-def _grade_id(cell: nbformat.NotebookNode) -> str | None:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
-    return grade_id if isinstance(grade_id, str) else None
 
 
 def autograded_notebook(
@@ -31,13 +25,12 @@ def autograded_notebook(
 ) -> nbformat.NotebookNode:
     """The autograded version of a submitted notebook (``data``) for ``result``."""
     notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
-    locked = {_grade_id(cell): cell.source for cell in release.cells if _grade_id(cell) in skip}
+    locked = {grade_id(cell): cell.source for cell in release.cells if grade_id(cell) in skip}
     for cell in notebook.cells:
-        grade_id = _grade_id(cell)
-        if grade_id in locked:
-            cell.source = locked[grade_id]  # whatever the student did to a test or helper cell
-    student_cells = [c for c in notebook.cells if c.cell_type == "code" and _grade_id(c) not in skip]
-    write_outcomes(notebook, exercise, result, student_cells, timeout)
+        cell_id = grade_id(cell)
+        if cell_id in locked:
+            cell.source = locked[cell_id]  # whatever the student did to a test or helper cell
+    write_outcomes(notebook, exercise, result, student_code_cells(notebook, skip), timeout)
     return notebook
 
 

@@ -11,6 +11,7 @@ go between nbgrader's ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS`` mark
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import nbformat
 
@@ -57,10 +58,20 @@ def _case_line(exercise: Exercise, case: Case) -> str:
     )
 
 
+def title_line(group: TestGroup) -> str:
+    """A test cell's first line: a docstring saying what it checks and what it is worth."""
+    points = f"{group.points:g} point{'s' if group.points != 1 else ''}"
+    return f'"""{group.description} ({points})."""'
+
+
+def hidden_cell_source(group: TestGroup) -> str:
+    """A hidden test cell as students see it (in the release, and after grading): what it checks, not how."""
+    return f"{title_line(group)}\n{HIDDEN_NOTE}"
+
+
 def render_group(exercise: Exercise, group: TestGroup) -> str:
     """Return the source of the grade cell for ``group``."""
-    points = f"{group.points:g} point{'s' if group.points != 1 else ''}"
-    lines = [f'"""{group.description} ({points})."""']
+    lines = [title_line(group)]
     body = [_case_line(exercise, case) for case in group.cases]
     if group.visible:
         # says so when every check passed (a failing check raises before this line)
@@ -79,8 +90,16 @@ def rendered_cells(exercise: Exercise) -> dict[str, str]:
     return cells
 
 
-def _grade_id(cell: nbformat.NotebookNode) -> str | None:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+def nbgrader_metadata(cell: nbformat.NotebookNode) -> dict[str, Any]:
+    """A cell's nbgrader metadata ({} where there is none, or where a student made it something else)."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
+
+
+def grade_id(cell: nbformat.NotebookNode) -> str | None:
+    """A cell's nbgrader ``grade_id``, if it has one."""
+    value = nbgrader_metadata(cell).get("grade_id")
+    return value if isinstance(value, str) else None
 
 
 def out_of_sync(notebook: nbformat.NotebookNode, exercise: Exercise) -> list[str]:
@@ -90,14 +109,14 @@ def out_of_sync(notebook: nbformat.NotebookNode, exercise: Exercise) -> list[str
     """
     wanted = rendered_cells(exercise)
     points = {group.grade_id: group.points for group in exercise.groups}
-    present = {_grade_id(cell): cell for cell in notebook.cells}
+    present = {grade_id(cell): cell for cell in notebook.cells}
     stale = []
-    for grade_id, source in wanted.items():
-        cell = present.get(grade_id)
+    for cell_id, source in wanted.items():
+        cell = present.get(cell_id)
         recorded = cell.metadata["nbgrader"].get("points") if cell is not None else None
-        wrong_points = grade_id in points and recorded != points[grade_id]
+        wrong_points = cell_id in points and recorded != points[cell_id]
         if cell is None or cell.source != source or wrong_points:
-            stale.append(grade_id)
+            stale.append(cell_id)
     return stale
 
 
@@ -113,28 +132,39 @@ def sync_source(path: Path, exercise: Exercise) -> list[str]:
     notebook = nbformat.read(path, as_version=4)
     wanted = rendered_cells(exercise)
     points = {group.grade_id: group.points for group in exercise.groups}
-    found = {_grade_id(cell) for cell in notebook.cells}
+    found = {grade_id(cell) for cell in notebook.cells}
     missing = sorted(set(wanted) - found)
     if missing:
         raise CourseError(f"{path} has no cell with grade_id {', '.join(missing)}; add it, then sync again")
     changed = out_of_sync(notebook, exercise)
     for cell in notebook.cells:
-        grade_id = _grade_id(cell)
-        if grade_id in changed:
-            cell.source = wanted[grade_id]
-            if grade_id in points:
-                cell.metadata["nbgrader"]["points"] = points[grade_id]
+        cell_id = grade_id(cell)
+        if cell_id in changed:
+            cell.source = wanted[cell_id]
+            if cell_id in points:
+                cell.metadata["nbgrader"]["points"] = points[cell_id]
     if changed:
         nbformat.write(notebook, path)
     return changed
 
 
-def skipped_cell_ids(exercise: Exercise, release: Path | None) -> frozenset[str]:
-    """The grade ids of the release's read-only code cells (tests, helpers, figures): not the student's code."""
+def locked_cell_ids(exercise: Exercise, notebook: nbformat.NotebookNode) -> frozenset[str]:
+    """The grade ids of a notebook's read-only code cells (tests, helpers, figures): not the student's code."""
     ids = {HELPER_ID, *(group.grade_id for group in exercise.groups)}
-    if release is not None and release.is_file():
-        for cell in nbformat.read(release, as_version=4).cells:
-            meta = cell.get("metadata", {}).get("nbgrader", {})
-            if cell.cell_type == "code" and meta.get("grade_id") and not meta.get("solution"):
-                ids.add(meta["grade_id"])
+    for cell in notebook.cells:
+        meta = nbgrader_metadata(cell)
+        if cell.cell_type == "code" and grade_id(cell) and not meta.get("solution"):
+            ids.add(meta["grade_id"])
     return frozenset(ids)
+
+
+def student_code_cells(notebook: nbformat.NotebookNode, locked: frozenset[str]) -> list[nbformat.NotebookNode]:
+    """The student's own code cells, in order (those the grader runs)."""
+    return [cell for cell in notebook.cells if cell.cell_type == "code" and grade_id(cell) not in locked]
+
+
+def skipped_cell_ids(exercise: Exercise, release: Path | None) -> frozenset[str]:
+    """:func:`locked_cell_ids` of the release notebook (the exercise's own ids alone where there is none)."""
+    if release is None or not release.is_file():
+        return locked_cell_ids(exercise, nbformat.v4.new_notebook())
+    return locked_cell_ids(exercise, nbformat.read(release, as_version=4))

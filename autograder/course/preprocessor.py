@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
 
 import nbformat
 from nbconvert.exporters.exporter import ResourcesDict
@@ -27,11 +26,11 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
 from ..exercises import exercise_for
-from ..grading import Exercise, GradingSettings, Status, StudentResult, TestGroup, grade_submission
+from ..grading import Exercise, GradingSettings, Status, StudentResult, grade_submission
 from ..grading.notebook import NotebookFile
 from ..grading.submission import cell_message
 from ..sandbox import Sandbox, choose_sandbox
-from .generated_cells import HELPER_ID, HIDDEN_NOTE
+from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells
 
 _SANDBOXES: dict[str, Sandbox] = {}
 
@@ -41,17 +40,6 @@ def _sandbox(mode: str) -> Sandbox:
     if mode not in _SANDBOXES:
         _SANDBOXES[mode] = choose_sandbox(mode)
     return _SANDBOXES[mode]
-
-
-def hidden_cell_source(group: TestGroup) -> str:
-    """What a hidden test cell shows after grading: what it checks, not how."""
-    points = f"{group.points:g} point{'s' if group.points != 1 else ''}"
-    return f'"""{group.description} ({points})."""\n{HIDDEN_NOTE}'
-
-
-def _metadata(cell: NotebookNode) -> dict[str, Any]:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return meta if isinstance(meta, dict) else {}
 
 
 def _error_output(name: str, message: str) -> NotebookNode:
@@ -73,16 +61,10 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
         exercise = exercise_for(resources["nbgrader"]["assignment"])
         student = resources["nbgrader"]["student"]
-        code_cells = [cell for cell in nb.cells if cell.cell_type == "code"]
-        skip = {HELPER_ID, *(group.grade_id for group in exercise.groups)}
-        # the release's read-only code cells (tests, helpers) are not the student's code
-        for cell in code_cells:
-            meta = _metadata(cell)
-            if meta.get("grade_id") and not meta.get("solution"):
-                skip.add(meta["grade_id"])
+        skip = locked_cell_ids(exercise, nb)  # nbgrader has put the release's locked cells back
         data = nbformat.writes(nb).encode("utf-8")
         file = NotebookFile(exercise.notebook, data, hashlib.sha256(data).hexdigest(), (0, 0))
-        settings = GradingSettings(exercise, self.timeout, frozenset(skip))
+        settings = GradingSettings(exercise, self.timeout, skip)
         try:
             result = grade_submission(student, file, Path("."), settings, _sandbox(self.sandbox))
         except Exception as error:  # a grader bug must not stop nbgrader's batch
@@ -90,8 +72,7 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
             message = f"internal grader error: {type(error).__name__}"
             result = StudentResult.without_grading(student, Status.ERROR, message, exercise.max_score)
         self.log.info("%s: %s, %g of %g points", student, result.status.value, result.score, result.max_score)
-        student_cells = [c for c in code_cells if _metadata(c).get("grade_id") not in skip]
-        write_outcomes(nb, exercise, result, student_cells, self.timeout)
+        write_outcomes(nb, exercise, result, student_code_cells(nb, skip), self.timeout)
         return nb, resources
 
 
@@ -107,13 +88,13 @@ def write_outcomes(
         if problem.index < len(student_cells):
             student_cells[problem.index].outputs = [_error_output("CellProblem", cell_message(problem, timeout))]
     for cell in nb.cells:
-        grade_id = _metadata(cell).get("grade_id")
-        if cell.cell_type != "code" or grade_id not in groups:
+        cell_id = grade_id(cell)
+        if cell.cell_type != "code" or cell_id not in groups:
             continue
-        group = groups[grade_id]
+        group = groups[cell_id]
         if not group.visible:
             cell.source = hidden_cell_source(group)
-        test = tests.get(grade_id)
+        test = tests.get(cell_id)
         if test is None:  # the notebook could not be graded at all
             cell.outputs = [_error_output("NotGraded", result.message)]
         elif test.passed:
