@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 import nbformat  # noqa: E402
 
 from autograder.course.example_notebooks import fill_solutions  # noqa: E402
-from autograder.course.nbgrader import gradebook_scores, run_nbgrader  # noqa: E402
+from autograder.course.nbgrader import NBGRADER_OWN_EXECUTE, gradebook_scores, run_nbgrader  # noqa: E402
 from autograder.exercises.ndcg import EXERCISE  # noqa: E402
 from autograder.grading import default_workers  # noqa: E402
 from autograder.output.gradebook import tool_environment  # noqa: E402
@@ -50,14 +50,8 @@ MIX = [
 ]
 
 
-#: The baseline is nbgrader's own Execute (the course's config swaps in the kit's sandbox instead).
-NBGRADER_OWN_EXECUTE = """
-from nbgrader.preprocessors import Execute
-c.Autograde.autograde_preprocessors = [Execute, *c.Autograde.autograde_preprocessors[1:]]
-"""
-
-
 def build_course(folder: Path, count: int) -> None:
+    # the baseline is nbgrader's own Execute (the course's config swaps in the kit's sandbox instead)
     config = (ROOT / "nbgrader_config.py").read_text(encoding="utf-8")
     (folder / "nbgrader_config.py").write_text(config + NBGRADER_OWN_EXECUTE, encoding="utf-8")
     shutil.copytree(ROOT / "source", folder / "source")

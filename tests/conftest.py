@@ -10,7 +10,14 @@ import pytest
 
 from autograder.course.demo import stage_examples
 from autograder.course.example_notebooks import fill_solutions
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, autograde, gradebook_scores, run_nbgrader
+from autograder.course.nbgrader import (
+    ASSIGNMENT,
+    NBGRADER_OWN_EXECUTE,
+    NOTEBOOK,
+    autograde,
+    gradebook_scores,
+    run_nbgrader,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,14 +29,6 @@ def solution_code(notebook: nbformat.NotebookNode) -> dict[str, str]:
         for cell in notebook.cells
         if cell.metadata.get("nbgrader", {}).get("solution")
     }
-
-
-#: Appended to the course's config where a test needs nbgrader's own, unsandboxed Execute as the
-#: reference to agree with (only on trusted notebooks: the examples without the hostile one).
-NBGRADER_OWN_EXECUTE = """
-from nbgrader.preprocessors import Execute
-c.Autograde.autograde_preprocessors = [Execute, *c.Autograde.autograde_preprocessors[1:]]
-"""
 
 
 @pytest.fixture(scope="session")

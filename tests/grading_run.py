@@ -86,3 +86,14 @@ def grade(course: Path, *args: str, env: dict | None = None, timeout: float = 60
 def results(course: Path, out: str = "graded") -> dict[str, dict]:
     document = json.loads((course / out / "results.json").read_text())
     return {student["student_id"]: student for student in document["students"]}
+
+
+def secret_inputs() -> list[str]:
+    """The hidden cases' lists that no visible case or probe uses: if one shows up anywhere, it leaked."""
+    from autograder.exercises.ndcg import EXERCISE
+    from autograder.exercises.ndcg.diagnosis import ALL_PROBES
+
+    shown = {case.call.args[0] for group in EXERCISE.groups if group.visible for case in group.cases}
+    shown |= {probe.args[0] for probe in ALL_PROBES}
+    hidden = {case.call.args[0] for group in EXERCISE.groups if not group.visible for case in group.cases}
+    return [str(list(rels)) for rels in hidden - shown]

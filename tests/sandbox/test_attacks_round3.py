@@ -18,11 +18,10 @@ from pathlib import Path
 import pytest
 
 from autograder.exercises.ndcg import EXERCISE
-from autograder.exercises.ndcg.diagnosis import ALL_PROBES
 from autograder.pipeline import GradeOptions, grade_course
 from autograder.sandbox.base import FIRST_SANDBOX_UID
 
-from grading_run import add_raw, add_student, new_course, whole_course
+from grading_run import add_raw, add_student, new_course, secret_inputs, whole_course
 
 pytestmark = [
     pytest.mark.slow,
@@ -30,18 +29,10 @@ pytestmark = [
 ]
 
 
-def _secret_inputs() -> list[str]:
-    """The hidden cases' lists that no visible case or probe uses (if they show up, they leaked)."""
-    shown = {case.call.args[0] for group in EXERCISE.groups if group.visible for case in group.cases}
-    shown |= {probe.args[0] for probe in ALL_PROBES}
-    hidden = {case.call.args[0] for group in EXERCISE.groups if not group.visible for case in group.cases}
-    return [str(list(rels)) for rels in hidden - shown]
-
-
 def _leaked(texts: list[str]) -> list[str]:
     """Hidden inputs found in ``texts`` (compared without spaces, as a leak may drop them)."""
     squeezed = [t.replace(" ", "").replace("\\", "") for t in texts]
-    return [s for s in _secret_inputs() if any(s.replace(" ", "") in t for t in squeezed)]
+    return [s for s in secret_inputs() if any(s.replace(" ", "") in t for t in squeezed)]
 
 
 def _outputs(folder: Path) -> list[str]:

@@ -18,11 +18,10 @@ from pathlib import Path
 import pytest
 
 from autograder.exercises.ndcg import EXERCISE
-from autograder.exercises.ndcg.diagnosis import ALL_PROBES
 from autograder.output.results import score_table
 from autograder.pipeline import GradeOptions, grade_course
 
-from grading_run import CORRECT_DCG, ROOT, add_student, new_course, notebook_path
+from grading_run import CORRECT_DCG, ROOT, add_student, new_course, notebook_path, secret_inputs
 
 pytestmark = [
     pytest.mark.slow,
@@ -179,17 +178,9 @@ def test_links_and_other_files_earn_nothing(batch, student, words):
     assert words in result.message
 
 
-def _secret_inputs() -> list[str]:
-    """The hidden cases' lists that no visible case or probe uses (if they show up, they leaked)."""
-    shown = {case.call.args[0] for group in EXERCISE.groups if group.visible for case in group.cases}
-    shown |= {probe.args[0] for probe in ALL_PROBES}
-    hidden = {case.call.args[0] for group in EXERCISE.groups if not group.visible for case in group.cases}
-    return [str(list(rels)) for rels in hidden - shown]
-
-
 def test_hidden_inputs_never_reach_feedback_or_results(batch):
     course = batch[0]
-    secrets = _secret_inputs()
+    secrets = secret_inputs()
     assert len(secrets) > 10
     texts = [(course / "graded" / "results.json").read_text(encoding="utf-8")]
     texts += [page.read_text(encoding="utf-8") for page in (course / "graded" / "feedback").rglob("*.html")]
