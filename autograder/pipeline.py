@@ -6,10 +6,12 @@ benchmarks and the tests call; there is no other way into grading.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .course.assignment_cells import MissingSource, record_assignment_cells
 from .course.autograded import write_autograded
 from .course.generated_cells import skipped_cell_ids
 from .course.nbgrader import find_root, release_notebook
@@ -18,7 +20,14 @@ from .files import write_atomic
 from .grading import BatchResult, Exercise, GradingSettings, GroupInfo, Status, default_workers, grade_batch
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, read_small_file
 from .output.feedback import write_feedback
-from .output.gradebook import parse_timestamp, try_record_scores
+from .output.gradebook import (
+    check_gradebook,
+    gradebook_errors,
+    gradebook_path,
+    parse_timestamp,
+    tool_environment,
+    try_record_scores,
+)
 from .output.report import write_report
 from .output.results import write_results
 from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
@@ -111,6 +120,20 @@ def _course_feedback(root: Path, exercise: Exercise, student: str, page: Path, f
         write_atomic(folder / name, data.decode("utf-8", "replace"))
 
 
+def _record_cells(root: Path, url: str, exercise: Exercise) -> str:
+    """Record the notebook's cells as generate_assignment does, if the gradebook lacks them; a note or ""."""
+    path = gradebook_path(url)
+    with gradebook_errors():
+        if path is not None:
+            check_gradebook(path)
+        os.environ["PATH"] = tool_environment()["PATH"]  # nbgrader runs `alembic` to create a gradebook
+        try:
+            record_assignment_cells(root, url, exercise.assignment, exercise.notebook)
+        except MissingSource as missing:
+            return f" ({missing})"
+    return ""
+
+
 def grade_course(options: GradeOptions) -> GradeRun:
     """Grade every submission in its own sandbox; write results, feedback, report and gradebook scores.
 
@@ -177,7 +200,9 @@ def grade_course(options: GradeOptions) -> GradeRun:
         if (stamp := parse_timestamp(files.get("timestamp.txt"))) is not None
     }
     try:
-        note = try_record_scores(url, exercise, batch, timestamps)
+        # the cells generate_assignment records, if the gradebook lacks them
+        cells_note = _record_cells(root, url, exercise) if root is not None else ""
+        note = try_record_scores(url, exercise, batch, timestamps) + cells_note
     except GradebookError as error:
         return GradeRun(batch, options.out, f"gradebook: {error}", gradebook_failed=True)
     return GradeRun(batch, options.out, note, gradebook_failed=False)
