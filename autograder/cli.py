@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .course.generated_cells import sync_source
 from .course.nbgrader import ASSIGNMENT, find_root, generate_release, source_notebook
+from .course.walkthrough import release_walkthroughs
 from .errors import KitError
 from .exercises import exercise_for
 from .files import write_atomic
@@ -62,7 +63,9 @@ def parser() -> argparse.ArgumentParser:
     )
     commands = main_parser.add_subparsers(dest="command", required=True)
     commands.add_parser("sync", help="rewrite the source notebook's test cells from the exercise's cases")
-    commands.add_parser("release", help="sync, then regenerate release/ with nbgrader generate_assignment")
+    commands.add_parser(
+        "release", help="sync, regenerate release/ (nbgrader generate_assignment) and the walkthroughs' student copies"
+    )
     grade = commands.add_parser(
         "grade",
         help="grade every submission in a sandbox: results.json, grades.csv, feedback, report, gradebook",
@@ -109,6 +112,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"updated: {', '.join(changed)}" if changed else "test cells already in sync")
     elif args.command == "release":
         generate_release(root)
+        release_walkthroughs(root)
         print("release/ regenerated")
     elif args.command == "docs":
         from .exercises.ndcg.catalogue import catalogue_markdown
