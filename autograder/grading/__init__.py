@@ -5,7 +5,7 @@ Layers below: :mod:`autograder.sandbox` (where student code runs). Layers above:
 """
 
 from .batch import default_workers, grade_batch, student_folders
-from .exercise import Call, Case, Exercise, Mistake, TestGroup
+from .exercise import Call, Case, Exercise, Expect, Mistake, TestGroup
 from .model import (
     SCHEMA_VERSION,
     BatchResult,
@@ -27,6 +27,7 @@ __all__ = [
     "CellProblem",
     "Diagnosis",
     "Exercise",
+    "Expect",
     "Finding",
     "GradingSettings",
     "GroupInfo",

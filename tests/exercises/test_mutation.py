@@ -1,6 +1,7 @@
 """Mutation check of the grading itself, through the real grading path (`python -m autograder grade`).
 
-Every mutant of the misconception catalogue must lose points and be diagnosed with its own ID;
+Every mutant of the misconception catalogue must lose exactly the test groups the catalogue
+declares for it (the table in docs/misconceptions.md) and be diagnosed with its own ID;
 differently written correct solutions must get full marks and no diagnosis. A hidden test change
 that lets a mutant through, or one that costs a correct solution points, fails this test.
 """
@@ -12,7 +13,7 @@ import re
 import pytest
 
 from autograder.exercises.ndcg import EXERCISE
-from autograder.exercises.ndcg.catalogue import CATALOGUE
+from autograder.exercises.ndcg.catalogue import BY_ID, CATALOGUE
 
 from grading_run import add_student, grade, new_course, results
 from solutions import CORRECT_SOLUTIONS
@@ -34,6 +35,24 @@ def graded(tmp_path_factory):
     done = grade(course, "--gradebook", "none", "--timeout", "5", "--sandbox", "required")
     assert done.returncode == 0, done.stderr[-3000:]
     return course, results(course)
+
+
+@pytest.mark.parametrize("student", sorted(MUTANTS))
+def test_every_mutant_loses_exactly_the_groups_the_catalogue_declares(graded, student):
+    mistake, mutant = MUTANTS[student]
+    result = graded[1][student]
+    lost = {test["name"] for test in result["tests"] if not test["passed"]}
+    declared = set(BY_ID[mistake].groups_lost(mutant))
+    assert lost == declared, (mutant.name, {t["name"]: t["message"] for t in result["tests"] if not t["passed"]})
+    assert result["score"] == EXERCISE.max_score - sum(EXERCISE.group(g).points for g in declared)
+
+
+def test_the_declared_groups_exist():
+    for item in CATALOGUE:
+        for mutant in item.mutants:
+            assert item.groups_lost(mutant), f"{item.id} ({mutant.name}) declares no group it loses"
+            for grade_id in item.groups_lost(mutant):
+                EXERCISE.group(grade_id)  # KeyError names the known ids
 
 
 @pytest.mark.parametrize("student", sorted(MUTANTS))

@@ -57,7 +57,7 @@ NDCG_PROBES: tuple[Call, ...] = tuple(
     ]
 )
 #: Nothing relevant: the only correct answer is 0.0.
-ZERO_PROBES: tuple[Call, ...] = (probe("ndcg", (0, 0, 0, 0, 0), 4), probe("ndcg", (0,), 1))
+ZERO_PROBES: tuple[Call, ...] = (probe("ndcg", (0, 0, 0, 0, 0), 4), probe("ndcg", (0, 0), 1))
 
 
 def _auxiliary_probes() -> tuple[Call, ...]:
