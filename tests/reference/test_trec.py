@@ -1,4 +1,9 @@
-"""TREC files and trec_eval's nDCG rules: agreement with pytrec-eval-terrier, parsing, command line."""
+"""TREC files and trec_eval's nDCG rules: agreement with pytrec-eval-terrier, parsing, command line.
+
+pytrec-eval-terrier is trec_eval 9.0.8 inside: it compares scores as 32-bit floats, so every
+comparison with it uses ``score_precision="float32"`` (trec_eval 10.0's doubles are the default;
+its own test suite is in test_trec_eval_parity.py, the reading rules in test_trec_rules.py).
+"""
 
 from __future__ import annotations
 
@@ -68,7 +73,7 @@ def pytrec(run, qrels):
 def test_agrees_with_pytrec_eval_in_memory(seed):
     run, qrels = random_collection(seed)
     theirs = pytrec(run, qrels)
-    ours = evaluate(run_from_dict(run), qrels_from_dict(qrels), MEASURES).per_query()
+    ours = evaluate(run_from_dict(run), qrels_from_dict(qrels), MEASURES, score_precision="float32").per_query()
     assert set(ours) == set(theirs)
     for qid, values in theirs.items():
         for name in NAMES:
@@ -79,7 +84,8 @@ def test_agrees_with_pytrec_eval_in_memory(seed):
 def test_agrees_with_pytrec_eval_from_files(tmp_path, seed):
     run, qrels = random_collection(seed)
     theirs = pytrec(run, qrels)
-    ours = evaluate_files(*write_files(tmp_path, run, qrels, shuffle_seed=seed), MEASURES).per_query()
+    paths = write_files(tmp_path, run, qrels, shuffle_seed=seed)
+    ours = evaluate_files(*paths, MEASURES, score_precision="float32").per_query()
     assert set(ours) == set(theirs)
     for qid, values in theirs.items():
         for name in NAMES:
@@ -127,11 +133,11 @@ def test_ties_are_broken_by_docno_descending_and_rank_is_ignored(tmp_path):
     (0.9732648856389701, 0.9732648569856578, 0.5),  # equal as 32-bit floats: a tie, docno decides
     (0.97326489, 0.97326480, 0.0),  # different as 32-bit floats: the score decides
 ])
-def test_scores_are_compared_as_32_bit_floats_like_trec_eval(first, second, expected):
+def test_float32_scores_compare_as_in_pytrec_eval(first, second, expected):
     run = {"q": {"d1": first, "d88": second, "d5": 0.1}}
     qrels = {"q": {"d1": 0, "d88": 1, "d5": 2}}
-    ours = evaluate(run_from_dict(run), qrels_from_dict(qrels), ["ndcg_cut.1"]).means["ndcg_cut_1"]
-    assert ours == expected == pytrec(run, qrels)["q"]["ndcg_cut_1"]
+    result = evaluate(run_from_dict(run), qrels_from_dict(qrels), ["ndcg_cut.1"], score_precision="float32")
+    assert result.means["ndcg_cut_1"] == expected == pytrec(run, qrels)["q"]["ndcg_cut_1"]
 
 
 def test_ideal_uses_unretrieved_documents_and_negative_grades_count_zero():
@@ -242,7 +248,7 @@ def test_run_already_in_trec_order_takes_the_fast_path_correctly(tmp_path):
     (tmp_path / "run").write_text("".join(lines))
     (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
     theirs = pytrec(run, qrels)
-    ours = evaluate_files(tmp_path / "run", tmp_path / "qrels", MEASURES).per_query()
+    ours = evaluate_files(tmp_path / "run", tmp_path / "qrels", MEASURES, score_precision="float32").per_query()
     assert set(ours) == set(theirs)
     for qid, values in theirs.items():
         for name in NAMES:
