@@ -73,9 +73,12 @@ def _without_comments(
     A comment line begins with "#": its first byte (qrels), or its first byte after leading
     blanks (a run). A "#" anywhere else is part of a field (MS MARCO ids such as ``doc#3``).
     """
-    first_token = np.cumsum(per_line) - per_line
+    if starts.size == 0:
+        return starts, ends, per_line
+    # (a line without a token may point one past the last token or byte: it is no comment anyway)
     if after_blanks:
-        first_byte = array[starts[np.minimum(first_token, max(starts.size - 1, 0))]] if starts.size else first_token
+        first_token = np.cumsum(per_line) - per_line
+        first_byte = array[starts[np.minimum(first_token, starts.size - 1)]]
     else:
         first_byte = array[np.minimum(line_starts, array.size - 1)]
     comment = (per_line > 0) & (first_byte == ord("#"))

@@ -133,6 +133,24 @@ def test_comment_lines_are_skipped_and_line_numbers_still_count_them(tmp_path):
         read_run(tmp_path / "run")
 
 
+def test_comments_and_extra_fields_read_the_same_in_small_blocks(tmp_path, monkeypatch):
+    from ndcg_ref.trec import reading
+
+    lines = [b"# header"] + [
+        b"%s%d Q0 d#%d %d %.3f tag%s" % (b"  " if i % 7 == 0 else b"", i // 9, i, i, 1 / (i + 1), b" x y" * (i % 3))
+        for i in range(300)
+    ]
+    lines[40:40] = [b"   # a comment in the middle", b""]
+    (tmp_path / "run").write_bytes(b"\n".join(lines) + b"\n")
+    whole = read_run(tmp_path / "run")
+    monkeypatch.setattr(reading, "_BLOCK", 61)
+    pieces = read_run(tmp_path / "run")
+    # the 41st result is on line 1 (header) + 2 (comment, blank line) + 41
+    assert whole.qids.size == 300 and whole.lines[40] == 1 + 2 + 41
+    for field in ("qids", "docnos", "scores", "lines"):
+        assert np.array_equal(getattr(whole, field), getattr(pieces, field)), field
+
+
 def test_a_hash_inside_or_after_the_first_field_is_data(tmp_path):
     # a qrels comment starts at the line's first byte (trec_eval's get_qrels): " #q" is a query id
     paths = _files(tmp_path, b"#q Q0 d 1 1 t\nq#1 Q0 d#2 1 1 t#\n", b" #q 0 d 1\nq#1 0 d#2 1\n")
