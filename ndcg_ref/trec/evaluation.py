@@ -73,8 +73,10 @@ def _refuse_empty(run: Run, qrels: Qrels) -> None:
         raise NothingToEvaluateError(f"{qrels.source}: no judgements {what}")
 
 
-def _refuse_disjoint(run: Run, qrels: Qrels) -> None:
-    run_ids, qrels_ids = np.unique(run.qids), np.unique(qrels.qids)
+def _refuse_disjoint(
+    run: Run, qrels: Qrels, all_qids: NDArray[np.bytes_], retrieved: NDArray[np.bool_], judged: NDArray[np.bool_]
+) -> None:
+    run_ids, qrels_ids = all_qids[retrieved], all_qids[judged]  # all_qids is sorted: the first ids
     raise NothingToEvaluateError(
         f"{run.source} and {qrels.source} share no query (run: {run_ids.size} queries, e.g. "
         f"{_label(run_ids[0])!r}; qrels: {qrels_ids.size} queries, e.g. {_label(qrels_ids[0])!r}): "
@@ -148,7 +150,7 @@ def evaluate(
     retrieved = np.zeros(queries, dtype=bool)
     retrieved[run_q] = True
     if not (judged & retrieved).any():
-        _refuse_disjoint(run, qrels)
+        _refuse_disjoint(run, qrels, np.asarray(all_qids), retrieved, judged)
     keep = judged & (retrieved | complete)
     in_run = keep[run_q] if run_q.size else np.zeros(0, dtype=bool)
     run_kept = Run(run.qids[in_run], run.docnos[in_run], run.scores[in_run], run.lines[in_run], run.source)
