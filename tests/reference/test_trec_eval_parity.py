@@ -45,6 +45,9 @@ CASES = [
     ("out.test.aqcM", "results.trunc", "qrels.test", ["-q", "-c", "-M100"]),
     # the same judgements with comment lines (and a "#" inside a docno): trec_eval's numbers for qrels.test
     ("out.test.aq", "results.test", "qrels.test.with-comments", ["-q"]),
+    # grades -1 to 4; trec_eval's -l2 (made with -l2 -mrelstring.20) sets the relevance level of its
+    # binary measures, and ndcg's gains are the grades themselves, so no option of ours corresponds
+    ("out.test.aql", "results.test", "qrels.rel_level", ["-q"]),
 ]
 
 
