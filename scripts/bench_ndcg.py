@@ -122,7 +122,9 @@ def from_files(queries: int, repeat: int) -> list[tuple]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="ndcg-bench-") as folder:
         run_path, qrels_path = write_files(Path(folder), grades, scores)
-        elapsed, result = best_of(lambda: evaluate_files(run_path, qrels_path, ["ndcg_cut.10", "ndcg"]), repeat)
+        elapsed, result = best_of(lambda: evaluate_files(
+            run_path, qrels_path, ["ndcg_cut.10", "ndcg"], score_precision="float32"  # pytrec-eval compares float32
+        ), repeat)
         rows.append(("ndcg_ref (python -m ndcg_ref)", elapsed, result.means["ndcg_cut_10"], result.means["ndcg"]))
         import pytrec_eval
 

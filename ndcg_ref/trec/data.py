@@ -45,9 +45,10 @@ def _from_dict(
     rows = [(q, d, v) for q, docs in table.items() for d, v in docs.items()]
     if not rows:
         return np.empty(0, "S1"), np.empty(0, "S1"), np.empty(0, dtype), np.empty(0, np.int64)
+    # surrogateescape: ids decoded from non-UTF-8 bytes (as Evaluation.qids are) encode back to those bytes
     return (
-        np.array([q.encode() for q, _, _ in rows], dtype="S"),
-        np.array([d.encode() for _, d, _ in rows], dtype="S"),
+        np.array([q.encode("utf-8", "surrogateescape") for q, _, _ in rows], dtype="S"),
+        np.array([d.encode("utf-8", "surrogateescape") for _, d, _ in rows], dtype="S"),
         np.array([v for _, _, v in rows], dtype=dtype),
         np.arange(1, len(rows) + 1, dtype=np.int64),
     )

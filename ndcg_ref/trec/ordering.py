@@ -2,21 +2,37 @@
 
 from __future__ import annotations
 
+from typing import Literal, TypeAlias
+
 import numpy as np
 from numpy.typing import NDArray
 
 from .data import Qrels, Run
 
+#: How scores are compared: as doubles (trec_eval 10.0) or as 32-bit floats (trec_eval 9.0.8 and
+#: pytrec_eval, which store them so: scores equal to about 7 significant digits tie there).
+ScorePrecision: TypeAlias = Literal["float64", "float32"]
+SCORE_PRECISIONS: tuple[ScorePrecision, ...] = ("float64", "float32")
 
-def _ranked_rows(run: Run, run_q: NDArray[np.intp], grades: NDArray[np.int64], queries: int) -> NDArray[np.float64]:
+
+def _ranked_rows(
+    run: Run,
+    run_q: NDArray[np.intp],
+    grades: NDArray[np.int64],
+    queries: int,
+    *,
+    precision: ScorePrecision = "float64",
+    max_docs: int | None = None,
+) -> NDArray[np.float64]:
     """A (queries x longest run) matrix of gains in trec_eval's order: score desc, docno desc.
 
-    trec_eval keeps scores as 32-bit floats, so scores are compared (and tied) in float32.
+    Scores are compared (and tied) at ``precision``. With ``max_docs`` (trec_eval's ``-M``) only
+    each query's first ``max_docs`` documents in that order are kept, as trec_eval cuts after sorting.
     """
     size = run_q.size
     if size == 0:
         return np.zeros((queries, 0))
-    scores = run.scores.astype(np.float32)
+    scores = run.scores.astype(np.float32) if precision == "float32" else run.scores
     # Runs are usually grouped by query with scores descending: then the file order is the order.
     boundary = run_q[1:] != run_q[:-1]
     grouped = int(boundary.sum()) + 1 == np.count_nonzero(np.bincount(run_q, minlength=queries))
@@ -39,8 +55,12 @@ def _ranked_rows(run: Run, run_q: NDArray[np.intp], grades: NDArray[np.int64], q
     start[1:] = sorted_q[1:] != sorted_q[:-1]
     segment_starts = np.flatnonzero(start)
     rank = np.arange(size) - segment_starts[np.cumsum(start) - 1]
+    gains = np.maximum(grades[order], 0)
+    if max_docs is not None and int(rank.max()) >= max_docs:
+        kept = rank < max_docs
+        sorted_q, rank, gains = sorted_q[kept], rank[kept], gains[kept]
     matrix = np.zeros((queries, int(rank.max()) + 1))
-    matrix[sorted_q, rank] = np.maximum(grades[order], 0)
+    matrix[sorted_q, rank] = gains
     return matrix
 
 
