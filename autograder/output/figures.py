@@ -52,11 +52,22 @@ def _bars(ax: Axes, labels: list[str], values: list[int], color: str) -> None:
 
 
 def _wrapped(label: str) -> str:
-    return "\n".join(textwrap.wrap(label, LABEL_WIDTH)) or label
+    # a "$" would start matplotlib's math mode (and a lone one can fail to parse)
+    return "\n".join(textwrap.wrap(label, LABEL_WIDTH)).replace("$", r"\$") or label
 
 
 def score_histogram(scores: list[float], max_score: float, label: str) -> Figure:
-    """How many students got each score (in half points), over the students ``label`` names."""
+    """How many students got each score (in half points).
+
+    Parameters
+    ----------
+    scores : list of float
+        One score per student of the set ``label`` names.
+    max_score : float
+        The exercise's total points (the x axis ends there).
+    label : str
+        Which students these are, for the title (e.g. "scored submissions (graded or timeout)").
+    """
     fig, ax = plt.subplots(figsize=(7, 3))
     bins = [b / 2 - 0.25 for b in range(int(max_score * 2) + 2)]
     counts, _, _ = ax.hist(scores, bins=bins, color="tab:blue", edgecolor="white")

@@ -174,7 +174,25 @@ def _case_difficulties(exercise: Exercise, scored: list[StudentResult]) -> list[
 
 
 def summarize(exercise: Exercise, batch: BatchResult) -> ClassSummary:
-    """The class report's content for ``batch`` (graded against ``exercise``)."""
+    """The class report's content.
+
+    Parameters
+    ----------
+    exercise : Exercise
+        What ``batch`` was graded against: its catalogue names the mistakes, its groups and cases
+        are the rows of the tests and cases tables.
+    batch : BatchResult
+
+    Returns
+    -------
+    ClassSummary
+        Counts, statistics and tables, each over the set of students its fields name.
+
+    Raises
+    ------
+    KeyError
+        For a result naming a mistake the exercise's catalogue does not have.
+    """
     scored = [s for s in batch.students if s.counted]
     roster = tuple(_roster_row(exercise, batch, s) for s in batch.students)
     found = [
