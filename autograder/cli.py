@@ -51,6 +51,9 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-notebook-mb", type=float, default=DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2,
                         help="refuse (status error) notebooks larger than this, unread "
                         f"(default: {DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2:g})")
+    parser.add_argument("--show-solution", action="store_true",
+                        help="show the solution (the definition's Python one-liner) in the feedback pages; "
+                        "for after the deadline (default: the definition without code)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no table")
 
 
@@ -84,7 +87,7 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
     return GradeOptions(
         exercise=exercise_for(args.assignment), submitted=args.submitted, out=args.out, workers=args.workers,
         timeout=args.timeout, force=args.force, sandbox=args.sandbox, gradebook=args.gradebook,
-        progress=not args.quiet, max_notebook_mb=args.max_notebook_mb,
+        progress=not args.quiet, max_notebook_mb=args.max_notebook_mb, show_solution=args.show_solution,
     )
 
 

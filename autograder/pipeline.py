@@ -61,6 +61,9 @@ class GradeOptions:
     course_root: Path | None = None
     #: Notebooks larger than this are refused unread.
     max_notebook_mb: float = DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2
+    #: Show the parts of the exercise's definition marked as the solution in the feedback pages
+    #: (off by default: a tutor turns it on after the deadline).
+    show_solution: bool = False
 
 
 @dataclass(frozen=True)
@@ -183,7 +186,7 @@ def grade_course(options: GradeOptions) -> GradeRun:
     )
     collected = _collected_files(options, batch)
     for student in batch.students:
-        page = write_feedback(options.out, exercise, batch, student)
+        page = write_feedback(options.out, exercise, batch, student, show_solution=options.show_solution)
         if root is not None and student.status is not Status.MISSING:
             _course_feedback(root, exercise, student.student_id, options.out / page, collected[student.student_id])
     if root is not None:  # what nbgrader autograde leaves, for the formgrader

@@ -9,6 +9,7 @@ from .exercise import Call, Case, Exercise, Expect, Mistake, TestGroup
 from .model import (
     SCHEMA_VERSION,
     BatchResult,
+    CaseResult,
     CellProblem,
     Diagnosis,
     Finding,
@@ -24,6 +25,7 @@ __all__ = [
     "BatchResult",
     "Call",
     "Case",
+    "CaseResult",
     "CellProblem",
     "Diagnosis",
     "Exercise",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ..sandbox import NOT_RUN_CALL, CallOrder, CallOutcome, CallRecord
 from .exercise import Case, Exercise, Expect, TestGroup
-from .model import TestResult
+from .model import CaseResult, TestResult
 
 #: Type names shown as they are; any other name could be chosen by the student to carry data.
 #: (Built-in type names are shown too, see :func:`type_name`.)
@@ -232,6 +232,7 @@ def score(
                 name=group.grade_id, description=group.description, points=0.0 if failures else group.points,
                 max_points=group.points, passed=not failures, message=message, visible=group.visible,
                 cases_passed=len(mine) - len(failures), cases=len(mine),
+                case_results=tuple(CaseResult(p.case.provenance, p not in failures) for p in mine),
             )
         )
     return results
