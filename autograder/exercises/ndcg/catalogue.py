@@ -263,8 +263,8 @@ CATALOGUE: tuple[Misconception, ...] = (
             Mutant("ndcg rounded to 2 decimals", ndcg=_ndcg(
                 "ideal = dcg(sorted(rels, reverse=True), k)\nif ideal == 0:\n    return 0.0\n"
                 "return round(dcg(rels, k) / ideal, 2)"),
-                # the hidden ideal-ranking values (1/2, 1) have no more than 2 decimals
-                loses=("test_ndcg_lecture",)),
+                # the groups that check ndcg's exact values; its properties (k) compare like with like
+                loses=("test_ndcg_lecture", "test_ndcg_ideal")),
             Mutant("dcg formatted to 6 decimals", dcg=_dcg(
                 'return float(f"{sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels)))):.6f}")'),
                 loses=DCG_VALUES),
