@@ -15,6 +15,7 @@ import pytest
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.catalogue import BY_ID, CATALOGUE
 
+from corpus import CORPUS
 from grading_run import add_student, grade, new_course, results
 from solutions import CORRECT_SOLUTIONS
 
@@ -32,6 +33,8 @@ def graded(tmp_path_factory):
         add_student(course, student, dcg=mutant.dcg, ndcg=mutant.ndcg)
     for name, (dcg, ndcg) in CORRECT_SOLUTIONS.items():
         add_student(course, f"correct_{name}", dcg=dcg, ndcg=ndcg)
+    for number, implementation in enumerate(CORPUS):
+        add_student(course, f"corpus_{number}", dcg=implementation.dcg, ndcg=implementation.ndcg)
     done = grade(course, "--gradebook", "none", "--timeout", "5", "--sandbox", "required")
     assert done.returncode == 0, done.stderr[-3000:]
     return course, results(course)
@@ -62,6 +65,16 @@ def test_every_mutant_loses_points_and_is_diagnosed(graded, student):
     assert result["status"] == "graded", result["message"]
     assert result["score"] < EXERCISE.max_score, f"{mistake} ({mutant.name}) gets full marks: a test case is missing"
     assert result["diagnoses"] == [mistake], (mutant.name, result["diagnoses"], result.get("unexplained"))
+
+
+@pytest.mark.parametrize("number", range(len(CORPUS)), ids=[i.name for i in CORPUS])
+def test_the_corpus_graded_in_the_sandbox_gets_its_mistakes_and_points(graded, number):
+    implementation = CORPUS[number]
+    result = graded[1][f"corpus_{number}"]
+    assert result["status"] == "graded", result["message"]
+    assert set(result["diagnoses"]) == implementation.mistakes, result.get("unexplained")
+    lost = {test["name"] for test in result["tests"] if not test["passed"]}
+    assert lost == implementation.loses, {t["name"]: t["message"] for t in result["tests"] if not t["passed"]}
 
 
 @pytest.mark.parametrize("name", sorted(CORRECT_SOLUTIONS))

@@ -239,6 +239,19 @@ CATALOGUE: tuple[Misconception, ...] = (
         loses=("test_dcg_cutoff", "test_ndcg_cutoff"),
     ),
     Misconception(
+        "one-document",
+        "Fails on a one-document list",
+        "A ranking of a single document is a ranking too: DCG@k is its grade, and nDCG@k is 1.0 if "
+        "it is relevant (0.0 if not). scikit-learn's ndcg_score refuses such lists with a ValueError "
+        "whatever k is, so code built on it fails here; compute nDCG from your dcg instead.",
+        (Mutant("refuses one document, as scikit-learn does", ndcg=_ndcg(
+            "if len(rels) < 2:\n"
+            "    raise ValueError('Computing NDCG is only meaningful when there is more than 1 document.')\n"
+            "ideal = dcg(sorted(rels, reverse=True), k)\nif ideal == 0:\n    return 0.0\n"
+            "return dcg(rels, k) / ideal")),),
+        loses=("test_ndcg_cutoff", "test_ndcg_zero"),
+    ),
+    Misconception(
         "returns-non-float",
         "Result is not a plain number",
         "dcg and ndcg must return a number (a float). A numpy array, even one with a single value "
