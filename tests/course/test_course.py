@@ -94,6 +94,16 @@ def test_points_add_up_to_ten_and_match_the_notebook():
     assert points == {g.grade_id: g.points for g in GROUPS}
 
 
+def test_the_tutor_guide_lists_every_group_with_its_points():
+    guide = (ROOT / "docs" / "tutor-guide.md").read_text(encoding="utf-8")
+    rows = [line for line in guide.splitlines() if line.startswith("| `test_")]
+    assert len(rows) == len(GROUPS)
+    for group, row in zip(GROUPS, rows, strict=True):
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert cells[0] == f"`{group.grade_id}`" and cells[1] == f"`{group.function}`"
+        assert float(cells[3]) == group.points and (cells[4] == "yes") == group.visible
+
+
 def test_every_case_names_its_provenance_and_only_the_lecture_is_published():
     for group in GROUPS:
         for case in group.cases:
