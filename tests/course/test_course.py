@@ -13,6 +13,7 @@ from autograder.course.generated_cells import out_of_sync, render_group
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.cases import GROUPS, LECTURE
+from autograder.exercises.ndcg.catalogue import BY_ID
 from autograder.grading import Expect
 
 from conftest import ROOT, solution_code
@@ -137,13 +138,18 @@ def test_released_stubs_get_nothing(graded_course):
 
 @pytest.mark.slow
 def test_examples_get_partial_credit_for_what_they_get_right(graded_course):
+    # graded by nbgrader's own Execute from the notebook's test cells: the points the catalogue
+    # declares for each example's mistakes (docs/misconceptions.md) must come out of them too
     _, scores = graded_course
-    dcg_points = sum(g.points for g in GROUPS if g.function == "dcg")
-    contract = next(g for g in GROUPS if g.grade_id == "test_ndcg_contract").points
+
+    def cost(*mistakes: str) -> float:
+        lost = {g for m in mistakes for g in BY_ID[m].groups_lost(BY_ID[m].mutants[0])}
+        return sum(EXERCISE.group(g).points for g in lost)
+
     assert scores["alice"][0] == EXERCISE.max_score
-    assert scores["bob"][0] == EXERCISE.max_score - dcg_points  # natural log: dcg wrong, cancels in ndcg
-    assert scores["carol"][0] == dcg_points  # every ndcg group has a case with k < len(rels)
-    assert scores["erin"][0] == EXERCISE.max_score - contract  # sorts the caller's list in place
+    assert scores["bob"][0] == EXERCISE.max_score - cost("log-base")  # natural log: cancels in ndcg
+    assert scores["carol"][0] == EXERCISE.max_score - cost("ideal-not-cut", "zero-ideal")
+    assert scores["erin"][0] == EXERCISE.max_score - cost("mutates-input")  # sorts the caller's list in place
 
 
 @pytest.mark.slow

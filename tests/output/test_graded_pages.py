@@ -85,7 +85,8 @@ def test_the_statistics_match_results_json(graded):
     rows = _soup(out / "report.html").find(id="statistics").find_all("tr")[1:]
     cells = [float(td.get_text()) for td in rows[0].find_all("td")[1:]]
     assert cells == pytest.approx(
-        [len(scored), statistics.mean(scored), statistics.median(scored), min(scored), max(scored)], abs=0.005
+        # the report shows 2 decimals: 8.875 may read 8.88
+        [len(scored), statistics.mean(scored), statistics.median(scored), min(scored), max(scored)], abs=0.0051
     )
     case_rows = {
         (r.find_all("td")[0].get_text(), r.find_all("td")[1].get_text()): r.find_all("td")[4].get_text()
