@@ -86,7 +86,8 @@ def check_same(function, args, other, provenance, factor=1.0, own=None):
     """Check that function(*args) returns `factor` times what function(*other) returns (or the ratio `own` names)."""
     call, value = _call(function, args, provenance)
     other_call, other_value = _call(function, other, provenance)
-    if not _close(value, factor * other_value) and not _close(value, _own_ratio(own, provenance) or math.nan):
+    mine = None if _close(value, factor * other_value) else _own_ratio(own, provenance)
+    if not _close(value, factor * other_value) and (mine is None or not _close(value, mine)):
         raise AssertionError(
             f"{{call}} returned {{value!r}}, but {{other_call}} returned {{other_value!r}}: they should agree"
             + (f" (times {{factor!r}})" if factor != 1.0 else "") + f" [{{provenance}}]"
