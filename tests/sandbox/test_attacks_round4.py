@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import nbformat
