@@ -229,7 +229,8 @@ def test_no_covert_channel_through_file_locks_between_concurrent_sandboxes(tmp_p
     # at the time of writing: bob's message is "your code cell 1 raised ValueError: LEAKED [[1, 0, 0, 0, 0], 5]"
     assert hidden_text not in students["bob"]["message"]
     assert hidden_text not in feedback
-    assert students["alice"]["score"] == 10.0  # the sender loses nothing
+    assert students["bob"]["score"] == 10.0  # the receiver's own work is graded as usual
+    assert students["alice"]["status"] == "graded"  # the sender's locks fail (EPERM): its code breaks, not the run
 
 
 # ----- 3. the hidden process's exception (and type) names carry bits of each hidden input -----------
