@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.diagnosis import ALL_PROBES
 from autograder.exercises.ndcg.diagnosis.probes import k_of, rels_of
-from autograder.grading import Call
+from autograder.grading import Call, TestResult
 from autograder.grading.scoring import plan_calls, score
 from autograder.sandbox import CallOutcome, CallRecord
 
@@ -58,11 +58,21 @@ def call_records(dcg_source: str, ndcg_source: str, calls: Iterable[Call]) -> di
     namespace: dict = {}
     exec(dcg_source, namespace)
     exec(ndcg_source, namespace)
+    return records_of(namespace, calls)
+
+
+def records_of(functions: Mapping[str, Callable], calls: Iterable[Call]) -> dict[Call, CallRecord]:
+    """The records the runner would make of trusted ``functions[call.function](rels, k)`` on ``calls``."""
     records = {}
     for call in calls:
         argument = list(rels_of(call))
         try:
-            value = namespace[call.function](argument, k_of(call))
+            function = functions[call.function]
+        except KeyError:
+            records[call] = CallRecord(CallOutcome.UNDEFINED)
+            continue
+        try:
+            value = function(argument, k_of(call))
             if isinstance(value, numbers.Real) and not isinstance(value, bool):
                 record = CallRecord(CallOutcome.VALUE, value=float(value))
             else:
@@ -82,10 +92,22 @@ def probe_records(dcg_source: str, ndcg_source: str) -> dict[Call, CallRecord]:
     return call_records(dcg_source, ndcg_source, ALL_PROBES)
 
 
-def lost_groups(dcg_source: str, ndcg_source: str) -> set[str]:
-    """The test groups trusted solution code loses, scored by the real scoring from in-process records."""
+def scored(functions: Mapping[str, Callable]) -> list[TestResult]:
+    """Every test group's result for trusted ``functions``, scored by the real scoring from in-process records."""
     plan = plan_calls(EXERCISE)
     calls = [(call_id, call) for p in plan for call_id, call in zip(p.ids, (p.case.call, *p.case.extra_calls), strict=True)]
-    records = call_records(dcg_source, ndcg_source, dict.fromkeys(call for _, call in calls))
-    by_id = {call_id: records[call] for call_id, call in calls}
-    return {test.name for test in score(EXERCISE, plan, by_id, timeout=10.0) if not test.passed}
+    records = records_of(functions, dict.fromkeys(call for _, call in calls))
+    return score(EXERCISE, plan, {call_id: records[call] for call_id, call in calls}, timeout=10.0)
+
+
+def lost_groups(dcg_source: str, ndcg_source: str) -> set[str]:
+    """The test groups trusted solution code loses."""
+    namespace: dict = {}
+    exec(dcg_source, namespace)
+    exec(ndcg_source, namespace)
+    return {test.name for test in scored(namespace) if not test.passed}
+
+
+def points_for(functions: Mapping[str, Callable]) -> float:
+    """The points trusted ``functions`` (``{"dcg": ..., "ndcg": ...}``) earn."""
+    return sum(test.points for test in scored(functions))

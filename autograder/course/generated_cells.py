@@ -17,6 +17,7 @@ import nbformat
 
 from ..errors import CourseError
 from ..grading import Call, Case, Exercise, Expect, TestGroup
+from ..grading.scoring import indirect
 
 HELPER_ID = "test_helpers"
 #: The last line of a hidden test cell, the only one students see below its docstring.
@@ -59,22 +60,29 @@ def _close(a, b):
     return math.isclose(a, b, rel_tol={exercise.rel_tol!r}, abs_tol={exercise.abs_tol!r})
 
 
-def _own_ratio(own, provenance):
-    """own = (helper, top, bottom): helper(*top) / helper(*bottom), 0.0 where the bottom is 0."""
-    if own is None:
-        return None
+def _own(own, provenance):
+    """own = (helper, top, bottom): helper(*top) and helper(*bottom)."""
     helper, top, bottom = own
-    numerator, denominator = _call(helper, top, provenance)[1], _call(helper, bottom, provenance)[1]
-    return numerator / denominator if denominator else None  # 0/0 proves nothing
+    return _call(helper, top, provenance)[1], _call(helper, bottom, provenance)[1]
+
+
+def _judge(value, primary, own, provenance):
+    """(passed, passed only through the own ratio, the own values differ) of one value."""
+    numerator, denominator = _own(own, provenance) if own is not None else (None, None)
+    through_own = not primary and bool(denominator) and _close(value, numerator / denominator)
+    return primary or through_own, through_own, own is not None and numerator != denominator
 
 
 def check_value(function, *args, expected, provenance, unchanged=False, own=None):
-    """Check that function(*args) returns a number close to `expected` (or to the ratio `own` names)."""
+    """Check that function(*args) returns a number close to `expected` (or to the ratio `own` names).
+
+    Returns what `check_not_vacuous` needs: the value, `expected`, and how it passed.
+    """
     call, value = _call(function, args, provenance, unchanged)
-    if not _close(value, expected):
-        mine = _own_ratio(own, provenance)
-        if mine is None or not _close(value, mine):
-            raise AssertionError(f"{{call}} returned {{value!r}}; expected {{expected!r}} [{{provenance}}]")
+    passed, through_own, distinct = _judge(value, _close(value, expected), own, provenance)
+    if not passed:
+        raise AssertionError(f"{{call}} returned {{value!r}}; expected {{expected!r}} [{{provenance}}]")
+    return value, expected, through_own, distinct
 
 
 def check_number(function, *args, provenance, unchanged=False):
@@ -82,27 +90,34 @@ def check_number(function, *args, provenance, unchanged=False):
     _call(function, args, provenance, unchanged, plain=True)
 
 
-def check_same(function, args, other, provenance, factor=1.0, own=None, nonzero=True):
+def check_same(function, args, other, provenance, reference, factor=1.0, own=None):
     """Check that function(*args) returns `factor` times what function(*other) returns (or the ratio `own` names).
 
-    Returns whether the value says anything: it is not 0 where the definition's (`nonzero`) is not.
+    Returns what `check_not_vacuous` needs: the value, the definition's value `reference`, how it passed.
     """
     call, value = _call(function, args, provenance)
     other_call, other_value = _call(function, other, provenance)
-    mine = None if _close(value, factor * other_value) else _own_ratio(own, provenance)
-    if not _close(value, factor * other_value) and (mine is None or not _close(value, mine)):
+    passed, through_own, distinct = _judge(value, _close(value, factor * other_value), own, provenance)
+    if not passed:
         raise AssertionError(
             f"{{call}} returned {{value!r}}, but {{other_call}} returned {{other_value!r}}: they should agree"
             + (f" (times {{factor!r}})" if factor != 1.0 else "") + f" [{{provenance}}]"
         )
-    return value != 0 or not nonzero
+    return value, reference, through_own, distinct
 
 
-def check_not_vacuous(function, informative):
-    """A property group counts only if its function did not return 0 on every one of its cases."""
-    if not any(informative):
+def check_not_vacuous(function, seen):
+    """A group passed on properties or own ratios counts only if that evidence says something.
+
+    Not if every value is 0 where the definition's is not (0 == 2 * 0 holds for a stub), nor if
+    a value matched only the ratio of a dcg that gives a ranking and its ideal the same value.
+    """
+    nonzero = any(value != 0 and reference != 0 for value, reference, _, _ in seen)
+    through_own = any(through for _, _, through, _ in seen)
+    if not nonzero or (through_own and not any(distinct for _, _, _, distinct in seen)):
         raise AssertionError(
-            f"{{function.__name__}} returned 0 on every property case here, where the definition's value is not 0"
+            f"the values of {{function.__name__}} here say nothing: 0 where the definition's are not, or "
+            "matching only a dcg that gives every ranking the same value"
         )'''
 
 
@@ -128,10 +143,9 @@ def _case_line(exercise: Exercise, case: Case) -> str:
         return f"check_number({case.function}, {_arguments(case.call)}, {provenance}{unchanged})"
     if case.expect is Expect.SAME_AS and case.companion is not None:
         factor = f", factor={case.factor!r}" if case.factor != 1.0 else ""
-        nonzero = "" if exercise.expected(case) != 0 else ", nonzero=False"
         return (
             f"check_same({case.function}, ({_arguments(case.call)},), ({_arguments(case.companion)},), "
-            f"{provenance}{factor}{nonzero})"
+            f"{provenance}, reference={exercise.expected(case)!r}{factor})"
         )
     return (
         f"check_value({case.function}, {_arguments(case.call)}, expected={exercise.expected(case)!r}, "
@@ -154,12 +168,11 @@ def render_group(exercise: Exercise, group: TestGroup) -> str:
     """Return the source of the grade cell for ``group``."""
     lines = [title_line(group)]
     body = [_case_line(exercise, case) for case in group.cases]
-    if any(case.expect is Expect.SAME_AS for case in group.cases):
-        # as the grader: the properties must not hold only because every value is 0
-        body = ["_informative = []"] + [
-            f"_informative.append({line})" if case.expect is Expect.SAME_AS else line
-            for case, line in zip(group.cases, body, strict=True)
-        ] + [f"check_not_vacuous({group.function}, _informative)"]
+    if any(indirect(case) for case in group.cases):
+        # as the grader: evidence other than the reference value must say something (not all 0, not constant)
+        body = ["_seen = []"] + [
+            f"_seen.append({line})" if indirect(case) else line for case, line in zip(group.cases, body, strict=True)
+        ] + [f"check_not_vacuous({group.function}, _seen)"]
     if group.visible:
         # says so when every check passed (a failing check raises before this line)
         lines += [*body, f"print({('passed: ' + group.description)!r})"]

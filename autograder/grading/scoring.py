@@ -236,21 +236,41 @@ def _records(p: CallPlan, calls: Mapping[int, CallRecord]) -> CaseRecords:
     return CaseRecords(calls.get(p.call_id, NOT_RUN_CALL), companion, own)
 
 
-def _vacuous(exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord]) -> bool:
-    """Whether a group's properties hold only because the function returned 0 on every one of them.
+def indirect(case: Case) -> bool:
+    """Whether a case can pass on evidence other than the reference value: a property, an own ratio."""
+    return case.expect is Expect.SAME_AS or case.own_ratio is not None
 
-    ``0 == 2 * 0`` holds for a stub that returns 0. A property group counts only if on at least
-    one of its property cases the student's value is not 0 where the reference's is not 0 (any
-    discount and gain a student may use give such a value; a constant 0 does not).
+
+def _convincing(exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord]) -> bool:
+    """Whether a group that passed did so on evidence that says something.
+
+    ``0 == 2 * 0`` holds for a stub that returns 0, and a dcg that returns a constant divides its own
+    values to 1. So where a group's cases may pass on evidence other than the reference value, the
+    group counts only if (a) on one of those cases the value is not 0 where the reference is not
+    0, and (b) if a case passed only through the student's own ratio, the student's dcg tells a
+    ranking from its ideal ranking on one of the group's cases (its two own values differ). Any
+    discount and gain a student may use pass both; the property groups also hold a reference case
+    that no constant meets.
     """
-    properties = [p for p in plan if p.case.expect is Expect.SAME_AS]
-    if not properties:
+    cases = [(p, _records(p, calls)) for p in plan if indirect(p.case)]
+    if not cases:
+        return True
+    values = [(v, exercise.expected(p.case)) for p, r in cases if (v := _numeric(r.call)) is not None]
+    if not any(value != 0 and reference != 0 for value, reference in values):
         return False
-    return not any(
-        (value := _numeric(calls.get(p.call_id, NOT_RUN_CALL))) is not None and value != 0
-        and exercise.expected(p.case) != 0
-        for p in properties
-    )
+    through_own = [
+        p for p, r in cases
+        if p.case.own_ratio is not None and (v := _numeric(r.call)) is not None and not _primary(exercise, p.case, v, r)
+    ]
+    return not through_own or any(_own_distinct(r) for _, r in cases)
+
+
+def _own_distinct(records: CaseRecords) -> bool:
+    """Whether the student's dcg gave the ranking and its ideal ranking different values."""
+    if records.own_ratio is None:
+        return False
+    top, bottom = (_numeric(r) for r in records.own_ratio)
+    return top is not None and bottom is not None and top != bottom
 
 
 def score(
@@ -264,15 +284,15 @@ def score(
     for group in exercise.groups:
         mine = by_group.get(group.grade_id, [])
         failures = [p for p in mine if not case_passes(exercise, p.case, _records(p, calls))]
-        vacuous = not failures and _vacuous(exercise, mine, calls)
+        vacuous = not failures and not _convincing(exercise, mine, calls)
         if vacuous:
-            failures = [p for p in mine if p.case.expect is Expect.SAME_AS]
+            failures = [p for p in mine if indirect(p.case)]
         if not failures:
             message = f"all {len(mine)} cases passed"
         elif vacuous:
             message = (
-                f"`{group.function}` returned 0 on every {'' if group.visible else 'hidden '}property case of this "
-                "group, where the definition's value is not 0: its properties hold for any function that returns 0"
+                f"the values of `{group.function}` on this group's cases say nothing: they are 0 where the "
+                "definition's are not, or match only a dcg that gives every ranking the same value"
             )
         else:
             first = failures[0]

@@ -49,16 +49,23 @@ def test_the_notebook_cells_and_the_grader_agree(name):
         assert _lost_in_the_notebook(dcg_source, ndcg_source) == lost_groups(dcg_source, ndcg_source)
 
 
-def test_zeros_prove_nothing_in_the_notebook_either():
+def test_zeros_and_constants_prove_nothing_in_the_notebook_either():
     namespace: dict = {}
     exec(helper_source(EXERCISE), namespace)
     exec("def dcg(rels, k):\n    return 0.0\n\n\ndef ndcg(rels, k):\n    return 0.0 if k == 1 else 5.0", namespace)
-    check_same, check_not_vacuous = namespace["check_same"], namespace["check_not_vacuous"]
+    check_same, check_value = namespace["check_same"], namespace["check_value"]
+    check_not_vacuous = namespace["check_not_vacuous"]
     # the own ratio 0/0 is no evidence for ndcg's 0.0
     with pytest.raises(AssertionError, match="they should agree"):
-        check_same(namespace["ndcg"], ([1, 2], 1), ([1, 2], 2), provenance="p",
+        check_same(namespace["ndcg"], ([1, 2], 1), ([1, 2], 2), provenance="p", reference=1.0,
                    own=(namespace["dcg"], ([1, 2], 1), ([2, 1], 1)))
     # 0 == 2 * 0 holds, but says nothing where the definition's value is not 0
-    informative = [check_same(namespace["dcg"], ([2, 2], 2), ([1, 1], 2), provenance="p", factor=2.0)]
-    with pytest.raises(AssertionError, match="returned 0 on every property case"):
-        check_not_vacuous(namespace["dcg"], informative)
+    seen = [check_same(namespace["dcg"], ([2, 2], 2), ([1, 1], 2), provenance="p", reference=3.26, factor=2.0)]
+    with pytest.raises(AssertionError, match="say nothing"):
+        check_not_vacuous(namespace["dcg"], seen)
+    # a constant dcg divides its own values to 1: an ndcg that returns 1 matches that ratio, proving nothing
+    constant, one = (lambda rels, k: 2.0), (lambda rels, k: 1.0)
+    seen = [check_value(one, [1, 0, 2, 1, 0], 5, expected=0.776, provenance="p",
+                        own=(constant, ([1, 0, 2, 1, 0], 5), ([2, 1, 1, 0, 0], 5)))]
+    with pytest.raises(AssertionError, match="say nothing"):
+        check_not_vacuous(one, seen)

@@ -327,3 +327,23 @@ def test_walkthrough_students_copy_has_no_solution() -> None:
     assert not re.search(r"def (n)?dcg\(", code)
     assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code")
     assert RELEASE.is_file()
+
+
+# ----- 5. constants: every property holds for a function that returns the same number ------------
+CONSTANT_DCG = "def dcg(rels, k):\n    return 1.0"
+CONSTANT_NDCG = "def ndcg(rels, k):\n    return 1.0"
+
+
+def test_constants_earn_only_the_contract(tmp_path: Path) -> None:
+    course = new_course(tmp_path / "course")
+    add_student(course, "constant", dcg=CONSTANT_DCG, ndcg=CONSTANT_NDCG)
+    add_student(course, "constant_dcg_right_ndcg", dcg=CONSTANT_DCG)  # a correct ndcg on a constant dcg
+    _grade(course)
+    students = _results(course)
+    contract = EXERCISE.group("test_dcg_contract").points + EXERCISE.group("test_ndcg_contract").points
+    assert {name for name, points in _points(students["constant"]).items() if points} == {
+        "test_dcg_contract", "test_ndcg_contract"
+    }
+    assert students["constant"]["score"] == contract
+    # its ndcg divides a constant: 1 everywhere, which the own ratio must not accept as evidence
+    assert students["constant_dcg_right_ndcg"]["score"] == contract

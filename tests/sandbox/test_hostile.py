@@ -18,6 +18,7 @@ from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.cases import GROUPS
 
 from grading_run import CORRECT_DCG, ROOT, add_raw, add_student, grade, new_course, notebook_path, results
+from solutions import points_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None, reason="the hostile suite needs bubblewrap (.ci/run installs it)")]
 
@@ -25,18 +26,6 @@ TIMEOUT = "2"
 
 DCG_POINTS = sum(g.points for g in GROUPS if g.function == "dcg")
 NDCG_POINTS = sum(g.points for g in GROUPS if g.function == "ndcg")
-
-
-def points_for(behaviour: dict) -> float:
-    """Points a submission earns whose functions return ``behaviour[name](rels, k)`` (plain floats)."""
-    total = 0.0
-    for group in GROUPS:
-        function = behaviour.get(group.function)
-        if function is not None and all(
-            math.isclose(function(list(c.call.args[0]), c.call.args[1]), EXERCISE.expected(c), rel_tol=1e-9, abs_tol=1e-12) for c in group.cases
-        ):
-            total += group.points
-    return total
 
 
 LOOP = "def dcg(rels, k):\n    while True:\n        pass"
@@ -319,8 +308,8 @@ def test_feedback_never_reveals_hidden_cases(batch):
         text = page.read_text()
         for case in hidden:
             assert str(list(case.call.args[0])) not in text, (page, case)
-            assert repr(EXERCISE.expected(case)) not in text or EXERCISE.expected(case) in (0.0, 1.0), (page, case)
-            assert f"{EXERCISE.expected(case):.4f}" not in text or EXERCISE.expected(case) in (0.0, 1.0) or case.call.args[0] == (1, 0, 2, 1, 0), (page, case)
+            assert repr(EXERCISE.expected(case)) not in text or len(repr(EXERCISE.expected(case))) <= 4, (page, case)
+            assert f"{EXERCISE.expected(case):.4f}" not in text or len(repr(EXERCISE.expected(case))) <= 4 or case.call.args[0] == (1, 0, 2, 1, 0), (page, case)
 
 
 def test_gradebook_matches_results(batch):

@@ -102,6 +102,8 @@ GROUPS: tuple[TestGroup, ...] = (
             _same("dcg", [3, 2, 1], 1, [3, 0, 0], 3, "constructed: k=1, only rank 1 counts"),
             _same("dcg", [0, 1, 2], 7, [0, 1, 2], 3, "constructed: k larger than the list length"),
             _same("dcg", [2.5], 10, [2.5], 1, "constructed: one document, k larger than the list"),
+            # 0 whatever the discount, and no constant: a property alone would hold for one
+            _dcg([0, 0, 0, 2], 3, "constructed: a relevant document just below the cut-off adds nothing"),
         ),
     ),
     TestGroup(
@@ -146,6 +148,7 @@ GROUPS: tuple[TestGroup, ...] = (
             _same("ndcg", [2, 0, 3], 8, [2, 0, 3], 3, "constructed: k larger than the list length"),
             _same("ndcg", [1.5], 1, [1.5, 0], 1, "constructed: a single document (scikit-learn refuses these)"),
             _same("ndcg", [2.5], 5, [2.5], 1, "constructed: a single document, k beyond it"),
+            _ndcg([0, 0, 3], 2, "constructed: the only relevant document below the cut-off gives 0"),
         ),
     ),
     TestGroup(
