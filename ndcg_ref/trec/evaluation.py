@@ -81,7 +81,9 @@ def evaluate(run: Run, qrels: Qrels, measures: Sequence[str] = ("ndcg",), *, com
     grades = _grades_of_run(run_kept, run_q[in_run], qrels, qrels_q)
     ranked = _ranked_rows(run_kept, run_q[in_run], grades, queries)
     ideal = _ideal_rows(qrels, qrels_q, queries)
-    values = ndcg_batch(ranked[keep], cutoffs, ideal=ideal[keep]) if keep.any() else np.zeros((0, len(cutoffs)))
+    values = np.zeros((0, len(cutoffs)))
+    if keep.any():
+        values = ndcg_batch(ranked.take(keep), cutoffs, ideal=ideal.take(keep))
     labels = [q.decode(errors="replace") for q in np.asarray(all_qids)[keep]]
     ordering = sorted(range(len(labels)), key=lambda i: labels[i])
     return Evaluation(names, [labels[i] for i in ordering], np.asarray(values)[ordering])

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .data import Qrels, Run, TrecFormatError
+from .ids import Ids
 
 _BLOCK = 32 * 1024 * 1024
 _RUN_COLUMNS = "qid Q0 docno rank score tag"
@@ -48,11 +49,15 @@ def _line_text(data: bytes, line_start: int) -> str:
 
 def _tokenize(
     data: bytes, columns: int, wanted: Sequence[int], path: str, first_line: int, layout: str
-) -> tuple[list[NDArray[np.bytes_]], NDArray[np.int64]]:
-    """Tokens of the wanted columns of every non-blank line in ``data`` (whole lines only)."""
+) -> tuple[list[Ids], NDArray[np.bytes_], NDArray[np.int64]]:
+    """Tokens of the wanted columns of every non-blank line in ``data`` (whole lines only).
+
+    The last wanted column (the numbers) comes as a fixed-width bytes array, the others as
+    :class:`Ids` (ragged: one long id must not pad every other one).
+    """
     array = np.frombuffer(data, dtype=np.uint8)
     if array.size == 0:
-        return [np.empty(0, dtype="S1") for _ in wanted], np.empty(0, dtype=np.int64)
+        return [Ids.from_bytes([]) for _ in wanted[:-1]], np.empty(0, dtype="S1"), np.empty(0, dtype=np.int64)
     inside = np.zeros(array.size + 2, dtype=bool)  # a token byte; a separator before and after all
     np.greater(array, 32, out=inside[1:-1])  # separators: space, tab, CR, LF, other control bytes
     # Tokens and separators alternate, so the changes alternate too: a token's start (separator
@@ -76,8 +81,10 @@ def _tokenize(
     starts = starts.reshape(-1, columns)
     lengths = (ends.reshape(-1, columns) - starts)[:, wanted]
     lines = first_line + np.flatnonzero(per_line).astype(np.int64)
-    padded = np.concatenate([array, np.zeros(int(lengths.max()) if lengths.size else 0, dtype=np.uint8)])
-    return [_gather(padded, starts[:, c], lengths[:, i]) for i, c in enumerate(wanted)], lines
+    ids = [Ids.from_tokens(array, starts[:, c], lengths[:, i]) for i, c in enumerate(wanted[:-1])]
+    numbers = lengths[:, -1]
+    padded = np.concatenate([array, np.zeros(int(numbers.max()) if numbers.size else 0, dtype=np.uint8)])
+    return ids, _gather(padded, starts[:, wanted[-1]], numbers), lines
 
 
 def _blocks(path: Path) -> Iterator[tuple[bytes, int]]:
@@ -105,11 +112,11 @@ def _blocks(path: Path) -> Iterator[tuple[bytes, int]]:
 
 def _read_columns(
     path: Path, columns: int, wanted: Sequence[int], layout: str, number: tuple[type[_Number], str]
-) -> tuple[list[NDArray[np.bytes_]], NDArray[_Number], NDArray[np.int64]]:
+) -> tuple[list[Ids], NDArray[_Number], NDArray[np.int64]]:
     """Read a whitespace-separated file; return the wanted columns and the line numbers.
 
     The last wanted column is returned as numbers (``number`` is ``(dtype, what)``; ``what``
-    names the column in messages), the others as fixed-width bytes.
+    names the column in messages), the others as :class:`Ids`.
     Blocks are parsed in two threads while the next block is read (numpy releases the GIL for
     most of the work); at most three blocks are in memory at once. An error is raised for the
     first bad line of the file.
@@ -117,14 +124,14 @@ def _read_columns(
 
     dtype, what = number
 
-    def parse(data: bytes, first_line: int) -> tuple[list[NDArray[np.bytes_]], NDArray[_Number], NDArray[np.int64]]:
-        tokens, lines = _tokenize(data, columns, wanted, str(path), first_line, layout)
-        values = _numbers(tokens.pop(), dtype, str(path), lines, what)
-        return tokens, values, lines
+    def parse(data: bytes, first_line: int) -> tuple[list[Ids], NDArray[_Number], NDArray[np.int64]]:
+        ids, tokens, lines = _tokenize(data, columns, wanted, str(path), first_line, layout)
+        values = _numbers(tokens, dtype, str(path), lines, what)
+        return ids, values, lines
 
-    parsed: list[tuple[list[NDArray[np.bytes_]], NDArray[_Number], NDArray[np.int64]]] = []
+    parsed: list[tuple[list[Ids], NDArray[_Number], NDArray[np.int64]]] = []
     with ThreadPoolExecutor(2) as pool:
-        pending: deque[Future[tuple[list[NDArray[np.bytes_]], NDArray[_Number], NDArray[np.int64]]]] = deque()
+        pending: deque[Future[tuple[list[Ids], NDArray[_Number], NDArray[np.int64]]]] = deque()
         try:
             for data, first_line in _blocks(path):
                 pending.append(pool.submit(parse, data, first_line))
@@ -135,7 +142,7 @@ def _read_columns(
         finally:
             for future in pending:
                 future.cancel()
-    texts = [np.concatenate([tokens[i] for tokens, _, _ in parsed]) for i in range(len(wanted) - 1)]
+    texts = [Ids.concatenate([ids[i] for ids, _, _ in parsed]) for i in range(len(wanted) - 1)]
     return texts, np.concatenate([values for _, values, _ in parsed]), np.concatenate([lines for _, _, lines in parsed])
 
 
