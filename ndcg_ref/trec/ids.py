@@ -2,21 +2,22 @@
 
 A fixed-width numpy bytes array pads every id to the longest one: one 3,000-character docno in a
 run of a million lines made 3 GB of padding. Here id ``i`` is ``data[offsets[i]:offsets[i + 1]]``,
-and hashing and comparing ids loop over byte positions, not over ids (ids sorted by length, so
-that position ``p`` touches only the ids longer than ``p``): time and memory follow the bytes.
+and hashing and comparing ids loop over 8-byte words, not over ids (word ``k`` touches only the
+ids longer than ``8 k``): time and memory follow the bytes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import pairwise
 from typing import overload
 
 import numpy as np
 from numpy.typing import NDArray
 
-_FNV_OFFSET = 0xCBF29CE484222325
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = 0x100000001B3
 
 
@@ -46,16 +47,15 @@ class Ids:
     def from_tokens(cls, buffer: NDArray[np.uint8], starts: NDArray[np.intp], lengths: NDArray[np.intp]) -> Ids:
         """The tokens ``buffer[starts[i]:starts[i] + lengths[i]]``, copied compactly.
 
-        The tokens must follow each other in ``buffer`` without overlapping (as the tokens of one
-        column of a file do): a byte mask of the tokens selects them in one pass over the buffer.
+        Gathered through one index per byte of the tokens (not per byte of the buffer: the ids
+        are a small part of a file's bytes).
         """
         offsets = np.zeros(starts.size + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        edges = np.zeros(buffer.size + 1, dtype=np.int8)  # +1 where a token starts, -1 after it
-        np.add.at(edges, starts, 1)  # (add.at: a token may end where the next one starts)
-        np.add.at(edges, starts + lengths, -1)
-        inside = np.cumsum(edges[:-1], dtype=np.int8).view(np.bool_)  # 0 or 1: tokens do not overlap
-        return cls(buffer[inside], offsets)
+        # byte j of token i sits at starts[i] + j, and lands at offsets[i] + j
+        index = np.repeat(starts - offsets[:-1], lengths)
+        index += np.arange(index.size)
+        return cls(buffer[index], offsets)
 
     @classmethod
     def concatenate(cls, parts: Sequence[Ids]) -> Ids:
@@ -76,10 +76,18 @@ class Ids:
         """The number of ids (as a numpy array's ``size``)."""
         return len(self)
 
-    @property
+    @cached_property
     def lengths(self) -> NDArray[np.int64]:
-        """The length of every id in bytes."""
+        """The length of every id in bytes (computed once: the join reads it several times)."""
         return np.diff(self.offsets)
+
+    @cached_property
+    def _words(self) -> NDArray[np.uint64]:
+        """Word ``k`` is bytes ``k`` to ``k + 7`` as a little-endian integer (an unaligned view; past
+        the end, zeros): ids are hashed and compared eight bytes at a time."""
+        padded = np.zeros(self.data.size + 8, dtype=np.uint8)
+        padded[: self.data.size] = self.data
+        return np.ndarray((self.data.size + 1,), dtype="<u8", buffer=padded, strides=(1,))
 
     @overload
     def __getitem__(self, index: int | np.integer) -> bytes: ...
@@ -107,40 +115,54 @@ class Ids:
         return [self[int(row)] for row in rows]
 
     def hash(self) -> NDArray[np.uint64]:
-        """64-bit FNV-1a of every id, vectorised over ids, one byte position at a time."""
-        value = np.full(len(self), _FNV_OFFSET, dtype=np.uint64)
-        order, starts, active = _by_length(self.offsets[:-1], self.lengths)
-        hashed = value[order]
-        prime = np.uint64(_FNV_PRIME)
-        with np.errstate(over="ignore"):
-            for position, count in enumerate(active):
-                hashed[:count] ^= self.data[starts[:count] + position]
-                hashed[:count] *= prime
-        value[order] = hashed
-        return value
+        """A 64-bit hash of every id, vectorised over ids, eight bytes at a time.
 
-    def equal(self, rows: NDArray[np.integer], other: Ids, other_rows: NDArray[np.integer]) -> NDArray[np.bool_]:
-        """Whether id ``rows[i]`` equals ``other``'s id ``other_rows[i]``, for every ``i`` (exact)."""
-        lengths = self.lengths[rows]
+        Each 8-byte word is mixed in as in FNV-1a (xor, multiply by the FNV prime), with a
+        shift that carries high bits down, and the length last, so that ids that differ only in
+        trailing NUL bytes differ too. Word ``k`` is read only for the ids longer than ``8 k``.
+        """
+        lengths, starts, words = self.lengths, self.offsets[:-1], self._words
+        hashed = np.full(len(self), _FNV_OFFSET, dtype=np.uint64)
+        prime, shift = np.uint64(_FNV_PRIME), np.uint64(29)
+
+        def mix(values: NDArray[np.uint64], word: NDArray[np.uint64]) -> NDArray[np.uint64]:
+            values ^= word
+            values *= prime
+            values ^= values >> shift
+            return values
+
+        with np.errstate(over="ignore"):
+            mix(hashed, words[starts] & _LOW_BYTES[np.minimum(lengths, 8)])  # every id has a first word
+            active, chunk = np.flatnonzero(lengths > 8), 1
+            while active.size:
+                word = words[starts[active] + 8 * chunk] & _LOW_BYTES[np.minimum(lengths[active] - 8 * chunk, 8)]
+                hashed[active] = mix(hashed[active], word)
+                chunk += 1
+                active = active[lengths[active] > 8 * chunk]
+            return mix(hashed, lengths.astype(np.uint64))
+
+    def equal(
+        self, rows: NDArray[np.integer] | slice, other: Ids, other_rows: NDArray[np.integer] | slice
+    ) -> NDArray[np.bool_]:
+        """Whether id ``rows[i]`` equals ``other``'s id ``other_rows[i]``, for every ``i`` (exact).
+
+        ``rows`` and ``other_rows`` are index arrays or slices (a slice takes no copy). Word ``k``
+        is compared only for the pairs still equal and longer than ``8 k``.
+        """
+        lengths, starts, other_starts = self.lengths[rows], self.offsets[:-1][rows], other.offsets[:-1][other_rows]
+        words, other_words = self._words, other._words
+        mask = _LOW_BYTES[np.minimum(lengths, 8)]
         same: NDArray[np.bool_] = lengths == other.lengths[other_rows]
-        candidates = np.flatnonzero(same)
-        order, starts, active = _by_length(self.offsets[rows[candidates]], lengths[candidates])
-        other_starts = other.offsets[other_rows[candidates]][order]
-        differs = np.zeros(candidates.size, dtype=bool)
-        for position, count in enumerate(active):
-            differs[:count] |= self.data[starts[:count] + position] != other.data[other_starts[:count] + position]
-        same[candidates[order[differs]]] = False
+        same &= (words[starts] & mask) == (other_words[other_starts] & mask)
+        active, chunk = np.flatnonzero(same & (lengths > 8)), 1
+        while active.size:
+            mask = _LOW_BYTES[np.minimum(lengths[active] - 8 * chunk, 8)]
+            equal = (words[starts[active] + 8 * chunk] & mask) == (other_words[other_starts[active] + 8 * chunk] & mask)
+            same[active[~equal]] = False
+            chunk += 1
+            active = active[equal & (lengths[active] > 8 * chunk)]
         return same
 
 
-def _by_length(
-    starts: NDArray[np.int64], lengths: NDArray[np.int64]
-) -> tuple[NDArray[np.intp], NDArray[np.int64], list[int]]:
-    """Ids ordered by length, longest first: the order, their starts, and per byte position how many
-    ids are longer than it (a prefix of the order)."""
-    order = np.argsort(-lengths, kind="stable")
-    longest = int(lengths[order[0]]) if order.size else 0
-    # ids longer than position p: those of length > p, a prefix since lengths are descending
-    counts = np.bincount(lengths, minlength=longest + 1)
-    longer = (lengths.size - np.cumsum(counts))[:longest].tolist()
-    return order, starts[order], longer
+#: ``_LOW_BYTES[n]`` keeps the first ``n`` bytes of a little-endian 64-bit word.
+_LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)

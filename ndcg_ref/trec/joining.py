@@ -20,9 +20,8 @@ def _query_index(qrels_qids: Ids, run_qids: Ids) -> tuple[NDArray[np.object_], N
     if both.size == 0:
         return np.empty(0, dtype=object), np.empty(0, dtype=np.intp)
     # Files are grouped by query: find runs of equal qids first, then index only their first ids.
-    lines = np.arange(both.size)
     change = np.ones(both.size, dtype=bool)
-    change[1:] = ~both.equal(lines[1:], both, lines[:-1])
+    change[1:] = ~both.equal(slice(1, None), both, slice(None, -1))
     segment = np.cumsum(change) - 1
     firsts = both[change]
     _, representative, group = np.unique(firsts.hash(), return_index=True, return_inverse=True)
