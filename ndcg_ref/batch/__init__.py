@@ -13,12 +13,15 @@ The package is split by concern: :mod:`.parallel` (the thread pool and the block
 :mod:`.grades` (grade matrices from user input, and their checks), :mod:`.kernels` (DCG of a
 block of rows, summed exactly as the single-query functions sum), :mod:`.ragged` (``Ragged``
 and its blocks of similar rows), :mod:`.measures` (``dcg_batch``, ``idcg_batch``, ``ndcg_batch``),
-:mod:`.ragged_measures` (their ragged path) and :mod:`.ranking` (``rank_by_score``).
+:mod:`.ragged_measures` (their ragged path), :mod:`.ranking` (``rank_by_score``), :mod:`.topk`
+(the top k of each row by score, without sorting the row) and :mod:`.from_scores`
+(``ndcg_from_scores``: nDCG@k from grades and scores, ranking only the top k).
 """
 
+from .from_scores import ndcg_from_scores
 from .grades import as_grade_matrix
 from .measures import dcg_batch, idcg_batch, ndcg_batch
 from .ragged import Ragged
 from .ranking import rank_by_score
 
-__all__ = ["Ragged", "as_grade_matrix", "dcg_batch", "idcg_batch", "ndcg_batch", "rank_by_score"]
+__all__ = ["Ragged", "as_grade_matrix", "dcg_batch", "idcg_batch", "ndcg_batch", "ndcg_from_scores", "rank_by_score"]
