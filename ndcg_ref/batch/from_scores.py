@@ -15,12 +15,17 @@ from .parallel import _for_each_chunk
 from .ranking import _score_matrix
 from .topk import _check_scores, _gather, _top_columns
 
+#: Rows up to this many times the depth are sorted whole for the ideal ranking: numpy's SIMD sort
+#: of a short row beats a partition followed by a sort of the top (100 grades, depth 10: 21 ms
+#: against 29 ms per 100,000 rows, measured with numpy 2.4 on AVX-512).
+_SORT_WHOLE = 16
+
 
 def _best_grades_negated(grades: NDArray[np.float64], depth: int) -> NDArray[np.float64]:
     """Each row's ``depth`` highest grades, negated, ascending: the first columns of
-    :func:`_negated_descending`, from a partition and a sort of ``depth`` columns only."""
-    if depth >= grades.shape[1]:
-        return _negated_descending(grades, "grades", 0)  # checked by the caller
+    :func:`_negated_descending`; for long rows from a partition and a sort of ``depth`` columns only."""
+    if grades.shape[1] <= _SORT_WHOLE * depth:
+        return _negated_descending(grades, "grades", 0)[:, :depth]  # checked by the caller
     negated = np.negative(grades)
     negated.partition(depth - 1, axis=1)
     best = negated[:, :depth]

@@ -81,3 +81,15 @@ def test_bad_input_is_named():
         ndcg_from_scores([[1, 2]], [[0.5]], 1)
     with pytest.raises(ValueError, match="at least 1"):
         rank_by_score([[1, 2]], [[0.5, 0.1]], 0)
+
+
+def test_long_rows_take_the_partition_path_for_the_ideal_too():
+    # rows much longer than the cut-off: the ideal's top grades come from a partition, not a sort
+    rng = np.random.default_rng(22)
+    grades = rng.integers(0, 4, size=(30, 300)).astype(float) * rng.choice([1.0, 0.37], size=(30, 1))
+    scores = rng.integers(0, 50, size=(30, 300)).astype(float)
+    full = _full_ranking(grades.tolist(), scores.tolist())
+    for k in (1, 3, (2, 7)):
+        ks = k if isinstance(k, tuple) else (k,)
+        values = ndcg_from_scores(grades, scores, ks)
+        assert values.tolist() == [[ndcg(row, c) for c in ks] for row in full]
