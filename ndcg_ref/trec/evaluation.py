@@ -82,7 +82,9 @@ def evaluate(run: Run, qrels: Qrels, measures: Sequence[str] = ("ndcg",), *, com
     ranked = _ranked_rows(run_kept, run_q[in_run], grades, queries)
     ideal = _ideal_rows(qrels, qrels_q, queries)
     values = np.zeros((0, len(cutoffs)))
-    if keep.any():
+    if keep.all():  # the usual case: every query judged and retrieved, nothing to pick
+        values = ndcg_batch(ranked, cutoffs, ideal=ideal)
+    elif keep.any():
         values = ndcg_batch(ranked.take(keep), cutoffs, ideal=ideal.take(keep))
     labels = [q.decode(errors="replace") for q in np.asarray(all_qids)[keep]]
     ordering = sorted(range(len(labels)), key=lambda i: labels[i])

@@ -89,6 +89,13 @@ class Ids:
         padded[: self.data.size] = self.data
         return np.ndarray((self.data.size + 1,), dtype="<u8", buffer=padded, strides=(1,))
 
+    @cached_property
+    def _head(self) -> NDArray[np.uint64]:
+        """Every id's first eight bytes (fewer for short ids, the rest zero): all of most ids, in
+        one aligned array, so that the join's comparisons gather one word per id."""
+        head: NDArray[np.uint64] = self._words[self.offsets[:-1]] & _LOW_BYTES[np.minimum(self.lengths, 8)]
+        return head
+
     @overload
     def __getitem__(self, index: int | np.integer) -> bytes: ...
     @overload
@@ -132,7 +139,7 @@ class Ids:
             return values
 
         with np.errstate(over="ignore"):
-            mix(hashed, words[starts] & _LOW_BYTES[np.minimum(lengths, 8)])  # every id has a first word
+            mix(hashed, self._head)  # every id has a first word
             active, chunk = np.flatnonzero(lengths > 8), 1
             while active.size:
                 word = words[starts[active] + 8 * chunk] & _LOW_BYTES[np.minimum(lengths[active] - 8 * chunk, 8)]
@@ -149,12 +156,13 @@ class Ids:
         ``rows`` and ``other_rows`` are index arrays or slices (a slice takes no copy). Word ``k``
         is compared only for the pairs still equal and longer than ``8 k``.
         """
-        lengths, starts, other_starts = self.lengths[rows], self.offsets[:-1][rows], other.offsets[:-1][other_rows]
-        words, other_words = self._words, other._words
-        mask = _LOW_BYTES[np.minimum(lengths, 8)]
+        lengths = self.lengths[rows]
         same: NDArray[np.bool_] = lengths == other.lengths[other_rows]
-        same &= (words[starts] & mask) == (other_words[other_starts] & mask)
+        same &= self._head[rows] == other._head[other_rows]
         active, chunk = np.flatnonzero(same & (lengths > 8)), 1
+        if active.size:  # ids longer than eight bytes: the rest, word by word
+            starts, other_starts = self.offsets[:-1][rows], other.offsets[:-1][other_rows]
+            words, other_words = self._words, other._words
         while active.size:
             mask = _LOW_BYTES[np.minimum(lengths[active] - 8 * chunk, 8)]
             equal = (words[starts[active] + 8 * chunk] & mask) == (other_words[other_starts[active] + 8 * chunk] & mask)
