@@ -15,9 +15,10 @@ Files are parsed with numpy (no Python loop per line), in blocks, with an error 
 and line for anything malformed; nothing is silently dropped.
 
 The package is split by concern: :mod:`.data` (``Run``, ``Qrels``, the format error),
-:mod:`.reading` (tokenizer and file reading), :mod:`.joining` (hash join of run and qrels,
-duplicate detection), :mod:`.ordering` (trec_eval's ranking rules), :mod:`.measures` (measure
-names) and :mod:`.evaluation` (the evaluation itself).
+:mod:`.ids` (ids in one byte buffer with offsets: one long id pads no other), :mod:`.reading`
+(tokenizer and file reading), :mod:`.joining` (hash join of run and qrels, duplicate detection),
+:mod:`.ordering` (trec_eval's ranking rules, as ragged rows), :mod:`.measures` (measure names)
+and :mod:`.evaluation` (the evaluation itself).
 """
 
 from .data import Qrels, Run, TrecFormatError, qrels_from_dict, run_from_dict
