@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .course.generated_cells import sync_source
 from .course.nbgrader import ASSIGNMENT, find_root, generate_release, source_notebook
+from .course.walkthrough import release_walkthroughs
 from .errors import KitError
 from .exercises import exercise_for
 from .files import write_atomic
@@ -50,6 +51,9 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-notebook-mb", type=float, default=DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2,
                         help="refuse (status error) notebooks larger than this, unread "
                         f"(default: {DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2:g})")
+    parser.add_argument("--show-solution", action="store_true",
+                        help="show the solution (the definition's Python one-liner) in the feedback pages; "
+                        "for after the deadline (default: the definition without code)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no table")
 
 
@@ -62,7 +66,9 @@ def parser() -> argparse.ArgumentParser:
     )
     commands = main_parser.add_subparsers(dest="command", required=True)
     commands.add_parser("sync", help="rewrite the source notebook's test cells from the exercise's cases")
-    commands.add_parser("release", help="sync, then regenerate release/ with nbgrader generate_assignment")
+    commands.add_parser(
+        "release", help="sync, regenerate release/ (nbgrader generate_assignment) and the walkthroughs' student copies"
+    )
     grade = commands.add_parser(
         "grade",
         help="grade every submission in a sandbox: results.json, grades.csv, feedback, report, gradebook",
@@ -81,7 +87,7 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
     return GradeOptions(
         exercise=exercise_for(args.assignment), submitted=args.submitted, out=args.out, workers=args.workers,
         timeout=args.timeout, force=args.force, sandbox=args.sandbox, gradebook=args.gradebook,
-        progress=not args.quiet, max_notebook_mb=args.max_notebook_mb,
+        progress=not args.quiet, max_notebook_mb=args.max_notebook_mb, show_solution=args.show_solution,
     )
 
 
@@ -109,6 +115,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"updated: {', '.join(changed)}" if changed else "test cells already in sync")
     elif args.command == "release":
         generate_release(root)
+        release_walkthroughs(root)
         print("release/ regenerated")
     elif args.command == "docs":
         from .exercises.ndcg.catalogue import catalogue_markdown

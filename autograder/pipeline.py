@@ -6,10 +6,12 @@ benchmarks and the tests call; there is no other way into grading.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .course.assignment_cells import MissingSource, record_assignment_cells
 from .course.autograded import write_autograded
 from .course.generated_cells import skipped_cell_ids
 from .course.nbgrader import find_root, release_notebook
@@ -18,7 +20,14 @@ from .files import write_atomic
 from .grading import BatchResult, Exercise, GradingSettings, GroupInfo, Status, default_workers, grade_batch
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, read_small_file
 from .output.feedback import write_feedback
-from .output.gradebook import parse_timestamp, try_record_scores
+from .output.gradebook import (
+    check_gradebook,
+    gradebook_errors,
+    gradebook_path,
+    parse_timestamp,
+    tool_environment,
+    try_record_scores,
+)
 from .output.report import write_report
 from .output.results import write_results
 from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
@@ -52,6 +61,9 @@ class GradeOptions:
     course_root: Path | None = None
     #: Notebooks larger than this are refused unread.
     max_notebook_mb: float = DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2
+    #: Show the parts of the exercise's definition marked as the solution in the feedback pages
+    #: (off by default: a tutor turns it on after the deadline).
+    show_solution: bool = False
 
 
 @dataclass(frozen=True)
@@ -111,6 +123,20 @@ def _course_feedback(root: Path, exercise: Exercise, student: str, page: Path, f
         write_atomic(folder / name, data.decode("utf-8", "replace"))
 
 
+def _record_cells(root: Path, url: str, exercise: Exercise) -> str:
+    """Record the notebook's cells as generate_assignment does, if the gradebook lacks them; a note or ""."""
+    path = gradebook_path(url)
+    with gradebook_errors():
+        if path is not None:
+            check_gradebook(path)
+        os.environ["PATH"] = tool_environment()["PATH"]  # nbgrader runs `alembic` to create a gradebook
+        try:
+            record_assignment_cells(root, url, exercise.assignment, exercise.notebook)
+        except MissingSource as missing:
+            return f" ({missing})"
+    return ""
+
+
 def grade_course(options: GradeOptions) -> GradeRun:
     """Grade every submission in its own sandbox; write results, feedback, report and gradebook scores.
 
@@ -160,7 +186,7 @@ def grade_course(options: GradeOptions) -> GradeRun:
     )
     collected = _collected_files(options, batch)
     for student in batch.students:
-        page = write_feedback(options.out, exercise, batch, student)
+        page = write_feedback(options.out, exercise, batch, student, show_solution=options.show_solution)
         if root is not None and student.status is not Status.MISSING:
             _course_feedback(root, exercise, student.student_id, options.out / page, collected[student.student_id])
     if root is not None:  # what nbgrader autograde leaves, for the formgrader
@@ -177,7 +203,9 @@ def grade_course(options: GradeOptions) -> GradeRun:
         if (stamp := parse_timestamp(files.get("timestamp.txt"))) is not None
     }
     try:
-        note = try_record_scores(url, exercise, batch, timestamps)
+        # the cells generate_assignment records, if the gradebook lacks them
+        cells_note = _record_cells(root, url, exercise) if root is not None else ""
+        note = try_record_scores(url, exercise, batch, timestamps) + cells_note
     except GradebookError as error:
         return GradeRun(batch, options.out, f"gradebook: {error}", gradebook_failed=True)
     return GradeRun(batch, options.out, note, gradebook_failed=False)

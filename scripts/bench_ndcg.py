@@ -173,9 +173,12 @@ def from_files(queries: int, repeat: int, trec_eval: Path | None) -> list[tuple]
     rows = []
     with tempfile.TemporaryDirectory(prefix="ndcg-bench-") as folder:
         run_path, qrels_path = write_files(Path(folder), grades, scores)
-        elapsed, result = best_of(lambda: evaluate_files(run_path, qrels_path, ["ndcg_cut.10", "ndcg"]), repeat)
+        elapsed, result = best_of(lambda: evaluate_files(
+            run_path, qrels_path, ["ndcg_cut.10", "ndcg"], score_precision="float32"  # pytrec-eval compares float32
+        ), repeat)
         rows.append(("ndcg_ref (evaluate_files, in this process)", elapsed, result.means["ndcg_cut_10"], result.means["ndcg"]))
         if trec_eval is not None:  # both as programs, with their start-up, so that they compare fairly
+            # (trec_eval 10.0 compares scores as doubles, as python -m ndcg_ref does by default)
             command = [sys.executable, "-m", "ndcg_ref", str(run_path), str(qrels_path), "-m", "ndcg_cut.10", "-m", "ndcg"]
             elapsed, (cut, full) = best_of(lambda: program_means(command), repeat)
             rows.append(("python -m ndcg_ref (a program)", elapsed, cut, full))

@@ -39,10 +39,10 @@ def new_course(path: Path) -> Path:
 
 
 def whole_course(path: Path) -> Path:
-    """A course directory with the config, source, release and examples: enough for release and demo."""
+    """A course directory with the config, source, release, examples and walkthroughs: enough for release and demo."""
     path.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "nbgrader_config.py", path)
-    for folder in ("source", "release", "examples"):
+    for folder in ("source", "release", "examples", "notebooks"):
         shutil.copytree(ROOT / folder, path / folder)
     return path
 

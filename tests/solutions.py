@@ -1,12 +1,15 @@
-"""Differently written correct solutions, and a way to run solutions in-process on the probes."""
+"""Differently written correct solutions, and ways to run trusted solutions in-process: on the probes, on the test cases."""
 
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable
 
+from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.diagnosis import ALL_PROBES
 from autograder.exercises.ndcg.diagnosis.probes import k_of, rels_of
 from autograder.grading import Call
+from autograder.grading.scoring import plan_calls, score
 from autograder.sandbox import CallOutcome, CallRecord
 
 CORRECT_SOLUTIONS: dict[str, tuple[str, str]] = {
@@ -50,16 +53,16 @@ CORRECT_SOLUTIONS: dict[str, tuple[str, str]] = {
 }
 
 
-def probe_records(dcg_source: str, ndcg_source: str) -> dict[Call, CallRecord]:
-    """Run trusted solution code in this process on every probe, making the records the runner would."""
+def call_records(dcg_source: str, ndcg_source: str, calls: Iterable[Call]) -> dict[Call, CallRecord]:
+    """Run trusted solution code in this process on ``calls``, making the records the runner would."""
     namespace: dict = {}
     exec(dcg_source, namespace)
     exec(ndcg_source, namespace)
     records = {}
-    for probe in ALL_PROBES:
-        argument = list(rels_of(probe))
+    for call in calls:
+        argument = list(rels_of(call))
         try:
-            value = namespace[probe.function](argument, k_of(probe))
+            value = namespace[call.function](argument, k_of(call))
             if isinstance(value, numbers.Real) and not isinstance(value, bool):
                 record = CallRecord(CallOutcome.VALUE, value=float(value))
             else:
@@ -70,5 +73,19 @@ def probe_records(dcg_source: str, ndcg_source: str) -> dict[Call, CallRecord]:
                 record = CallRecord(CallOutcome.NOT_A_NUMBER, value=numeric, type_name=type(value).__name__)
         except Exception as error:
             record = CallRecord(CallOutcome.RAISED, error=type(error).__name__, message=str(error))
-        records[probe] = CallRecord(**{**record.__dict__, "after": tuple(float(v) for v in argument)})
+        records[call] = CallRecord(**{**record.__dict__, "after": tuple(float(v) for v in argument)})
     return records
+
+
+def probe_records(dcg_source: str, ndcg_source: str) -> dict[Call, CallRecord]:
+    """Every probe's record for trusted solution code, run in this process."""
+    return call_records(dcg_source, ndcg_source, ALL_PROBES)
+
+
+def lost_groups(dcg_source: str, ndcg_source: str) -> set[str]:
+    """The test groups trusted solution code loses, scored by the real scoring from in-process records."""
+    plan = plan_calls(EXERCISE)
+    calls = [(call_id, call) for p in plan for call_id, call in zip(p.ids, (p.case.call, *p.case.extra_calls), strict=True)]
+    records = call_records(dcg_source, ndcg_source, dict.fromkeys(call for _, call in calls))
+    by_id = {call_id: records[call] for call_id, call in calls}
+    return {test.name for test in score(EXERCISE, plan, by_id, timeout=10.0) if not test.passed}

@@ -16,7 +16,7 @@ from typing import Any
 import nbformat
 
 from ..errors import CourseError
-from ..grading import Case, Exercise, TestGroup
+from ..grading import Call, Case, Exercise, Expect, TestGroup
 
 HELPER_ID = "test_helpers"
 #: The last line of a hidden test cell, the only one students see below its docstring.
@@ -24,37 +24,105 @@ HIDDEN_NOTE = "pass  # hidden tests: they run when your notebook is graded"
 
 
 def helper_source(exercise: Exercise) -> str:
-    """The helper cell: ``check_value``, which the test cells call."""
+    """The helper cell: ``check_value``, ``check_number`` and ``check_same``, which the test cells call.
+
+    They judge as the grader does (:mod:`autograder.grading.scoring`): a value check takes the
+    numeric value of any result that has one (a 0-d array, a Decimal); only ``check_number``, the
+    contract, asks for a plain number.
+    """
     return f'''"""Helpers used by the test cells below. Run this cell; do not change it."""
 import copy
 import math
 import numbers
 
 
-def check_value(function, *args, expected, provenance, unchanged=False):
-    """Check that function(*args) returns a number close to `expected`."""
+def _call(function, args, provenance, unchanged=False, plain=False):
+    """Call function(*args); return the call as text and the number it returned."""
     originals = copy.deepcopy(args)
     result = function(*args)
     call = f"{{function.__name__}}({{', '.join(map(repr, originals))}})"
-    if isinstance(result, bool) or not isinstance(result, numbers.Real):
-        kind = type(result).__name__
+    kind = type(result).__name__
+    if result is None or isinstance(result, (bool, str, bytes, list, tuple, dict)):
         raise AssertionError(f"{{call}} returned {{result!r}} ({{kind}}); expected a number [{{provenance}}]")
-    if not math.isclose(result, expected, rel_tol={exercise.rel_tol!r}, abs_tol={exercise.abs_tol!r}):
-        raise AssertionError(f"{{call}} returned {{result!r}}; expected {{expected!r}} [{{provenance}}]")
+    if plain and not isinstance(result, numbers.Real):
+        raise AssertionError(f"{{call}} returned {{result!r}} ({{kind}}), not a plain number (float) [{{provenance}}]")
+    try:
+        value = float(result)
+    except Exception:
+        raise AssertionError(f"{{call}} returned {{result!r}} ({{kind}}); expected a number [{{provenance}}]") from None
     if unchanged and args[0] != originals[0]:
-        raise AssertionError(f"{{call}} changed its input list to {{args[0]!r}}; do not modify it [{{provenance}}]")'''
+        raise AssertionError(f"{{call}} changed its input list to {{args[0]!r}}; do not modify it [{{provenance}}]")
+    return call, value
+
+
+def _close(a, b):
+    return math.isclose(a, b, rel_tol={exercise.rel_tol!r}, abs_tol={exercise.abs_tol!r})
+
+
+def _own_ratio(own, provenance):
+    """own = (helper, top, bottom): helper(*top) / helper(*bottom), 0.0 where the bottom is 0."""
+    if own is None:
+        return None
+    helper, top, bottom = own
+    numerator, denominator = _call(helper, top, provenance)[1], _call(helper, bottom, provenance)[1]
+    return numerator / denominator if denominator else 0.0
+
+
+def check_value(function, *args, expected, provenance, unchanged=False, own=None):
+    """Check that function(*args) returns a number close to `expected` (or to the ratio `own` names)."""
+    call, value = _call(function, args, provenance, unchanged)
+    if not _close(value, expected):
+        mine = _own_ratio(own, provenance)
+        if mine is None or not _close(value, mine):
+            raise AssertionError(f"{{call}} returned {{value!r}}; expected {{expected!r}} [{{provenance}}]")
+
+
+def check_number(function, *args, provenance, unchanged=False):
+    """Check that function(*args) returns a plain number, whatever its value."""
+    _call(function, args, provenance, unchanged, plain=True)
+
+
+def check_same(function, args, other, provenance, factor=1.0, own=None):
+    """Check that function(*args) returns `factor` times what function(*other) returns (or the ratio `own` names)."""
+    call, value = _call(function, args, provenance)
+    other_call, other_value = _call(function, other, provenance)
+    mine = None if _close(value, factor * other_value) else _own_ratio(own, provenance)
+    if not _close(value, factor * other_value) and (mine is None or not _close(value, mine)):
+        raise AssertionError(
+            f"{{call}} returned {{value!r}}, but {{other_call}} returned {{other_value!r}}: they should agree"
+            + (f" (times {{factor!r}})" if factor != 1.0 else "") + f" [{{provenance}}]"
+        )'''
 
 
 def _argument(value: object) -> str:
     return repr(list(value)) if isinstance(value, tuple) else repr(value)
 
 
+def _arguments(call: Call) -> str:
+    return ", ".join(_argument(a) for a in call.args)
+
+
+def _own(case: Case) -> str:
+    if case.own_ratio is None:
+        return ""
+    top, bottom = case.own_ratio
+    return f", own=({top.function}, ({_arguments(top)},), ({_arguments(bottom)},))"
+
+
 def _case_line(exercise: Exercise, case: Case) -> str:
     unchanged = ", unchanged=True" if case.check_unchanged else ""
-    arguments = "".join(f"{_argument(a)}, " for a in case.call.args)
+    provenance = f"provenance={case.provenance!r}{_own(case)}"
+    if case.expect is Expect.NUMBER:
+        return f"check_number({case.function}, {_arguments(case.call)}, {provenance}{unchanged})"
+    if case.expect is Expect.SAME_AS and case.companion is not None:
+        factor = f", factor={case.factor!r}" if case.factor != 1.0 else ""
+        return (
+            f"check_same({case.function}, ({_arguments(case.call)},), ({_arguments(case.companion)},), "
+            f"{provenance}{factor})"
+        )
     return (
-        f"check_value({case.function}, {arguments}expected={exercise.expected(case)!r}, "
-        f"provenance={case.provenance!r}{unchanged})"
+        f"check_value({case.function}, {_arguments(case.call)}, expected={exercise.expected(case)!r}, "
+        f"{provenance}{unchanged})"
     )
 
 

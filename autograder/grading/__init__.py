@@ -5,10 +5,11 @@ Layers below: :mod:`autograder.sandbox` (where student code runs). Layers above:
 """
 
 from .batch import default_workers, grade_batch, student_folders
-from .exercise import Call, Case, Exercise, Mistake, TestGroup
+from .exercise import Call, Case, Exercise, Expect, Mistake, TestGroup
 from .model import (
     SCHEMA_VERSION,
     BatchResult,
+    CaseResult,
     CellProblem,
     Diagnosis,
     Finding,
@@ -24,9 +25,11 @@ __all__ = [
     "BatchResult",
     "Call",
     "Case",
+    "CaseResult",
     "CellProblem",
     "Diagnosis",
     "Exercise",
+    "Expect",
     "Finding",
     "GradingSettings",
     "GroupInfo",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from ..sandbox import CallRecord
@@ -40,19 +41,51 @@ class Call:
         return f"{self.function}({', '.join(_literal(a) for a in self.args)})"
 
 
+class Expect(StrEnum):
+    """What a case asks of the number a call returns."""
+
+    #: The exercise's reference value.
+    REFERENCE = "reference"
+    #: A plain number, whatever its value: the contract (with ``check_unchanged``: and the input kept).
+    NUMBER = "number"
+    #: ``factor`` times what the student's own function returns on ``companion``: a property that holds
+    #: whatever else the student got wrong, so that one mistake costs only the group it is about.
+    SAME_AS = "same as"
+
+
 @dataclass(frozen=True)
 class Case:
-    """One test call and where it comes from."""
+    """One test call, what its result must be, and where it comes from."""
 
     call: Call
     #: Where the case comes from (a lecture slide, or ``constructed: <what it checks>``).
     provenance: str
     #: Also check that the caller's list (the first argument) is unchanged after the call.
     check_unchanged: bool = False
+    expect: Expect = Expect.REFERENCE
+    #: With :attr:`Expect.SAME_AS`: the other call of the student's function, and the factor.
+    companion: Call | None = None
+    factor: float = 1.0
+    #: Also accepted: the ratio of the student's own values on these two calls (0.0 where the second
+    #: is 0), e.g. a normalised measure that divides the student's own helper's values as its
+    #: definition says. A follow-up error (a wrong helper, used rightly) then costs only the groups
+    #: of its cause.
+    own_ratio: tuple[Call, Call] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.expect is Expect.SAME_AS) != (self.companion is not None):
+            raise ValueError(f"{self.call.text}: a companion call is given exactly when the case expects SAME_AS")
+        if self.companion is not None and self.companion.function != self.call.function:
+            raise ValueError(f"{self.call.text}: the companion {self.companion.text} calls another function")
 
     @property
     def function(self) -> str:
         return self.call.function
+
+    @property
+    def extra_calls(self) -> tuple[Call, ...]:
+        """The other calls the case needs: its companion, then the two calls of :attr:`own_ratio`."""
+        return ((self.companion,) if self.companion is not None else ()) + (self.own_ratio or ())
 
 
 @dataclass(frozen=True)
@@ -107,7 +140,7 @@ class Exercise:
     _expected: dict[Call, float] = field(default_factory=dict, compare=False, repr=False)
 
     def expected(self, case: Case) -> float:
-        """The reference value of ``case`` (computed once)."""
+        """The reference value of ``case``'s call (computed once); for any kind of case."""
         if case.call not in self._expected:
             self._expected[case.call] = self.reference(case.call)
         return self._expected[case.call]

@@ -14,7 +14,8 @@ from typing import Any
 from ..sandbox import CellOutcome
 
 #: Version of the layout of ``results.json`` (and of the resume cache's records).
-SCHEMA_VERSION = 2
+#: 3: each test has ``case_results`` (what each case checks and whether it passed).
+SCHEMA_VERSION = 3
 
 
 class Status(StrEnum):
@@ -27,6 +28,15 @@ class Status(StrEnum):
     ERROR = "error"
     #: No notebook was found.
     MISSING = "missing"
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One case of a test group: what it checks (never its input or expected value) and whether it passed."""
+
+    #: The case's provenance (a lecture slide, or ``constructed: <what it checks>``).
+    provenance: str
+    passed: bool
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,8 @@ class TestResult:
     visible: bool
     cases_passed: int
     cases: int
+    #: Every case of the group in order (empty for results built without them, e.g. in tests).
+    case_results: tuple[CaseResult, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -140,7 +152,11 @@ class StudentResult:
             score=float(data["score"]),
             max_score=float(data["max_score"]),
             message=str(data["message"]),
-            tests=[TestResult(**test) for test in data["tests"]],
+            tests=[
+                # every key is required: a results.json of an older schema fails here (KeyError), never half-read
+                TestResult(**{**test, "case_results": tuple(CaseResult(**case) for case in test["case_results"])})
+                for test in data["tests"]
+            ],
             diagnosis=Diagnosis(
                 findings=[Finding(**finding) for finding in data["diagnosis_details"]],
                 unexplained={str(k): str(v) for k, v in data["unexplained"].items()},

@@ -200,7 +200,7 @@ def student_code(file: NotebookFile, skip_ids: frozenset[str]) -> list[str]:
         raise SubmissionProblem(Status.ERROR, f"{name} is JSON nested too deeply to be a notebook") from None
     except json.JSONDecodeError as error:
         raise SubmissionProblem(
-            Status.ERROR, f"{name} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
+            Status.ERROR, f"{name} is not valid JSON ({json_error_text(error)}); "
             "the file is truncated or was edited outside Jupyter"
         ) from error
     try:
@@ -233,3 +233,28 @@ def _code_cells(cells: object, skip_ids: frozenset[str]) -> list[str]:
             raise TypeError("a code cell's source is not text")
         sources.append(source)
     return sources
+
+
+def json_error_text(error: json.JSONDecodeError) -> str:
+    """What is wrong with a JSON text and where, as one readable clause.
+
+    The decoder's ``msg`` is written to be followed by the position: some end in "at"
+    ("Invalid control character at"), which read as cut off on their own.
+
+    Examples
+    --------
+    >>> import json
+    >>> try:
+    ...     json.loads('{"a": "x' + chr(9) + 'y"}')  # a tab typed inside a string
+    ... except json.JSONDecodeError as error:
+    ...     print(json_error_text(error))
+    invalid control character at line 1, column 9
+    >>> try:
+    ...     json.loads('{"a": ')
+    ... except json.JSONDecodeError as error:
+    ...     print(json_error_text(error))
+    expecting value at line 1, column 7
+    """
+    where = f"line {error.lineno}, column {error.colno}"
+    what = error.msg[:1].lower() + error.msg[1:]
+    return f"{what} {where}" if what.endswith(" at") else f"{what} at {where}"

@@ -1,8 +1,11 @@
 """Turn what the student's functions returned into points, in the grader's own process.
 
-A case passes when the call returned a plain number that agrees with the exercise's reference
-value (and, where asked, left its input list unchanged). A test group scores its points when
-every one of its cases passes, like an nbgrader grade cell.
+A case passes when the call returned what it expects (:class:`~.exercise.Expect`): a number that
+agrees with the exercise's reference value, any plain number (the contract), or a number that
+agrees with the student's own value on a companion call (a property, whatever else is wrong);
+and, where asked, left its input list unchanged. A result that is no plain number but has a
+numeric value (a 0-d array, a Decimal) fails only the contract: its value is judged like any other.
+A test group scores its points when every one of its cases passes, like an nbgrader grade cell.
 
 Messages are written for the student. For a hidden case they say which property failed and
 how (a wrong value, an exception's built-in type, a timeout), never the input, the expected
@@ -17,8 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..sandbox import NOT_RUN_CALL, CallOrder, CallOutcome, CallRecord
-from .exercise import Case, Exercise, TestGroup
-from .model import TestResult
+from .exercise import Case, Exercise, Expect, TestGroup
+from .model import CaseResult, TestResult
 
 #: Type names shown as they are; any other name could be chosen by the student to carry data.
 #: (Built-in type names are shown too, see :func:`type_name`.)
@@ -27,33 +30,52 @@ _SHOWN_TYPES = {"ndarray", "float64", "float32", "int64", "int32", "Decimal", "F
 
 @dataclass(frozen=True)
 class CallPlan:
-    """Which call id belongs to which case (the runner only ever sees the ids and inputs)."""
+    """Which call ids belong to which case (the runner only ever sees the ids and inputs)."""
 
     call_id: int
     group: TestGroup
     case: Case
+    #: The ids of :attr:`Case.extra_calls`, in that order.
+    extra_ids: tuple[int, ...] = ()
+
+    @property
+    def ids(self) -> tuple[int, ...]:
+        """Every call id of the case."""
+        return (self.call_id, *self.extra_ids)
 
 
 def plan_calls(exercise: Exercise, first_id: int = 0) -> list[CallPlan]:
-    """One call per test case of ``exercise``, numbered from ``first_id``."""
+    """The calls of every test case of ``exercise`` (their extra calls included), numbered from ``first_id``."""
     plan: list[CallPlan] = []
+    next_id = first_id
     for group in exercise.groups:
         for case in group.cases:
-            plan.append(CallPlan(first_id + len(plan), group, case))
+            extra = tuple(range(next_id + 1, next_id + 1 + len(case.extra_calls)))
+            plan.append(CallPlan(next_id, group, case, extra))
+            next_id += 1 + len(extra)
     return plan
+
+
+def next_call_id(plan: list[CallPlan]) -> int:
+    """The first id after every call of ``plan``."""
+    return max((max(p.ids) for p in plan), default=-1) + 1
 
 
 def call_orders(plan: list[CallPlan]) -> list[CallOrder]:
     """The test calls as sent to the runner: ids, function names and inputs, nothing else."""
-    return [CallOrder(p.call_id, p.case.call.function, p.case.call.args) for p in plan]
+    orders = []
+    for p in plan:
+        for call_id, call in zip(p.ids, (p.case.call, *p.case.extra_calls), strict=True):
+            orders.append(CallOrder(call_id, call.function, call.args))
+    return orders
 
 
 def same_group(plan: list[CallPlan]) -> Callable[[int], list[int]]:
     """For a call that timed out: the other calls of its group (the group has failed already)."""
     members: dict[str, list[int]] = {}
     for p in plan:
-        members.setdefault(p.group.grade_id, []).append(p.call_id)
-    group_of = {p.call_id: p.group.grade_id for p in plan}
+        members.setdefault(p.group.grade_id, []).extend(p.ids)
+    group_of = {call_id: p.group.grade_id for p in plan for call_id in p.ids}
 
     def others(call_id: int) -> list[int]:
         return [other for other in members.get(group_of.get(call_id, ""), []) if other != call_id]
@@ -75,31 +97,97 @@ def type_name(name: str) -> str:
     return name if known else "an object of its own class"
 
 
-def case_passes(exercise: Exercise, case: Case, record: CallRecord) -> bool:
-    """Whether the call's record meets the case (a number, agreeing with the reference, input unchanged)."""
-    if record.value is None or record.outcome is not CallOutcome.VALUE:
-        return False
-    if not exercise.agrees(record.value, exercise.expected(case)):
-        return False
-    return not (case.check_unchanged and record.after != tuple(float(v) for v in case.call.args[0]))
+def _numeric(record: CallRecord) -> float | None:
+    """The number a call returned: a plain one, or the numeric value of a 0-d array, a Decimal ..."""
+    if record.outcome in (CallOutcome.VALUE, CallOutcome.NOT_A_NUMBER):
+        return record.value
+    return None
 
 
-def explain_failure(exercise: Exercise, case: Case, record: CallRecord, visible: bool, timeout: float) -> str:
+def _unchanged(case: Case, record: CallRecord) -> bool:
+    return not case.check_unchanged or record.after == tuple(float(v) for v in case.call.args[0])
+
+
+@dataclass(frozen=True)
+class CaseRecords:
+    """What the calls of one case returned: the case's own call, its companion, its own-ratio calls."""
+
+    call: CallRecord
+    companion: CallRecord | None = None
+    own_ratio: tuple[CallRecord, CallRecord] | None = None
+
+
+def _own_ratio(records: CaseRecords) -> float | None:
+    """The ratio of the student's own values on the own-ratio calls (0.0 for a zero denominator)."""
+    if records.own_ratio is None:
+        return None
+    top, bottom = (_numeric(r) for r in records.own_ratio)
+    if top is None or bottom is None:
+        return None
+    return top / bottom if bottom else 0.0
+
+
+def _primary(exercise: Exercise, case: Case, value: float, records: CaseRecords) -> bool:
+    """Whether ``value`` is what the case expects first (the reference, or the companion's value)."""
+    if case.expect is Expect.SAME_AS:
+        other = _numeric(records.companion) if records.companion is not None else None
+        return other is not None and exercise.agrees(value, case.factor * other)
+    return exercise.agrees(value, exercise.expected(case))
+
+
+def value_passes(exercise: Exercise, case: Case, value: float, records: CaseRecords) -> bool:
+    """Whether ``value`` is right for the case: what it expects, or the student's own ratio."""
+    if _primary(exercise, case, value, records):
+        return True
+    own = _own_ratio(records)
+    return own is not None and exercise.agrees(value, own)
+
+
+def case_passes(exercise: Exercise, case: Case, records: CaseRecords) -> bool:
+    """Whether the records of a case's calls meet the case."""
+    record = records.call
+    if case.expect is Expect.NUMBER:
+        return record.outcome is CallOutcome.VALUE and _unchanged(case, record)
+    value = _numeric(record)
+    return value is not None and value_passes(exercise, case, value, records) and _unchanged(case, record)
+
+
+def _property(case: Case) -> str:
+    """How a property case reads to a student: ``dcg([1, 2], 5) == dcg([1, 2], 2)``."""
+    if case.companion is None:
+        return case.call.text
+    factor = f"{case.factor:g} * " if case.factor != 1.0 else ""
+    return f"{case.call.text} == {factor}{case.companion.text}"
+
+
+def explain_failure(exercise: Exercise, case: Case, records: CaseRecords, visible: bool, timeout: float) -> str:
     """A student-facing sentence on why ``case`` failed, safe for hidden cases."""
     what = case.call.text if visible else f"a hidden case ({case.provenance.removeprefix('constructed: ')})"
+    record, companion = records.call, records.companion
+    other = _numeric(companion) if companion is not None else None
+    if case.companion is not None and companion is not None and other is None and _numeric(record) is not None:
+        alone = Case(case.companion, case.provenance)  # the companion call is what failed: explain that one
+        return explain_failure(exercise, alone, CaseRecords(companion), visible, timeout)
     function = f"`{case.function}`"
     outcome = record.outcome
     if outcome is CallOutcome.UNDEFINED:
         return f"your notebook does not define a function {function}"
-    if outcome is CallOutcome.VALUE and record.value is not None:
-        value, expected = record.value, exercise.expected(case)
-        if not exercise.agrees(value, expected):
+    value = _numeric(record)
+    if case.expect is Expect.NUMBER and outcome is CallOutcome.NOT_A_NUMBER:
+        return f"{function} returned {type_name(record.type_name or '')}, not a plain number (float), on {what}"
+    if value is not None:
+        if case.expect is Expect.NUMBER or value_passes(exercise, case, value, records):
+            return f"{function} changed the caller's list on {what}; {exercise.unchanged_hint}"
+        if case.expect is Expect.SAME_AS:
             if visible:
-                return f"{what} returned {value!r}; expected {expected!r}"
-            if math.isnan(value):
-                return f"{function} returned NaN on {what}"
-            return f"{function} returned a wrong value on {what}"
-        return f"{function} changed the caller's list on {what}; {exercise.unchanged_hint}"
+                return f"{_property(case)} should hold, but the left side is {value!r} and the right {other!r}"
+            return f"{function} broke a property on {what}"
+        expected = exercise.expected(case)
+        if visible:
+            return f"{what} returned {value!r}; expected {expected!r}"
+        if math.isnan(value):
+            return f"{function} returned NaN on {what}"
+        return f"{function} returned a wrong value on {what}"
     if outcome is CallOutcome.NOT_A_NUMBER:
         return f"{function} returned {type_name(record.type_name or '')}, not a number, on {what}"
     if outcome is CallOutcome.RAISED:
@@ -113,6 +201,14 @@ def explain_failure(exercise: Exercise, case: Case, record: CallRecord, visible:
     return f"{what} was not run (the submission used up its time)"
 
 
+def _records(p: CallPlan, calls: Mapping[int, CallRecord]) -> CaseRecords:
+    """The records of a case's calls (a call that was never made: :data:`NOT_RUN_CALL`)."""
+    extra = [calls.get(i, NOT_RUN_CALL) for i in p.extra_ids]
+    companion = extra.pop(0) if p.case.companion is not None else None
+    own = (extra[0], extra[1]) if p.case.own_ratio is not None else None
+    return CaseRecords(calls.get(p.call_id, NOT_RUN_CALL), companion, own)
+
+
 def score(
     exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord], timeout: float
 ) -> list[TestResult]:
@@ -123,13 +219,12 @@ def score(
     results = []
     for group in exercise.groups:
         mine = by_group.get(group.grade_id, [])
-        failures = [p for p in mine if not case_passes(exercise, p.case, calls.get(p.call_id, NOT_RUN_CALL))]
+        failures = [p for p in mine if not case_passes(exercise, p.case, _records(p, calls))]
         if not failures:
             message = f"all {len(mine)} cases passed"
         else:
             first = failures[0]
-            record = calls.get(first.call_id, NOT_RUN_CALL)
-            message = explain_failure(exercise, first.case, record, group.visible, timeout)
+            message = explain_failure(exercise, first.case, _records(first, calls), group.visible, timeout)
             if len(failures) > 1:
                 message += f" ({len(failures)} of {len(mine)} cases failed)"
         results.append(
@@ -137,6 +232,7 @@ def score(
                 name=group.grade_id, description=group.description, points=0.0 if failures else group.points,
                 max_points=group.points, passed=not failures, message=message, visible=group.visible,
                 cases_passed=len(mine) - len(failures), cases=len(mine),
+                case_results=tuple(CaseResult(p.case.provenance, p not in failures) for p in mine),
             )
         )
     return results

@@ -10,7 +10,7 @@ from ..sandbox import NOT_RUN_CALL, CallOrder, CallOutcome, CallRecord, CellOutc
 from .exercise import Call, Exercise
 from .model import CellProblem, Status, StudentResult
 from .notebook import DEFAULT_MAX_NOTEBOOK_BYTES, FileId, NotebookFile, SubmissionProblem, student_code
-from .scoring import call_orders, exception_name, plan_calls, same_group, score, type_name
+from .scoring import call_orders, exception_name, next_call_id, plan_calls, same_group, score, type_name
 
 #: Told when the process that ran the hidden tests could not be used (its own words may carry them).
 BLIND_FAILED = "the hidden tests could not be run: the process running them broke the grader's protocol"
@@ -57,7 +57,7 @@ def grade_submission(
     plan = plan_calls(exercise)
     visible = [p for p in plan if p.group.visible]
     hidden = [p for p in plan if not p.group.visible]
-    probes: dict[int, Call] = {len(plan) + number: probe for number, probe in enumerate(exercise.probes)}
+    probes: dict[int, Call] = {next_call_id(plan) + number: probe for number, probe in enumerate(exercise.probes)}
     tests_skip = same_group(plan)
 
     def skip_after_timeout(call_id: int) -> list[int]:
@@ -107,7 +107,9 @@ def grade_submission(
     messages += [cell_message(cell, settings.timeout) for cell in problems[:MAX_NAMED_CELLS]]
     if problem_count > MAX_NAMED_CELLS:
         messages.append(f"and {problem_count - MAX_NAMED_CELLS} more code cells that did not run cleanly")
-    hung = sum(1 for p in plan if outcome.calls.get(p.call_id, NOT_RUN_CALL).outcome is CallOutcome.TIMEOUT)
+    hung = sum(
+        1 for p in plan for i in p.ids if outcome.calls.get(i, NOT_RUN_CALL).outcome is CallOutcome.TIMEOUT
+    )
     if hung:
         messages.append(f"{hung} test call{'s' if hung > 1 else ''} did not finish within {settings.timeout:g} s")
     if any(outcome.calls.get(call_id, NOT_RUN_CALL).outcome is CallOutcome.TIMEOUT for call_id in probes):

@@ -2,8 +2,9 @@
 
 It shows the score per test with what went wrong, the recognised mistakes (with their
 explanation from the exercise's catalogue and a counterexample on a probe input), and the
-exercise's definition, so that a student who missed the tutorial can read it alone. It never
-shows a hidden test's input or expected value: the messages come from
+exercise's definition, so that a student who missed the tutorial can read it alone (the parts
+of the definition marked as the solution only when the tutor asks for them: ``show_solution``).
+It never shows a hidden test's input or expected value: the messages come from
 :mod:`autograder.grading.scoring`, which writes hidden cases by their property only.
 """
 
@@ -16,6 +17,7 @@ from markupsafe import Markup
 
 from ..files import write_atomic
 from ..grading import BatchResult, Exercise, Finding, Mistake, Status, StudentResult
+from .markup import without_solution
 from .templating import render
 
 STATUS_TEXT = {
@@ -39,8 +41,18 @@ def feedback_path(batch: BatchResult, student: StudentResult) -> Path:
     return Path("feedback") / student.student_id / f"{Path(batch.notebook).stem}.html"
 
 
-def render_feedback(exercise: Exercise, student: StudentResult) -> str:
-    """The feedback page for one student's result."""
+def render_feedback(exercise: Exercise, student: StudentResult, *, show_solution: bool = False) -> str:
+    """The feedback page for one student's result.
+
+    Parameters
+    ----------
+    exercise : Exercise
+    student : StudentResult
+    show_solution : bool
+        Show the parts of the exercise's definition marked ``class="solution"`` (a tutor's choice,
+        after the deadline); by default they are left out.
+    """
+    definition = exercise.definition_html if show_solution else without_solution(exercise.definition_html)
     explained = [_Explained(f, exercise.mistake(f.id)) for f in student.diagnosis.findings]
     return render(
         "feedback.html.j2",
@@ -52,12 +64,14 @@ def render_feedback(exercise: Exercise, student: StudentResult) -> str:
         explained=explained,
         unexplained=sorted(student.diagnosis.unexplained.items()),
         # written by the course author, not by a student: shown as HTML
-        definition=Markup(exercise.definition_html),
+        definition=Markup(definition),
     )
 
 
-def write_feedback(out: Path, exercise: Exercise, batch: BatchResult, student: StudentResult) -> Path:
-    """Write the student's page under ``out``; return its path relative to ``out``."""
+def write_feedback(
+    out: Path, exercise: Exercise, batch: BatchResult, student: StudentResult, *, show_solution: bool = False
+) -> Path:
+    """Write the student's page under ``out`` (see :func:`render_feedback`); return its path relative to ``out``."""
     relative = feedback_path(batch, student)
-    write_atomic(out / relative, render_feedback(exercise, student))
+    write_atomic(out / relative, render_feedback(exercise, student, show_solution=show_solution))
     return relative

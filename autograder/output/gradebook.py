@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -132,14 +134,21 @@ def record_scores(
     return len(submitted)
 
 
-def try_record_scores(
-    db_url: str, exercise: Exercise, batch: BatchResult, timestamps: dict[str, datetime] | None = None
-) -> str:
-    """:func:`record_scores`, turning any failure into :class:`GradebookError` (the results on disk stand)."""
+@contextmanager
+def gradebook_errors() -> Iterator[None]:
+    """Turn any failure to update the gradebook into :class:`GradebookError` (the results on disk stand)."""
     try:
-        recorded = record_scores(db_url, exercise, batch, timestamps)
+        yield
     except CourseError as error:
         raise GradebookError(f"NOT updated ({error})") from error
     except Exception as error:  # nbgrader/SQLAlchemy: locked, read-only, a schema of another version
         raise GradebookError(f"NOT updated ({type(error).__name__}: {error})") from error
+
+
+def try_record_scores(
+    db_url: str, exercise: Exercise, batch: BatchResult, timestamps: dict[str, datetime] | None = None
+) -> str:
+    """:func:`record_scores`, turning any failure into :class:`GradebookError` (the results on disk stand)."""
+    with gradebook_errors():
+        recorded = record_scores(db_url, exercise, batch, timestamps)
     return f"gradebook: {recorded} submissions recorded in {db_url}"

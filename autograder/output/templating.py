@@ -1,7 +1,9 @@
 """The Jinja2 environment of the pages: templates in ``templates/``, autoescaping always on.
 
 A tutor can reword a page by editing its ``.html.j2`` file; every value a template shows is
-escaped unless it is marked as trusted markup (:class:`markupsafe.Markup`) by the code.
+escaped unless it is marked as trusted markup (:class:`markupsafe.Markup`) by the code. The
+filter ``message`` shows a message with its `code` spans as ``<code>`` (escaped first, see
+:func:`.markup.message_html`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from .markup import message_html
 from .text import printable
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -20,7 +23,7 @@ TEMPLATES = Path(__file__).with_name("templates")
 
 @functools.cache
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=True,  # on for every template, whatever its file name
         undefined=jinja2.StrictUndefined,  # a misspelt field fails loudly instead of vanishing
@@ -30,6 +33,8 @@ def _environment() -> jinja2.Environment:
         # text a student chose may hold control characters or bytes that are not UTF-8: show them as escapes
         finalize=_printable,
     )
+    environment.filters["message"] = message_html
+    return environment
 
 
 def _printable(value: Any) -> Any:

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from .cgroups import RunGroup
+    from .uids import UidLease
 
 #: The script the sandboxed Python runs (standard library only; see its docstring).
 RUNNER = Path(__file__).with_name("runner.py")
-#: First user id used for sandboxed processes when the grader runs as root (one per worker slot).
+#: First user id used for sandboxed processes when the grader runs as root (leased per run: :mod:`.uids`).
 FIRST_SANDBOX_UID = 61000
 
 
@@ -60,14 +61,31 @@ class Launch:
     group: RunGroup | None = None
     #: Descriptors ``argv`` names (the seccomp filter): pass them to the process, then :meth:`close_fds`.
     pass_fds: tuple[int, ...] = ()
+    #: The user id the sandbox runs as (as root), held until :meth:`end`.
+    uid_lease: UidLease | None = None
+
+    #: Whether :meth:`close_fds` ran: a descriptor number closed twice may by then be another file's
+    #: (e.g. the gradebook's database, when nbgrader grades through this sandbox in its own process).
+    _closed: list[bool] = field(default_factory=lambda: [False], compare=False, repr=False)
 
     def close_fds(self) -> None:
-        """Close the parent's copies of :attr:`pass_fds` (once the process has started, or failed to)."""
+        """Close the parent's copies of :attr:`pass_fds` (once the process has started, or failed to); once only."""
+        if self._closed[0]:
+            return
+        self._closed[0] = True
         for fd in self.pass_fds:
             try:
                 os.close(fd)
             except OSError:
                 pass
+
+    def end(self) -> None:
+        """The run is over: close :attr:`pass_fds`, remove the cgroup (killing what is left), give the id back."""
+        self.close_fds()
+        if self.group is not None:
+            self.group.remove()
+        if self.uid_lease is not None:
+            self.uid_lease.release()
 
 
 class Sandbox(Protocol):
@@ -81,7 +99,7 @@ class Sandbox(Protocol):
     resource_warning: str | None
 
     def launch(self, scratch: Path, slot: int) -> Launch:
-        """The command that runs the runner in ``scratch`` (empty); its ``group`` is removed by the caller."""
+        """The command that runs the runner in ``scratch`` (empty); the caller calls its ``end()`` after the run."""
         ...
 
 

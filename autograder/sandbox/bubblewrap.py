@@ -31,6 +31,7 @@ from .base import (
 )
 from .cgroups import Cgroups
 from .seccomp import filter_fd, keyring_filter
+from .uids import lease_uid
 
 SANDBOX_RUNNER = "/opt/grader/runner.py"
 SANDBOX_HOME = "/home/student"
@@ -110,17 +111,25 @@ class Bubblewrap:
         for key, value in sandbox_environment(SANDBOX_HOME, str(Path(python).parent)).items():
             args += ["--setenv", key, value]
         inner = [python, "-I", SANDBOX_RUNNER]
+        lease = None
         if self.as_root:
             args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
-            inner = drop_privileges(FIRST_SANDBOX_UID + slot) + inner
+            lease = lease_uid(slot)
+            inner = drop_privileges(lease.uid) + inner
             processes = self.limits.processes
         else:
             args += ["--"]
             processes = own_process_count() + self.limits.processes
         argv = prlimit_prefix(self.limits, processes) + args + inner
-        group = self.cgroups.new_run() if self.cgroups is not None else None
+        try:
+            group = self.cgroups.new_run() if self.cgroups is not None else None
+        except BaseException:
+            if lease is not None:
+                lease.release()
+            raise
         if group is not None:
             argv = group.enter_prefix() + argv
         return Launch(
-            argv, cwd=str(scratch), env={"PATH": os.environ.get("PATH", "")}, group=group, pass_fds=pass_fds
+            argv, cwd=str(scratch), env={"PATH": os.environ.get("PATH", "")}, group=group, pass_fds=pass_fds,
+            uid_lease=lease,
         )

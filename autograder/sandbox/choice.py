@@ -53,9 +53,7 @@ def _probe(sandbox: Sandbox) -> str | None:
         except (OSError, subprocess.TimeoutExpired) as error:
             return str(error)
         finally:
-            launch.close_fds()
-            if launch.group is not None:
-                launch.group.remove()
+            launch.end()
     return None if done.returncode == 0 else (done.stderr.strip()[-500:] or f"exit code {done.returncode}")
 
 

@@ -198,9 +198,7 @@ def _one_run(
             stderr=subprocess.PIPE, start_new_session=True, pass_fds=launch.pass_fds,
         )
     except OSError as error:
-        launch.close_fds()
-        if launch.group is not None:
-            launch.group.remove()
+        launch.end()
         return reports, "startup", f"could not start the sandbox: {error}"
     launch.close_fds()
     clock = ItemClock(launch.group.cpu_seconds if launch.group is not None else None, remaining)
@@ -211,8 +209,7 @@ def _one_run(
         return _read_reports(process, reports, len(cells), call_lines, [call.id for call in calls], timeout, clock)
     finally:
         _kill(process)
-        if launch.group is not None:
-            launch.group.remove()  # and whatever escaped the process group
+        launch.end()  # the cgroup's removal kills whatever escaped the process group
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()

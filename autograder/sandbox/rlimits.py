@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 from .base import (
-    FIRST_SANDBOX_UID,
     RUNNER,
     Launch,
     Limits,
@@ -26,6 +25,7 @@ from .base import (
     system_tool,
 )
 from .cgroups import Cgroups
+from .uids import lease_uid
 
 
 class ResourceLimitsOnly:
@@ -70,15 +70,21 @@ class ResourceLimitsOnly:
         """The runner under ``prlimit``, with ``scratch`` as home and working directory."""
         env = sandbox_environment(str(scratch), str(Path(sys.executable).parent))
         argv = [sys.executable, "-I", str(RUNNER)]
+        lease = None
         if self.setpriv is not None:
-            uid = FIRST_SANDBOX_UID + slot
-            os.chown(scratch, uid, uid)
-            argv = drop_privileges(uid, self.setpriv) + argv
+            lease = lease_uid(slot)
+            os.chown(scratch, lease.uid, lease.uid)
+            argv = drop_privileges(lease.uid, self.setpriv) + argv
             processes = self.limits.processes  # RLIMIT_NPROC counts the processes of that user id only
         else:
             processes = own_process_count() + self.limits.processes
         argv = prlimit_prefix(self.limits, processes) + argv
-        group = self.cgroups.new_run() if self.cgroups is not None else None
+        try:
+            group = self.cgroups.new_run() if self.cgroups is not None else None
+        except BaseException:
+            if lease is not None:
+                lease.release()
+            raise
         if group is not None:
             argv = group.enter_prefix() + argv
-        return Launch(argv, cwd=str(scratch), env=env, group=group)
+        return Launch(argv, cwd=str(scratch), env=env, group=group, uid_lease=lease)

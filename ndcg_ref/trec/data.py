@@ -45,9 +45,10 @@ def _from_dict(
     table: Mapping[str, Mapping[str, float]], dtype: type[_Value]
 ) -> tuple[Ids, Ids, NDArray[_Value], NDArray[np.int64]]:
     rows = [(q, d, v) for q, docs in table.items() for d, v in docs.items()]
+    # surrogateescape: ids decoded from non-UTF-8 bytes (as Evaluation.qids are) encode back to those bytes
     return (
-        Ids.from_bytes(q.encode() for q, _, _ in rows),
-        Ids.from_bytes(d.encode() for _, d, _ in rows),
+        Ids.from_bytes(q.encode("utf-8", "surrogateescape") for q, _, _ in rows),
+        Ids.from_bytes(d.encode("utf-8", "surrogateescape") for _, d, _ in rows),
         np.array([v for _, _, v in rows], dtype=dtype),
         np.arange(1, len(rows) + 1, dtype=np.int64),
     )

@@ -117,6 +117,10 @@ class Ids:
         bounds = self.offsets.tolist()
         return (data[start:stop] for start, stop in pairwise(bounds))
 
+    def tolist(self) -> list[bytes]:
+        """Every id as a Python bytes object (as a numpy bytes array's ``tolist``)."""
+        return list(self)
+
     def as_bytes(self, rows: NDArray[np.integer]) -> list[bytes]:
         """The ids ``rows`` as Python bytes objects."""
         return [self[int(row)] for row in rows]

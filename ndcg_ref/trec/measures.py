@@ -9,11 +9,20 @@ _MEASURE = re.compile(r"^ndcg(?:_cut(?:[._](?P<cuts>\d+(?:,\d+)*))?)?$")
 
 
 def parse_measures(names: Iterable[str]) -> list[tuple[str, int | None]]:
-    """Turn trec_eval measure names into ``(output name, cut-off)`` pairs.
+    """Turn trec_eval measure names into ``(output name, cut-off)`` pairs, in trec_eval's output order.
+
+    trec_eval prints its measures in the order of its own table (``ndcg`` before ``ndcg_cut``)
+    and a measure's cut-offs in increasing order, whatever order ``-m`` named them in. Cut-offs
+    named more than once, or by several ``ndcg_cut`` names, are computed once.
+
+    Raises
+    ------
+    ValueError
+        For a name that is not ``ndcg`` or ``ndcg_cut[.K[,K...]]``, or a cut-off of 0.
 
     Examples
     --------
-    >>> parse_measures(["ndcg", "ndcg_cut.5,10"])
+    >>> parse_measures(["ndcg_cut.10,5", "ndcg"])
     [('ndcg', None), ('ndcg_cut_5', 5), ('ndcg_cut_10', 10)]
     """
     measures: list[tuple[str, int | None]] = []
@@ -33,4 +42,5 @@ def parse_measures(names: Iterable[str]) -> list[tuple[str, int | None]]:
         for pair in pairs:
             if pair not in measures:
                 measures.append(pair)
-    return measures
+    # trec_eval's order: ndcg (no cut-off) first, then the cut-offs in increasing order
+    return sorted(measures, key=lambda pair: -1 if pair[1] is None else pair[1])

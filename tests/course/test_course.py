@@ -13,6 +13,8 @@ from autograder.course.generated_cells import out_of_sync, render_group
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.cases import GROUPS, LECTURE
+from autograder.exercises.ndcg.catalogue import BY_ID
+from autograder.grading import Expect
 
 from conftest import ROOT, solution_code
 from grading_run import whole_course
@@ -44,10 +46,14 @@ def test_release_has_no_hidden_test_text():
     assert "HIDDEN TESTS" not in text
     assert "BEGIN SOLUTION" not in text
     for case in HIDDEN_CASES:
-        # as it appears in the source's cell (JSON-escaped there as here)
-        assert json.dumps(case.call.text)[1:-1] not in text, case.call
-        assert f"{list(case.call.args[0])!r}" not in text, case.call
-        assert repr(EXERCISE.expected(case)) not in text or EXERCISE.expected(case) in (0.0, 1.0), case.call
+        for call in (case.call, *case.extra_calls):
+            # as it appears in the source's cell (JSON-escaped there as here)
+            assert json.dumps(call.text)[1:-1] not in text, call
+            if len(call.args[0]) > 2:  # "[1]" or "[2, 1]" are in any code
+                assert f"{list(call.args[0])!r}" not in text, call
+        if case.expect is Expect.REFERENCE:
+            expected = repr(EXERCISE.expected(case))
+            assert expected not in text or len(expected) <= 4, case.call  # 0.0, 0.5, 1.0 are in any text
         assert case.provenance not in text, case.provenance
 
 
@@ -89,6 +95,16 @@ def test_points_add_up_to_ten_and_match_the_notebook():
     assert points == {g.grade_id: g.points for g in GROUPS}
 
 
+def test_the_tutor_guide_lists_every_group_with_its_points():
+    guide = (ROOT / "docs" / "tutor-guide.md").read_text(encoding="utf-8")
+    rows = [line for line in guide.splitlines() if line.startswith("| `test_")]
+    assert len(rows) == len(GROUPS)
+    for group, row in zip(GROUPS, rows, strict=True):
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert cells[0] == f"`{group.grade_id}`" and cells[1] == f"`{group.function}`"
+        assert float(cells[3]) == group.points and (cells[4] == "yes") == group.visible
+
+
 def test_every_case_names_its_provenance_and_only_the_lecture_is_published():
     for group in GROUPS:
         for case in group.cases:
@@ -122,13 +138,18 @@ def test_released_stubs_get_nothing(graded_course):
 
 @pytest.mark.slow
 def test_examples_get_partial_credit_for_what_they_get_right(graded_course):
+    # graded by nbgrader's own Execute from the notebook's test cells: the points the catalogue
+    # declares for each example's mistakes (docs/misconceptions.md) must come out of them too
     _, scores = graded_course
-    dcg_points = sum(g.points for g in GROUPS if g.function == "dcg")
-    contract = next(g for g in GROUPS if g.grade_id == "test_ndcg_contract").points
+
+    def cost(*mistakes: str) -> float:
+        lost = {g for m in mistakes for g in BY_ID[m].groups_lost(BY_ID[m].mutants[0])}
+        return sum(EXERCISE.group(g).points for g in lost)
+
     assert scores["alice"][0] == EXERCISE.max_score
-    assert scores["bob"][0] == EXERCISE.max_score - dcg_points  # natural log: dcg wrong, cancels in ndcg
-    assert scores["carol"][0] == dcg_points  # every ndcg group has a case with k < len(rels)
-    assert scores["erin"][0] == EXERCISE.max_score - contract  # sorts the caller's list in place
+    assert scores["bob"][0] == EXERCISE.max_score - cost("log-base")  # natural log: cancels in ndcg
+    assert scores["carol"][0] == EXERCISE.max_score - cost("ideal-not-cut", "zero-ideal")
+    assert scores["erin"][0] == EXERCISE.max_score - cost("mutates-input")  # sorts the caller's list in place
 
 
 @pytest.mark.slow

@@ -16,6 +16,7 @@ import pytest
 
 from autograder.course.example_notebooks import fill_solutions
 from autograder.course.nbgrader import gradebook_scores, tool_environment
+from autograder.course.walkthrough import WALKTHROUGH_ASSIGNMENT
 from autograder.exercises.ndcg import EXERCISE
 
 from conftest import solution_code
@@ -65,3 +66,24 @@ def test_release_fetch_submit_collect_grade_and_feedback(tmp_path):
     (page,) = (student / "ndcg" / "feedback").rglob("ndcg.html")
     text = page.read_text(encoding="utf-8")
     assert f"{EXERCISE.max_score:g} / {EXERCISE.max_score:g}" in text and "Feedback on ndcg" in text
+
+
+def test_the_walkthrough_reaches_students_through_the_exchange(tmp_path):
+    course = whole_course(tmp_path / "course")
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()
+    os.chmod(exchange, 0o777)
+    student = tmp_path / "student"
+    student.mkdir()
+    for cwd, args in (
+        (course, ("release_assignment", WALKTHROUGH_ASSIGNMENT, "--force")),
+        (student, ("fetch_assignment", WALKTHROUGH_ASSIGNMENT, "--course", COURSE_ID)),
+    ):
+        done = subprocess.run(
+            [str(NBGRADER), *args, f"--Exchange.root={exchange}"], cwd=cwd,
+            env=tool_environment(), capture_output=True, text=True, timeout=300,
+        )
+        assert done.returncode == 0, (args, done.stderr[-2000:])
+    fetched = sorted(p.name for p in (student / WALKTHROUGH_ASSIGNMENT).glob("*.ipynb"))
+    assert fetched == sorted(p.name for p in (course / "notebooks").glob("*.ipynb"))
+    assert all("ndcg_ref" not in p.read_text() for p in (student / WALKTHROUGH_ASSIGNMENT).glob("*.ipynb"))

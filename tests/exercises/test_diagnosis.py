@@ -12,7 +12,7 @@ from autograder.exercises.ndcg.catalogue import BY_ID, CATALOGUE, CORRECT_DCG, C
 from autograder.exercises.ndcg.diagnosis import ALL_PROBES, diagnose
 from autograder.exercises.ndcg.diagnosis.models import DCG_MODELS, NDCG_MODELS, DcgModel, NdcgModel
 from autograder.exercises.ndcg.diagnosis.probes import DCG_PROBES, NDCG_PROBES
-from autograder.exercises.ndcg.diagnosis.variants import SOURCES, mistake_ids
+from autograder.exercises.ndcg.diagnosis.variants import mistake_ids
 
 from solutions import CORRECT_SOLUTIONS, probe_records
 
@@ -20,7 +20,7 @@ ISSUE_IDS = {
     "log-base", "discount-offset", "no-discount", "discount-multiplied", "exponential-gain", "cutoff-ignored",
     "cutoff-off-by-one", "ideal-not-sorted", "ideal-ascending", "ideal-not-cut", "ideal-from-top-k",
     "ratio-inverted", "not-normalized", "mutates-input", "zero-ideal", "k-beyond-length", "rounded",
-    "returns-non-float",
+    "returns-non-float", "one-document",
 }
 MUTANTS = [(item.id, mutant) for item in CATALOGUE for mutant in item.mutants]
 
@@ -90,14 +90,15 @@ def test_counterexample_shows_the_formula():
 
 
 def test_probes_are_not_hidden_test_cases():
-    cases = {c.call for g in GROUPS for c in g.cases if not g.visible}
+    # nor any other call a hidden case makes (a companion, the student's own dcg for an ndcg case)
+    cases = {call for g in GROUPS for c in g.cases if not g.visible for call in (c.call, *c.extra_calls)}
     assert cases and not cases & set(ALL_PROBES)
 
 
 def test_models_report_exactly_the_catalogue():
     # the IDs are declared once, on the variants; every one must be in the catalogue and vice versa,
     # except the contract mistakes, which are recognised from the records rather than from a model
-    contract = {"mutates-input", "zero-ideal", "k-beyond-length", "returns-non-float"}
+    contract = {"mutates-input", "zero-ideal", "k-beyond-length", "returns-non-float", "one-document"}
     assert mistake_ids() == set(BY_ID) - contract
     reported = {m for model in (*DCG_MODELS, *NDCG_MODELS) for m in model.mistakes}
     assert reported == mistake_ids()
@@ -111,7 +112,7 @@ def test_no_model_with_a_mistake_looks_correct_on_the_probes():
                 not math.isclose(model.predict(p, {}), correct.predict(p, {}), rel_tol=1e-9, abs_tol=1e-9)
                 for p in DCG_PROBES
             ), model
-    linear = SOURCES[1]
+    linear = DcgModel()  # an ndcg computing the lecture's DCG itself
     reference = NdcgModel(source=linear)
     expected = {p: reference.predict(p, {}) for p in NDCG_PROBES}
     for model in NDCG_MODELS:

@@ -1,6 +1,7 @@
 """Mutation check of the grading itself, through the real grading path (`python -m autograder grade`).
 
-Every mutant of the misconception catalogue must lose points and be diagnosed with its own ID;
+Every mutant of the misconception catalogue must lose exactly the test groups the catalogue
+declares for it (the table in docs/misconceptions.md) and be diagnosed with its own ID;
 differently written correct solutions must get full marks and no diagnosis. A hidden test change
 that lets a mutant through, or one that costs a correct solution points, fails this test.
 """
@@ -12,8 +13,9 @@ import re
 import pytest
 
 from autograder.exercises.ndcg import EXERCISE
-from autograder.exercises.ndcg.catalogue import CATALOGUE
+from autograder.exercises.ndcg.catalogue import BY_ID, CATALOGUE
 
+from corpus import CORPUS
 from grading_run import add_student, grade, new_course, results
 from solutions import CORRECT_SOLUTIONS
 
@@ -31,9 +33,29 @@ def graded(tmp_path_factory):
         add_student(course, student, dcg=mutant.dcg, ndcg=mutant.ndcg)
     for name, (dcg, ndcg) in CORRECT_SOLUTIONS.items():
         add_student(course, f"correct_{name}", dcg=dcg, ndcg=ndcg)
+    for number, implementation in enumerate(CORPUS):
+        add_student(course, f"corpus_{number}", dcg=implementation.dcg, ndcg=implementation.ndcg)
     done = grade(course, "--gradebook", "none", "--timeout", "5", "--sandbox", "required")
     assert done.returncode == 0, done.stderr[-3000:]
     return course, results(course)
+
+
+@pytest.mark.parametrize("student", sorted(MUTANTS))
+def test_every_mutant_loses_exactly_the_groups_the_catalogue_declares(graded, student):
+    mistake, mutant = MUTANTS[student]
+    result = graded[1][student]
+    lost = {test["name"] for test in result["tests"] if not test["passed"]}
+    declared = set(BY_ID[mistake].groups_lost(mutant))
+    assert lost == declared, (mutant.name, {t["name"]: t["message"] for t in result["tests"] if not t["passed"]})
+    assert result["score"] == EXERCISE.max_score - sum(EXERCISE.group(g).points for g in declared)
+
+
+def test_the_declared_groups_exist():
+    for item in CATALOGUE:
+        for mutant in item.mutants:
+            assert item.groups_lost(mutant), f"{item.id} ({mutant.name}) declares no group it loses"
+            for grade_id in item.groups_lost(mutant):
+                EXERCISE.group(grade_id)  # KeyError names the known ids
 
 
 @pytest.mark.parametrize("student", sorted(MUTANTS))
@@ -43,6 +65,16 @@ def test_every_mutant_loses_points_and_is_diagnosed(graded, student):
     assert result["status"] == "graded", result["message"]
     assert result["score"] < EXERCISE.max_score, f"{mistake} ({mutant.name}) gets full marks: a test case is missing"
     assert result["diagnoses"] == [mistake], (mutant.name, result["diagnoses"], result.get("unexplained"))
+
+
+@pytest.mark.parametrize("number", range(len(CORPUS)), ids=[i.name for i in CORPUS])
+def test_the_corpus_graded_in_the_sandbox_gets_its_mistakes_and_points(graded, number):
+    implementation = CORPUS[number]
+    result = graded[1][f"corpus_{number}"]
+    assert result["status"] == "graded", result["message"]
+    assert set(result["diagnoses"]) == implementation.mistakes, result.get("unexplained")
+    lost = {test["name"] for test in result["tests"] if not test["passed"]}
+    assert lost == implementation.loses, {t["name"]: t["message"] for t in result["tests"] if not t["passed"]}
 
 
 @pytest.mark.parametrize("name", sorted(CORRECT_SOLUTIONS))

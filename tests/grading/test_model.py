@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import json
 
-from autograder.grading import CellProblem, Diagnosis, Finding, Status, StudentResult, TestResult
-from autograder.sandbox import CellOutcome
+import pytest
+
+from autograder.exercises.ndcg import EXERCISE
+from autograder.grading import CaseResult, CellProblem, Diagnosis, Finding, Status, StudentResult, TestResult
+from autograder.grading.scoring import plan_calls, score
+from autograder.sandbox import CallOutcome, CallRecord, CellOutcome
 
 
 def test_a_result_survives_json_unchanged():
     result = StudentResult(
         student_id="ana", status=Status.TIMEOUT, score=2.5, max_score=10.0, message="your code cell 2 ...",
-        tests=[TestResult("test_dcg_lecture", "dcg reproduces the lecture example", 1.0, 1.0, True, "ok", True, 2, 2)],
+        tests=[TestResult("test_dcg_lecture", "dcg reproduces the lecture example", 1.0, 1.0, False, "ok", True, 1, 2,
+                          (CaseResult("lecture", True), CaseResult("lecture, cut at k=3", False)))],
         diagnosis=Diagnosis([Finding("log-base", "dcg", "Logarithm with the wrong base", "for rels=[3, 2]")],
                             {"ndcg": "does not match"}),
         cells=[CellProblem(1, CellOutcome.TIMEOUT, detail="no answer within 2 s")],
@@ -27,3 +32,30 @@ def test_a_result_without_grading_has_every_field():
     data = result.to_json()
     assert data["tests"] == [] and data["diagnoses"] == [] and data["notebook"] is None
     assert StudentResult.from_json(data) == result
+
+
+def test_a_result_of_an_older_schema_is_refused_not_half_read():
+    result = StudentResult.without_grading("bo", Status.GRADED, "graded", 10.0)
+    result.tests = [TestResult("test_dcg_lecture", "d", 1.0, 1.0, True, "ok", True, 1, 1, (CaseResult("x", True),))]
+    data = json.loads(json.dumps(result.to_json()))
+    del data["tests"][0]["case_results"]  # as schema version 2 wrote it
+    with pytest.raises(KeyError):
+        StudentResult.from_json(data)
+
+
+def test_each_case_records_whether_it_passed():
+    plan = plan_calls(EXERCISE)
+    wrong = plan[3].call_id  # one hidden case of one group, every other call answered with the reference
+    calls = {  # every call (companions and own-ratio calls too) answered with the reference value
+        call_id: CallRecord(CallOutcome.VALUE, EXERCISE.reference(call) + (1.0 if call_id == wrong else 0.0),
+                            after=tuple(float(v) for v in call.args[0]))
+        for p in plan
+        for call_id, call in zip(p.ids, (p.case.call, *p.case.extra_calls), strict=True)
+    }
+    tests = {test.name: test for test in score(EXERCISE, plan, calls, timeout=1.0)}
+    for group in EXERCISE.groups:
+        test = tests[group.grade_id]
+        mine = [p for p in plan if p.group is group]
+        assert [c.provenance for c in test.case_results] == [p.case.provenance for p in mine]
+        assert [c.passed for c in test.case_results] == [p.call_id != wrong for p in mine]
+        assert test.cases_passed == sum(c.passed for c in test.case_results)

@@ -139,6 +139,6 @@ def test_results_feedback_and_report_are_written(run):
     assert "CG@k = rel 1 + … + rel k" in page  # the exercise's definition, as HTML
     report = _text(course / "graded" / "report.html")
     assert "Class report: cg (Cumulative gain)" in report
-    assert "cg-cutoff-ignored 1 Cut-off ignored" in report
+    assert "Cut-off ignored cg-cutoff-ignored 1 whole_list" in report  # mistake, ID, how many, who
     csv = (course / "graded" / "grades.csv").read_text(encoding="utf-8").splitlines()
     assert csv[0] == "student_id,status,score,max_score,test_cg_lecture,test_cg_cutoff,test_cg_contract"

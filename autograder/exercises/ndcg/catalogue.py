@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...grading import Mistake
+from .cases import GROUPS
 
 CORRECT_DCG = '''import math
 
@@ -43,6 +44,8 @@ class Mutant:
     name: str
     dcg: str = CORRECT_DCG
     ndcg: str = CORRECT_NDCG
+    #: The test groups (grade ids) it loses, where they differ from its misconception's.
+    loses: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,18 @@ class Misconception(Mistake):
     """A mistake of the catalogue with the solutions that make it (graded by the mutation tests)."""
 
     mutants: tuple[Mutant, ...] = ()
+    #: The test groups (grade ids) this mistake costs, and only these (the mutation tests check it):
+    #: the groups about what it gets wrong, never the contract or properties it keeps.
+    loses: tuple[str, ...] = ()
 
+    def groups_lost(self, mutant: Mutant) -> tuple[str, ...]:
+        """The groups ``mutant`` (one of :attr:`mutants`) loses."""
+        return mutant.loses if mutant.loses is not None else self.loses
+
+
+#: A rounded dcg: every group that compares its values (exactly, or scaled), not the cut-off
+#: properties (a rounded sum of the same terms is still the same number).
+DCG_VALUES = ("test_dcg_lecture", "test_dcg_discount", "test_dcg_grades")
 
 CATALOGUE: tuple[Misconception, ...] = (
     Misconception(
@@ -63,6 +77,7 @@ CATALOGUE: tuple[Misconception, ...] = (
             Mutant("natural log", dcg=_dcg("return sum(rels[i] / math.log(i + 2) for i in range(min(k, len(rels))))")),
             Mutant("log10", dcg=_dcg("return sum(rels[i] / math.log10(i + 2) for i in range(min(k, len(rels))))")),
         ),
+        loses=("test_dcg_lecture", "test_dcg_discount"),
     ),
     Misconception(
         "discount-offset",
@@ -81,6 +96,7 @@ CATALOGUE: tuple[Misconception, ...] = (
             Mutant("first document skipped", dcg=_dcg(
                 "return sum(rels[i] / math.log2(i + 1) for i in range(1, min(k, len(rels))))")),
         ),
+        loses=("test_dcg_lecture", "test_dcg_discount"),
     ),
     Misconception(
         "no-discount",
@@ -88,6 +104,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         "Adding up the grades of the top k without dividing by log2(i + 1) is the cumulative gain "
         "CG@k, not DCG@k: it ignores the order inside the top k. Divide each grade by log2(i + 1).",
         (Mutant("plain sum", dcg=_dcg("return float(sum(rels[:k]))", imports="")),),
+        loses=("test_dcg_lecture", "test_dcg_discount"),
     ),
     Misconception(
         "discount-multiplied",
@@ -95,6 +112,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         "Later ranks must count less, so the grade is divided by log2(i + 1); multiplying by it "
         "makes later ranks count more. Use rels[i] / math.log2(i + 2) in a 0-based loop.",
         (Mutant("multiplied", dcg=_dcg("return sum(rels[i] * math.log2(i + 2) for i in range(min(k, len(rels))))")),),
+        loses=("test_dcg_lecture", "test_dcg_discount"),
     ),
     Misconception(
         "exponential-gain",
@@ -104,6 +122,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         "only for grades 0 and 1. Use rels[i], not 2 ** rels[i] - 1.",
         (Mutant("2 ** rel - 1", dcg=_dcg(
             "return sum((2 ** rels[i] - 1) / math.log2(i + 2) for i in range(min(k, len(rels))))")),),
+        loses=("test_dcg_lecture", "test_dcg_grades"),
     ),
     Misconception(
         "cutoff-ignored",
@@ -111,6 +130,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         "DCG@k only counts the top k documents. Summing the whole list gives DCG@n. Stop the sum "
         "after min(k, len(rels)) documents.",
         (Mutant("whole list", dcg=_dcg("return sum(rels[i] / math.log2(i + 2) for i in range(len(rels)))")),),
+        loses=("test_dcg_lecture", "test_dcg_cutoff"),
     ),
     Misconception(
         "cutoff-off-by-one",
@@ -124,6 +144,7 @@ CATALOGUE: tuple[Misconception, ...] = (
             Mutant("k + 1 documents", dcg=_dcg(
                 "return sum(rels[i] / math.log2(i + 2) for i in range(min(k + 1, len(rels))))")),
         ),
+        loses=("test_dcg_lecture", "test_dcg_cutoff"),
     ),
     Misconception(
         "ideal-not-sorted",
@@ -134,6 +155,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         (Mutant("result of sorted thrown away", ndcg=_ndcg(
             "sorted(rels, reverse=True)\nideal = dcg(rels, k)\nif ideal == 0:\n    return 0.0\n"
             "return dcg(rels, k) / ideal")),),
+        loses=("test_ndcg_lecture", "test_ndcg_ideal"),
     ),
     Misconception(
         "ideal-ascending",
@@ -142,6 +164,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         "sorted(rels) puts them last.",
         (Mutant("ascending", ndcg=_ndcg(
             "ideal = dcg(sorted(rels), k)\nif ideal == 0:\n    return 0.0\nreturn dcg(rels, k) / ideal")),),
+        loses=("test_ndcg_lecture", "test_ndcg_ideal"),
     ),
     Misconception(
         "ideal-not-cut",
@@ -151,6 +174,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         (Mutant("whole ideal list", ndcg=_ndcg(
             "ideal = dcg(sorted(rels, reverse=True), len(rels))\nif ideal == 0:\n    return 0.0\n"
             "return dcg(rels, k) / ideal")),),
+        loses=("test_ndcg_lecture", "test_ndcg_ideal"),
     ),
     Misconception(
         "ideal-from-top-k",
@@ -161,6 +185,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         (Mutant("sorted(rels[:k])", ndcg=_ndcg(
             "ideal = dcg(sorted(rels[:k], reverse=True), k)\nif ideal == 0:\n    return 0.0\n"
             "return dcg(rels, k) / ideal")),),
+        loses=("test_ndcg_lecture", "test_ndcg_ideal"),
     ),
     Misconception(
         "ratio-inverted",
@@ -170,6 +195,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         (Mutant("iDCG / DCG", ndcg=_ndcg(
             "ideal = dcg(sorted(rels, reverse=True), k)\nactual = dcg(rels, k)\nif actual == 0:\n    return 0.0\n"
             "return ideal / actual")),),
+        loses=("test_ndcg_lecture", "test_ndcg_ideal"),
     ),
     Misconception(
         "not-normalized",
@@ -177,6 +203,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         "ndcg must divide DCG@k by the ideal DCG@k; returning DCG@k itself is not normalised and "
         "can be larger than 1.",
         (Mutant("returns DCG", ndcg=_ndcg("return dcg(rels, k)")),),
+        loses=("test_ndcg_lecture", "test_ndcg_ideal"),
     ),
     Misconception(
         "mutates-input",
@@ -187,6 +214,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         (Mutant("rels.sort()", ndcg=_ndcg(
             "actual = dcg(rels, k)\nrels.sort(reverse=True)\nideal = dcg(rels, k)\nif ideal == 0:\n    return 0.0\n"
             "return actual / ideal")),),
+        loses=("test_ndcg_contract",),
     ),
     Misconception(
         "zero-ideal",
@@ -199,6 +227,7 @@ CATALOGUE: tuple[Misconception, ...] = (
                 "with np.errstate(all='ignore'):\n"
                 "    return float(np.float64(dcg(rels, k)) / np.float64(dcg(sorted(rels, reverse=True), k)))")),
         ),
+        loses=("test_ndcg_zero",),
     ),
     Misconception(
         "k-beyond-length",
@@ -207,6 +236,20 @@ CATALOGUE: tuple[Misconception, ...] = (
         "indexing rels[i] raises IndexError; loop over range(min(k, len(rels))) or over rels[:k].",
         (Mutant("range(k)", dcg=_dcg(
             "total = 0.0\nfor i in range(k):\n    total += rels[i] / math.log2(i + 2)\nreturn total")),),
+        loses=("test_dcg_cutoff", "test_ndcg_cutoff"),
+    ),
+    Misconception(
+        "one-document",
+        "Fails on a one-document list",
+        "A ranking of a single document is a ranking too: DCG@k is its grade, and nDCG@k is 1.0 if "
+        "it is relevant (0.0 if not). scikit-learn's ndcg_score refuses such lists with a ValueError "
+        "whatever k is, so code built on it fails here; compute nDCG from your dcg instead.",
+        (Mutant("refuses one document, as scikit-learn does", ndcg=_ndcg(
+            "if len(rels) < 2:\n"
+            "    raise ValueError('Computing NDCG is only meaningful when there is more than 1 document.')\n"
+            "ideal = dcg(sorted(rels, reverse=True), k)\nif ideal == 0:\n    return 0.0\n"
+            "return dcg(rels, k) / ideal")),),
+        loses=("test_ndcg_cutoff", "test_ndcg_zero"),
     ),
     Misconception(
         "returns-non-float",
@@ -218,6 +261,7 @@ CATALOGUE: tuple[Misconception, ...] = (
             "top = np.asarray(rels[:k], dtype=float)\n"
             "return (top / np.log2(np.arange(2, top.size + 2))).sum(keepdims=True).squeeze()",
             imports="import numpy as np")),),
+        loses=("test_dcg_contract",),
     ),
     Misconception(
         "rounded",
@@ -227,17 +271,45 @@ CATALOGUE: tuple[Misconception, ...] = (
         "whose DCG has more decimals.",
         (
             Mutant("dcg rounded to 2 decimals", dcg=_dcg(
-                "return round(sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels)))), 2)")),
+                "return round(sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels)))), 2)"),
+                loses=DCG_VALUES),
             Mutant("ndcg rounded to 2 decimals", ndcg=_ndcg(
                 "ideal = dcg(sorted(rels, reverse=True), k)\nif ideal == 0:\n    return 0.0\n"
-                "return round(dcg(rels, k) / ideal, 2)")),
+                "return round(dcg(rels, k) / ideal, 2)"),
+                # the groups that check ndcg's exact values; its properties (k) compare like with like
+                loses=("test_ndcg_lecture", "test_ndcg_ideal")),
             Mutant("dcg formatted to 6 decimals", dcg=_dcg(
-                'return float(f"{sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels)))):.6f}")')),
+                'return float(f"{sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels)))):.6f}")'),
+                loses=DCG_VALUES),
         ),
     ),
 )
 
 BY_ID = {m.id: m for m in CATALOGUE}
+
+
+def points_table() -> list[str]:
+    """The documentation's table of the test groups each mutant loses, and its points (from :data:`CATALOGUE`)."""
+    columns = [(group.grade_id.removeprefix("test_"), group) for group in GROUPS]
+    lines = [
+        "## Points each mistake costs",
+        "",
+        "One mistake costs the groups about what it gets wrong, no more: the contract groups ask only for",
+        "a number and an unchanged list; the cut-off and grade groups are properties of the student's own",
+        "function that hold whatever discount it uses; an `ndcg` that divides the student's own `dcg`",
+        "values as the definition says keeps its points when that `dcg` is wrong. The mutation tests",
+        "grade every mutant and check that it loses exactly the groups marked here (✗).",
+        "",
+        "| mistake | mutant | " + " | ".join(f"`{name}` ({group.points:g})" for name, group in columns) + " | lost |",
+        "|---|---|" + "---|" * len(columns) + "---|",
+    ]
+    for item in CATALOGUE:
+        for mutant in item.mutants:
+            lost = item.groups_lost(mutant)
+            marks = " | ".join("✗" if group.grade_id in lost else "" for _, group in columns)
+            points = sum(group.points for _, group in columns if group.grade_id in lost)
+            lines.append(f"| `{item.id}` | {mutant.name} | {marks} | {points:g} |")
+    return lines
 
 
 def catalogue_markdown() -> str:
@@ -254,7 +326,8 @@ def catalogue_markdown() -> str:
     ]
     for item in CATALOGUE:
         lines.append(f"| `{item.id}` | {item.title} | {item.explanation} |")
-    lines += ["", "## Mutants", "", "Each mistake is reproduced by these solutions, which the test suite grades:", ""]
+    lines += ["", *points_table(), "", "## Mutants", ""]
+    lines += ["Each mistake is reproduced by these solutions, which the test suite grades:", ""]
     for item in CATALOGUE:
         for mutant in item.mutants:
             pairs = ((mutant.dcg, CORRECT_DCG), (mutant.ndcg, CORRECT_NDCG))

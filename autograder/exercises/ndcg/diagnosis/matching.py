@@ -28,12 +28,14 @@ from .probes import (
     BEYOND_PROBES,
     DCG_PROBES,
     NDCG_PROBES,
+    ONE_DOCUMENT_PROBES,
     ZERO_PROBES,
     describe,
     k_of,
     probe,
     rels_of,
 )
+from .variants import ROUNDINGS
 
 #: Two values agree when this close (relative and absolute).
 TOLERANCE = 1e-9
@@ -45,7 +47,21 @@ class Model(Protocol):
     @property
     def mistakes(self) -> list[str]: ...
 
+    @property
+    def rounding(self) -> int | None: ...
+
     def predict(self, call: Call, student_dcg: StudentDcg) -> float | None: ...
+
+
+def possible_roundings(values: Iterable[float]) -> frozenset[int | None]:
+    """The roundings a model may have, given what came back: n decimals only if every value has at most n.
+
+    >>> sorted(possible_roundings([0.5, 1.25]), key=str)
+    [2, 3, 4, 5, 6, 7, 8, None]
+    """
+    values = list(values)
+    decimals = {n for n in ROUNDINGS if n is not None and all(_close(v, round(v, n)) for v in values)}
+    return frozenset({None, *decimals})
 
 
 def _close(a: float, b: float) -> bool:
@@ -65,20 +81,34 @@ def _formula(rels: tuple[float, ...], k: int) -> str:
     return " + ".join(terms) if terms else "0"
 
 
+def digits_apart(got: float, right: float, least: int = 4) -> tuple[str, str]:
+    """``got`` and ``right`` with as many significant digits as it takes to see them differ (4 at least).
+
+    >>> digits_apart(0.678812, 0.678843)
+    ('0.67881', '0.67884')
+    """
+    for digits in range(least, 18):
+        shown = f"{got:.{digits}g}", f"{right:.{digits}g}"
+        if shown[0] != shown[1]:
+            return shown
+    return repr(got), repr(right)
+
+
 def _dcg_counterexample(call: Call, got: float) -> str:
     rels, k = rels_of(call), k_of(call)
-    right = ndcg_ref.dcg(list(rels), k)
+    mine, right = digits_apart(got, ndcg_ref.dcg(list(rels), k))
     formula = _formula(rels, k)
-    return f"for {describe(call)} your dcg returns {got:.4g}; the lecture's formula gives {formula} ≈ {right:.4g}"
+    return f"for {describe(call)} your dcg returns {mine}; the lecture's formula gives {formula} ≈ {right}"
 
 
 def _ndcg_counterexample(call: Call, got: float) -> str:
     rels, k = rels_of(call), k_of(call)
     ideal = sorted(rels, reverse=True)
     actual, best = ndcg_ref.dcg(list(rels), k), ndcg_ref.dcg(ideal, k)
+    mine, right = digits_apart(got, actual / best)
     return (
-        f"for {describe(call)} your ndcg returns {got:.4g}; the formula gives DCG@{k} / iDCG@{k} = "
-        f"{actual:.4g} / {best:.4g} ≈ {actual / best:.4g} (ideal ranking {ideal}, cut at k={k})"
+        f"for {describe(call)} your ndcg returns {mine}; the formula gives DCG@{k} / iDCG@{k} = "
+        f"{actual:.4g} / {best:.4g} ≈ {right} (ideal ranking {ideal}, cut at k={k})"
     )
 
 
@@ -95,9 +125,15 @@ class FunctionDiagnoser:
     counterexample: Callable[[Call, float], str]
 
     def best_model(self, observed: Mapping[Call, float], student_dcg: StudentDcg) -> Model | None:
-        """The model with the fewest mistakes that agrees with every observed value (None if none does)."""
-        best: Model | None = None
+        """The model with the fewest mistakes that agrees with every observed value (None if none does).
+
+        The models come sorted by their number of mistakes, so the first that agrees is the one;
+        models that round to more decimals than the values show are not even tried.
+        """
+        roundings = possible_roundings(observed.values())
         for model in self.models:
+            if model.rounding not in roundings:
+                continue
             compared = 0
             for call, value in observed.items():
                 predicted = model.predict(call, student_dcg)
@@ -107,11 +143,9 @@ class FunctionDiagnoser:
                     break
                 compared += 1
             else:
-                if compared >= self.minimum and (best is None or len(model.mistakes) < len(best.mistakes)):
-                    best = model
-                    if not best.mistakes:
-                        return best
-        return best
+                if compared >= self.minimum:
+                    return model
+        return None
 
     def diagnose(self, records: Records, student_dcg: StudentDcg, diagnosis: Diagnosis) -> None:
         """Add the mistakes of the best model (or an unexplained message) to ``diagnosis``."""
@@ -163,13 +197,19 @@ def _diagnose_not_working(records: Records, diagnosis: Diagnosis) -> None:
             continue
         seen = [records.get(p) for p in probes]
         outcomes = [r.outcome if r is not None else CallOutcome.NOT_RUN for r in seen]
-        errors = {exception_name(r.error or "") for r in seen if r is not None and r.outcome is CallOutcome.RAISED}
+        raised = [r for r in seen if r is not None and r.outcome is CallOutcome.RAISED]
+        errors = {exception_name(r.error or "") for r in raised}
         if all(outcome is CallOutcome.UNDEFINED for outcome in outcomes):
             diagnosis.unexplained[function] = f"your notebook does not define {function}(rels, k)"
         elif len(errors) == 1 and all(outcome is CallOutcome.RAISED for outcome in outcomes):
-            diagnosis.unexplained[function] = (
-                f"your {function} raised {errors.pop()} on every input we tried (is it implemented?)"
-            )
+            error = errors.pop()
+            if error == "NotImplementedError":
+                text = f"your {function} raised NotImplementedError on every input we tried (is it implemented?)"
+            else:
+                # the probes run in the process that never sees a hidden input: their messages may be shown
+                message = next((r.message for r in raised if r.message), None)
+                text = f"your {function} raised {error} on every input we tried" + (f": {message}" if message else "")
+            diagnosis.unexplained[function] = text
         else:
             diagnosis.unexplained[function] = f"your {function} did not return a number on any input we tried"
 
@@ -182,8 +222,12 @@ def _diagnose_type(records: Records, diagnosis: Diagnosis) -> None:
             if record is not None and record.outcome is CallOutcome.NOT_A_NUMBER and record.value is not None:
                 kind = type_name(record.type_name or "")
                 _add(diagnosis, "returns-non-float", function,
-                     f"for {describe(call)} your {function} returned {kind} (value {record.value:.4g}), not a float")
+                     f"for {describe(call)} your {function} returned {kind} (value {record.value!r}), not a float")
                 break
+
+
+def _raised(record: CallRecord | None) -> bool:
+    return record is not None and record.outcome is CallOutcome.RAISED
 
 
 def _diagnose_contract(records: Records, diagnosis: Diagnosis) -> None:
@@ -201,6 +245,14 @@ def _diagnose_contract(records: Records, diagnosis: Diagnosis) -> None:
         elif record.outcome is CallOutcome.VALUE and record.value != 0.0:
             _add(diagnosis, "zero-ideal", "ndcg",
                  f"for {describe(zero)} (nothing relevant) your ndcg returns {record.value}; it must return 0.0")
+    one_document = [p for p in (*DCG_PROBES, *ONE_DOCUMENT_PROBES) if len(rels_of(p)) == 1]
+    for function in ("dcg", "ndcg"):
+        crashed = [p for p in one_document if p.function == function and _raised(records.get(p))]
+        if crashed and working[function]:
+            record = records[crashed[0]]
+            _add(diagnosis, "one-document", function,
+                 f"for {describe(crashed[0])} your {function} raised {exception_name(record.error or '')}; "
+                 "a single document is a ranking too")
     for beyond in BEYOND_PROBES:
         record = records.get(beyond)
         if record is not None and record.outcome is CallOutcome.RAISED and working[beyond.function]:

@@ -1,7 +1,10 @@
 """Models of how a student's dcg and ndcg may compute: one choice from every table of :mod:`.variants`.
 
 Every combination is a model; the matching (:mod:`.matching`) picks the one with the fewest
-mistakes that agrees with every value the student's function returned on the probes.
+mistakes that agrees with every value the student's function returned on the probes. An ndcg
+model divides either the student's own dcg or a DCG it computes itself with any gain, discount
+and cut-off a dcg model knows, combined with every way of building the ideal ranking; the
+models come sorted by how many mistakes they have, so the first that agrees is the answer.
 """
 
 from __future__ import annotations
@@ -9,24 +12,25 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
-
-import ndcg_ref
+from typing import Protocol, TypeVar
 
 from ....grading import Call
 from .probes import k_of, rels_of
-from .variants import CUTOFFS, CUTS, GAINS, ORDERS, RATIOS, ROUNDINGS, SCOPES, SOURCES, WEIGHTS, Variant, ideal_list
+from .variants import CUTOFFS, CUTS, GAINS, ORDERS, RATIOS, ROUNDINGS, SCOPES, WEIGHTS, Variant, ideal_list
 from .variants import mistakes_of as _mistakes_of
+
+
+class _Mistaken(Protocol):
+    @property
+    def mistakes(self) -> list[str]: ...
+
+
+M = TypeVar("M", bound=_Mistaken)
 
 #: The student's dcg values on the auxiliary probes: ``{(rels, k): value}``.
 StudentDcg = Mapping[tuple[tuple[float, ...], int], float]
-
-
-@functools.lru_cache(maxsize=4096)
-def _reference_dcg(rels: tuple[float, ...], k: int, gain: Literal["linear", "exponential"]) -> float:
-    return ndcg_ref.dcg(list(rels), k, gain=gain)
 
 
 @dataclass(frozen=True)
@@ -38,12 +42,13 @@ class DcgModel:
     cutoff: Variant[Callable[[int, int], int]] = CUTOFFS[0]
     rounding: int | None = None
 
+    def value(self, rels: tuple[float, ...], k: int) -> float:
+        """The model's DCG of ``rels`` at ``k``."""
+        return _dcg_value(self, rels, k)
+
     def predict(self, call: Call, student_dcg: StudentDcg) -> float | None:
         """The model's value of ``dcg(rels, k)``."""
-        rels, k = rels_of(call), k_of(call)
-        n = self.cutoff.rule(k, len(rels))
-        value = math.fsum(self.gain.rule(rels[i]) * self.weight.rule(i + 1) for i in range(n))
-        return value if self.rounding is None else round(value, self.rounding)
+        return self.value(rels_of(call), k_of(call))
 
     @property
     def mistakes(self) -> list[str]:
@@ -51,16 +56,32 @@ class DcgModel:
         return _mistakes_of((self.gain, self.weight, self.cutoff), self.rounding)
 
 
-DCG_MODELS = tuple(
+@functools.lru_cache(maxsize=1 << 16)
+def _dcg_value(model: DcgModel, rels: tuple[float, ...], k: int) -> float:
+    n = model.cutoff.rule(k, len(rels))
+    value = math.fsum(model.gain.rule(rels[i]) * model.weight.rule(i + 1) for i in range(n))
+    return value if model.rounding is None else round(value, model.rounding)
+
+
+def _by_mistakes(models: Iterable[M]) -> tuple[M, ...]:
+    """Fewest mistakes first (a stable sort: among equals, the order of the tables)."""
+    return tuple(sorted(models, key=lambda model: len(model.mistakes)))
+
+
+DCG_MODELS = _by_mistakes(
     DcgModel(g, w, c, r) for r, g, w, c in itertools.product(ROUNDINGS, GAINS, WEIGHTS, CUTOFFS)
 )
+#: The DCGs an ndcg may compute itself, instead of calling the student's dcg (real code often
+#: does, in the function or a helper, with a discount or cut-off its dcg does not have).
+OWN_DCGS = tuple(DcgModel(g, w, c) for g, w, c in itertools.product(GAINS, WEIGHTS, CUTOFFS))
 
 
 @dataclass(frozen=True)
 class NdcgModel:
     """An ndcg: whose DCG it divides, how it builds and cuts the ideal ranking, the ratio, a rounding."""
 
-    source: Variant[Literal["linear", "exponential"] | None] = SOURCES[0]
+    #: None: the student's own dcg; else a DCG the ndcg computes itself (its parts can be mistakes).
+    source: DcgModel | None = None
     order: Variant[Callable[[list[float]], list[float]]] = ORDERS[0]
     scope: Variant[bool] = SCOPES[0]
     cut: Variant[bool] = CUTS[0]
@@ -68,8 +89,7 @@ class NdcgModel:
     rounding: int | None = None
 
     def _dcg(self, rels: tuple[float, ...], k: int, student_dcg: StudentDcg) -> float | None:
-        gain = self.source.rule
-        return student_dcg.get((rels, k)) if gain is None else _reference_dcg(rels, k, gain)
+        return student_dcg.get((rels, k)) if self.source is None else self.source.value(rels, k)
 
     def predict(self, call: Call, student_dcg: StudentDcg) -> float | None:
         """The model's value of ``ndcg(rels, k)``; None where it is undefined (a zero division, a missing value)."""
@@ -92,14 +112,15 @@ class NdcgModel:
 
     @property
     def mistakes(self) -> list[str]:
-        """The catalogue IDs of the parts that are not the lecture's (an unnormalised one has no ideal)."""
+        """The catalogue IDs of the parts that are not the lecture's: of its own DCG, its ideal, its ratio."""
+        own = self.source.mistakes if self.source is not None else []
         if self.ratio.rule == "unnormalised":
-            return _mistakes_of((self.source, self.ratio), self.rounding)
-        return _mistakes_of((self.source, self.order, self.scope, self.cut, self.ratio), self.rounding)
+            return own + _mistakes_of((self.ratio,), self.rounding)
+        return own + _mistakes_of((self.order, self.scope, self.cut, self.ratio), self.rounding)
 
 
-NDCG_MODELS = tuple(
+NDCG_MODELS = _by_mistakes(
     NdcgModel(s, o, sc, c, ra, r)
-    for r, s, o, sc, c, ra in itertools.product(ROUNDINGS, SOURCES, ORDERS, SCOPES, CUTS, RATIOS)
+    for r, s, o, sc, c, ra in itertools.product(ROUNDINGS, (None, *OWN_DCGS), ORDERS, SCOPES, CUTS, RATIOS)
     if ra.rule != "unnormalised" or (o, sc, c) == (ORDERS[0], SCOPES[0], CUTS[0])
 )

@@ -56,8 +56,10 @@ NDCG_PROBES: tuple[Call, ...] = tuple(
         ([0, 2, 1, 0, 0, 3, 1], 4), ([3, 0, 1], 2), ([1, 1, 2, 0], 3),
     ]
 )
+#: One document: a ranking too (scikit-learn's ndcg_score refuses it). dcg has its own among DCG_PROBES.
+ONE_DOCUMENT_PROBES: tuple[Call, ...] = (probe("ndcg", (3,), 1),)
 #: Nothing relevant: the only correct answer is 0.0.
-ZERO_PROBES: tuple[Call, ...] = (probe("ndcg", (0, 0, 0, 0, 0), 4), probe("ndcg", (0,), 1))
+ZERO_PROBES: tuple[Call, ...] = (probe("ndcg", (0, 0, 0, 0, 0), 4), probe("ndcg", (0, 0), 1))
 
 
 def _auxiliary_probes() -> tuple[Call, ...]:
@@ -76,5 +78,5 @@ AUXILIARY_PROBES = _auxiliary_probes()
 
 #: Every probe call, each once, in the order the runner makes them.
 ALL_PROBES: tuple[Call, ...] = tuple(
-    dict.fromkeys(DCG_PROBES + AUXILIARY_PROBES + BEYOND_PROBES + NDCG_PROBES + ZERO_PROBES)
+    dict.fromkeys(DCG_PROBES + AUXILIARY_PROBES + BEYOND_PROBES + NDCG_PROBES + ZERO_PROBES + ONE_DOCUMENT_PROBES)
 )

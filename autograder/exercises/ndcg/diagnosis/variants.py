@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, Literal, TypeVar
+from typing import Generic, TypeVar
 
 F = TypeVar("F", covariant=True)
 
@@ -58,12 +58,6 @@ CUTOFFS: tuple[Variant[Callable[[int, int], int]], ...] = (
 
 # ----- parts of an nDCG ---------------------------------------------------------------------
 
-#: Whose DCG an ndcg divides: the student's own ``dcg``, or the reference's with a given gain.
-SOURCES: tuple[Variant[Literal["linear", "exponential"] | None], ...] = (
-    Variant("student", None),
-    Variant("linear", "linear"),
-    Variant("exponential", "exponential", "exponential-gain"),
-)
 #: The ideal ranking's order.
 ORDERS: tuple[Variant[Callable[[list[float]], list[float]]], ...] = (
     Variant("desc", lambda rels: sorted(rels, reverse=True)),
@@ -97,5 +91,5 @@ def mistakes_of(parts: tuple[Variant[object], ...], rounding: int | None) -> lis
 
 def mistake_ids() -> set[str]:
     """Every catalogue ID a model can report."""
-    tables: tuple[tuple[Variant[object], ...], ...] = (GAINS, WEIGHTS, CUTOFFS, SOURCES, ORDERS, SCOPES, CUTS, RATIOS)
+    tables: tuple[tuple[Variant[object], ...], ...] = (GAINS, WEIGHTS, CUTOFFS, ORDERS, SCOPES, CUTS, RATIOS)
     return {v.mistake for table in tables for v in table if v.mistake is not None} | {ROUNDED}

@@ -1,0 +1,177 @@
+"""Real-looking DCG/nDCG implementations, in the styles found in homework repositories, course
+solutions, recommender projects and IR libraries, with the mistakes and lost test groups each must get.
+
+Written for this kit (not copied from anywhere); the styles are the ones the held-out set of real
+code showed: numpy with ``squeeze``, helpers that compute their own DCG, rounding to 6 places,
+scikit-learn, exponential gain in a helper, functions NumPy 2 removed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from autograder.exercises.ndcg.catalogue import CORRECT_DCG, CORRECT_NDCG
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """One student's dcg and ndcg, and what grading them must find."""
+
+    name: str
+    dcg: str
+    ndcg: str
+    #: The catalogue IDs the diagnosis names (as a set: order is the diagnosis's business).
+    mistakes: frozenset[str]
+    #: The test groups that lose their points.
+    loses: frozenset[str]
+    #: Words that must be in the unexplained message of a function, if any.
+    unexplained: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+NUMPY_SQUEEZE = Implementation(
+    "numpy, exponential gain, squeeze",
+    '''import numpy as np
+
+
+def dcg(rels, k):
+    r = np.asarray(rels, dtype=float)[:k]
+    gains = 2 ** r - 1
+    discounts = np.log2(np.arange(2, k + 2))
+    return (gains / discounts).sum(keepdims=True).squeeze()''',
+    '''def ndcg(rels, k):
+    ideal = dcg(sorted(rels, reverse=True), k)
+    return float(dcg(rels, k) / ideal)''',
+    frozenset({"returns-non-float", "exponential-gain", "k-beyond-length", "zero-ideal"}),
+    frozenset({"test_dcg_contract", "test_dcg_lecture", "test_dcg_grades", "test_dcg_cutoff", "test_ndcg_cutoff",
+               "test_ndcg_zero"}),
+)
+
+OWN_DCG_HELPER = Implementation(
+    "ndcg with its own DCG helper (1-based rank + 2) and an ideal from the top k",
+    CORRECT_DCG,
+    '''import math
+
+
+def _dcg_at(xs, k):
+    return sum(x / math.log2(rank + 2) for rank, x in enumerate(xs[:k], start=1))
+
+
+def ndcg(rels, k):
+    top = rels[:k]
+    ideal = _dcg_at(sorted(top, reverse=True), k)
+    return _dcg_at(rels, k) / ideal if ideal > 0 else 0.0''',
+    frozenset({"discount-offset", "ideal-from-top-k"}),
+    frozenset({"test_ndcg_lecture", "test_ndcg_ideal"}),
+)
+
+ROUNDED_6 = Implementation(
+    "dcg rounded to 6 places",
+    '''import math
+
+
+def dcg(rels, k):
+    score = 0.0
+    for i, rel in enumerate(rels[:k]):
+        score += rel / math.log2(i + 2)
+    return round(score, 6)''',
+    CORRECT_NDCG,
+    frozenset({"rounded"}),
+    frozenset({"test_dcg_lecture", "test_dcg_discount", "test_dcg_grades"}),
+)
+
+ROUNDED_6_AND_LN = Implementation(
+    "natural log, rounded to 6 places",
+    '''import math
+
+
+def dcg(rels, k):
+    return round(sum(r / math.log(i + 2) for i, r in enumerate(rels[:k])), 6)''',
+    CORRECT_NDCG,
+    frozenset({"rounded", "log-base"}),
+    frozenset({"test_dcg_lecture", "test_dcg_discount", "test_dcg_grades"}),
+)
+
+SKLEARN = Implementation(
+    "scikit-learn's ndcg_score",
+    '''import numpy as np
+from sklearn.metrics import dcg_score
+
+
+def dcg(rels, k):
+    scores = np.arange(len(rels), 0, -1)  # the ranking's order as scores
+    return float(dcg_score([rels], [scores], k=k)) if len(rels) > 1 else float(rels[0]) if rels else 0.0''',
+    '''import numpy as np
+from sklearn.metrics import ndcg_score
+
+
+def ndcg(rels, k):
+    scores = np.arange(len(rels), 0, -1)
+    return float(ndcg_score([rels], [scores], k=k))''',
+    frozenset({"one-document"}),
+    frozenset({"test_ndcg_cutoff", "test_ndcg_zero"}),
+)
+
+EXPONENTIAL_HELPER = Implementation(
+    "exponential gain in a helper",
+    '''import math
+
+
+def gain(rel):
+    return 2 ** rel - 1
+
+
+def dcg(rels, k):
+    return sum(gain(rel) / math.log2(pos + 1) for pos, rel in enumerate(rels[:k], start=1))''',
+    CORRECT_NDCG,
+    frozenset({"exponential-gain"}),
+    frozenset({"test_dcg_lecture", "test_dcg_grades"}),
+)
+
+IDEAL_NOT_CUT_OWN = Implementation(
+    "recommender style: iDCG summed over the whole sorted list",
+    CORRECT_DCG,
+    '''import math
+
+
+def ndcg(rels, k):
+    idcg = sum(r / math.log2(i + 2) for i, r in enumerate(sorted(rels, reverse=True)))
+    return dcg(rels, k) / idcg if idcg else 0.0''',
+    frozenset({"ideal-not-cut"}),
+    frozenset({"test_ndcg_lecture", "test_ndcg_ideal"}),
+)
+
+NATURAL_LOG_IN_NDCG = Implementation(
+    "ndcg's own DCG with a natural log (the base cancels in the ratio: right)",
+    CORRECT_DCG,
+    '''import math
+
+
+def ndcg(rels, k):
+    def dcg_ln(xs):
+        return sum(x / math.log(i + 2) for i, x in enumerate(xs[:k]))
+
+    ideal = dcg_ln(sorted(rels, reverse=True))
+    return dcg_ln(rels) / ideal if ideal else 0.0''',
+    frozenset(),
+    frozenset(),
+)
+
+NUMPY_2_REMOVED = Implementation(
+    "np.asfarray (removed in NumPy 2)",
+    '''import numpy as np
+
+
+def dcg(rels, k):
+    r = np.asfarray(rels)[:k]
+    return float(np.sum(r / np.log2(np.arange(2, r.size + 2))))''',
+    CORRECT_NDCG,
+    frozenset(),
+    frozenset({"test_dcg_lecture", "test_dcg_discount", "test_dcg_cutoff", "test_dcg_grades", "test_dcg_contract",
+               "test_ndcg_lecture", "test_ndcg_ideal", "test_ndcg_cutoff", "test_ndcg_zero", "test_ndcg_contract"}),
+    {"dcg": ("AttributeError", "asfarray"), "ndcg": ("AttributeError", "asfarray")},
+)
+
+CORPUS: tuple[Implementation, ...] = (
+    NUMPY_SQUEEZE, OWN_DCG_HELPER, ROUNDED_6, ROUNDED_6_AND_LN, SKLEARN, EXPONENTIAL_HELPER, IDEAL_NOT_CUT_OWN,
+    NATURAL_LOG_IN_NDCG, NUMPY_2_REMOVED,
+)

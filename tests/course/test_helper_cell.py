@@ -1,0 +1,58 @@
+"""The notebook's test cells judge as the grader does.
+
+nbgrader's own Execute (a tutor who switches the sandbox off, the reference in the tests) runs the
+generated test cells with the helper cell's ``check_value``, ``check_number`` and ``check_same``;
+the kit scores the same cases in its own process. Every mutant of the catalogue, every corpus
+implementation and every correct style must lose the same groups both ways. (In this process:
+the code is the tests' own, trusted.)
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from autograder.course.generated_cells import helper_source, render_group
+from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg.catalogue import CATALOGUE
+
+from corpus import CORPUS
+from solutions import CORRECT_SOLUTIONS, lost_groups
+
+SOLUTIONS = {
+    **{f"{item.id}: {mutant.name}": (mutant.dcg, mutant.ndcg) for item in CATALOGUE for mutant in item.mutants},
+    **{f"corpus: {i.name}": (i.dcg, i.ndcg) for i in CORPUS},
+    **{f"correct: {name}": pair for name, pair in CORRECT_SOLUTIONS.items()},
+}
+
+
+def _lost_in_the_notebook(dcg_source: str, ndcg_source: str) -> set[str]:
+    namespace: dict = {}
+    exec(helper_source(EXERCISE), namespace)
+    exec(dcg_source, namespace)
+    exec(ndcg_source, namespace)
+    lost = set()
+    for group in EXERCISE.groups:
+        try:
+            exec(render_group(EXERCISE, group), dict(namespace))
+        except Exception:  # an AssertionError of a check, or the student's own exception: the cell fails
+            lost.add(group.grade_id)
+    return lost
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTIONS))
+def test_the_notebook_cells_and_the_grader_agree(name):
+    dcg_source, ndcg_source = SOLUTIONS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _lost_in_the_notebook(dcg_source, ndcg_source) == lost_groups(dcg_source, ndcg_source)
+
+
+def test_a_zero_own_ratio_is_accepted_by_check_same():
+    namespace: dict = {}
+    exec(helper_source(EXERCISE), namespace)
+    exec("def dcg(rels, k):\n    return 0.0\n\n\ndef ndcg(rels, k):\n    return 0.0 if k == 1 else 5.0", namespace)
+    # ndcg is 0.0 and 5.0 on the two calls (no property), but 0.0 is its own dcg's 0/0 convention
+    namespace["check_same"](namespace["ndcg"], ([1, 2], 1), ([1, 2], 2), provenance="p",
+                            own=(namespace["dcg"], ([1, 2], 1), ([2, 1], 1)))

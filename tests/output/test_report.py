@@ -1,0 +1,214 @@
+"""The class report as a tutor reads it, parsed: the roster with working links, who needs a look,
+statistics over the set each label names, only the mistakes that occurred, cases by difficulty.
+
+Every expected value is computed here from the results the report is written from.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from pathlib import Path
+from urllib.parse import unquote_to_bytes
+
+import pytest
+from bs4 import BeautifulSoup
+
+from autograder.exercises.ndcg import EXERCISE
+from autograder.grading import (
+    BatchResult,
+    CaseResult,
+    Diagnosis,
+    Finding,
+    GroupInfo,
+    Status,
+    StudentResult,
+    TestResult,
+)
+from autograder.output.feedback import write_feedback
+from autograder.output.figures import mistake_chart, pass_chart, score_histogram
+from autograder.output.report import write_report
+from autograder.output.summary import summarize
+from autograder.output.text import printable
+
+from grading_run import secret_inputs
+
+#: The statuses whose scores count as "scored", written down independently of the code under test.
+SCORED = {Status.GRADED, Status.TIMEOUT}
+
+
+def _tests(failing: set[tuple[str, int]]) -> list[TestResult]:
+    """Every group's result when exactly the ``(grade_id, case index)`` cases in ``failing`` fail."""
+    tests = []
+    for group in EXERCISE.groups:
+        outcomes = tuple(
+            CaseResult(case.provenance, (group.grade_id, i) not in failing) for i, case in enumerate(group.cases)
+        )
+        passed = all(o.passed for o in outcomes)
+        tests.append(TestResult(
+            group.grade_id, group.description, group.points if passed else 0.0, group.points, passed,
+            "all cases passed" if passed else "`dcg` returned a wrong value on a hidden case", group.visible,
+            sum(o.passed for o in outcomes), len(outcomes), outcomes,
+        ))
+    return tests
+
+
+def _graded(student_id: str, failing: set[tuple[str, int]], mistakes: tuple[str, ...] = (),
+            unexplained: dict[str, str] | None = None, status: Status = Status.GRADED, message: str = "graded"
+            ) -> StudentResult:
+    tests = _tests(failing)
+    findings = [Finding(m, "dcg", EXERCISE.mistake(m).title, "for rels=[3, 2] ...") for m in mistakes]
+    return StudentResult(
+        student_id, status, sum(t.points for t in tests), EXERCISE.max_score, message, tests,
+        Diagnosis(findings, dict(unexplained or {})),
+    )
+
+
+def _batch() -> BatchResult:
+    students = [
+        _graded("ana b", set()),
+        _graded("bo#1%", {("test_dcg_cutoff", 0), ("test_dcg_grades", 2)}, ("log-base",)),
+        _graded("caf\udce9", {("test_ndcg_ideal", 1)}, ("ideal-not-cut", "log-base"),
+                {"ndcg": "your `ndcg` does not match a known mistake"}),
+        _graded("dee", {("test_dcg_cutoff", 0), ("test_ndcg_zero", 0)}, ("zero-ideal",), status=Status.TIMEOUT,
+                message="1 test call did not finish within 2 s"),
+        _graded("gus", {("test_dcg_cutoff", 0)}, unexplained={"dcg": "your dcg does not match"}),
+        StudentResult.without_grading("eve", Status.ERROR, "ndcg.ipynb is not valid JSON (...)", EXERCISE.max_score),
+        StudentResult.without_grading("fay", Status.MISSING, "no notebook in ndcg/", EXERCISE.max_score),
+    ]
+    return BatchResult(
+        assignment=EXERCISE.assignment, notebook=EXERCISE.notebook, title=EXERCISE.title,
+        max_score=EXERCISE.max_score, sandbox="test",
+        groups=[GroupInfo(g.grade_id, g.description, g.points, g.visible) for g in EXERCISE.groups],
+        students=students,
+    )
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory) -> tuple[Path, BatchResult, BeautifulSoup]:
+    out = tmp_path_factory.mktemp("graded")
+    batch = _batch()
+    for student in batch.students:
+        write_feedback(out, EXERCISE, batch, student)
+    report = write_report(out, EXERCISE, batch)
+    return out, batch, BeautifulSoup(report.read_text(encoding="utf-8"), "html.parser")
+
+
+def _rows(soup: BeautifulSoup, table_id: str) -> list[list]:
+    return [row.find_all("td") for row in soup.find(id=table_id).find_all("tr")[1:]]
+
+
+def _target(out: Path, href: str) -> Path:
+    """The file a relative link points to when the folder is opened from disk (percent-decoded bytes)."""
+    assert not href.startswith(("/", "http:", "https:", "file:")), href
+    return out / os.fsdecode(unquote_to_bytes(href))
+
+
+def test_the_roster_has_every_student_with_a_link_to_their_own_page(written):
+    out, batch, soup = written
+    rows = _rows(soup, "roster")
+    assert [row[0].get_text() for row in rows] == [printable(s.student_id) for s in batch.students]
+    for row, student in zip(rows, batch.students, strict=True):
+        page = _target(out, row[0].find("a")["href"])
+        assert page.is_file(), page
+        assert printable(student.student_id) in BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").title.text
+        assert row[1].get_text() == student.status.value
+        assert float(row[2].get_text().split("/")[0]) == student.score
+        shown = {span.get_text() for span in row[3].find_all("span")}
+        assert shown == {EXERCISE.mistake(m).title for m in student.diagnosis.ids}
+
+
+def test_statistics_are_over_exactly_the_set_their_label_names(written):
+    _, batch, soup = written
+    scored = [s.score for s in batch.students if s.status in SCORED]
+    everyone = [s.score for s in batch.students]
+    assert len(scored) < len(everyone) and len({s.status for s in batch.students}) == 4  # the sets differ
+    rows = _rows(soup, "statistics")
+    assert len(rows) == 2
+    for row, scores in zip(rows, [scored, everyone], strict=True):
+        label = row[0].get_text()
+        named = {status for status in Status if status.value in label}
+        # the scored row names exactly the scored statuses; the other names those that were not scored
+        assert named == (SCORED if scores is scored else set(Status) - SCORED), label
+        values = [float(cell.get_text()) for cell in row[1:]]
+        expected = [len(scores), statistics.mean(scores), statistics.median(scores), min(scores), max(scores)]
+        assert values == pytest.approx(expected, abs=0.005)
+    counts = soup.find(id="counts").get_text(" ", strip=True)
+    for status in Status:
+        assert f"{batch.count(status)} {status.value}" in counts
+
+
+def test_who_needs_a_look_is_named(written):
+    _, batch, soup = written
+    unexplained = [item.find("a").get_text() for item in soup.find(id="unexplained").find_all("li")]
+    assert unexplained == [
+        printable(s.student_id) for s in batch.students for _ in sorted(s.diagnosis.unexplained)
+    ]
+    trouble = [(row[0].get_text(), row[1].get_text()) for row in _rows(soup, "trouble")]
+    expected = [(s.student_id, s.status.value) for s in batch.students if s.status is not Status.GRADED]
+    assert sorted(trouble) == sorted(expected)
+
+
+def test_the_mistakes_listed_and_charted_are_those_that_occurred(written):
+    _, batch, soup = written
+    occurred: dict[str, int] = {}
+    for student in batch.students:
+        for mistake in student.diagnosis.ids:
+            occurred[mistake] = occurred.get(mistake, 0) + 1
+    assert 0 < len(occurred) < len(EXERCISE.catalogue)
+    listed = {row[1].get_text(): int(row[2].get_text()) for row in _rows(soup, "mistakes")}
+    assert listed == occurred
+    chart = mistake_chart(list(summarize(EXERCISE, batch).mistakes), scored=5)
+    bars = {label.get_text().replace("\n", " ") for label in chart.axes[0].get_yticklabels()}
+    assert bars == {EXERCISE.mistake(m).title for m in occurred}
+    alts = [img["alt"] for img in soup.find_all("img") if img["alt"].startswith("Students per mistake")]
+    assert len(alts) == 1
+    for mistake in EXERCISE.catalogue:
+        assert (mistake.title in alts[0]) == (mistake.id in occurred)
+
+
+def test_no_chart_of_mistakes_when_none_occurred():
+    assert mistake_chart([], scored=3) is None
+
+
+def test_each_case_shows_how_many_scored_students_failed_it(written):
+    _, batch, soup = written
+    rows = {(row[0].get_text(), row[1].get_text()): row for row in _rows(soup, "cases")}
+    scored = [s for s in batch.students if s.status in SCORED]
+    for group in EXERCISE.groups:
+        for index, case in enumerate(group.cases):
+            row = rows[(group.grade_id, f"{index + 1}/{len(group.cases)}")]
+            failed = sum(
+                not t.case_results[index].passed for s in scored for t in s.tests if t.name == group.grade_id
+            )
+            assert row[4].get_text() == f"{failed} of {len(scored)}"
+            assert row[2].get_text() == case.provenance.removeprefix("constructed: ")
+    assert len(rows) == sum(len(g.cases) for g in EXERCISE.groups)
+
+
+def test_the_report_shows_no_hidden_input(written):
+    _, _, soup = written
+    text = str(soup)
+    assert not [rels for rels in secret_inputs() if rels in text]
+
+
+def _ticks(axis) -> list[float]:
+    axis.figure.canvas.draw()
+    low, high = axis.get_view_interval()
+    return [t for t in axis.get_majorticklocs() if low <= t <= high]
+
+
+@pytest.mark.parametrize("scores", [[10.0], [5.0, 5.5, 10.0], [0.0] * 3 + [7.5] * 2])
+def test_student_counts_have_integer_ticks(scores):
+    histogram = score_histogram(scores, EXERCISE.max_score, "scored submissions")
+    ticks = _ticks(histogram.axes[0].yaxis)
+    assert ticks and all(t == int(t) for t in ticks), ticks
+    assert max(ticks) >= max(scores.count(s) for s in scores)
+    batch = _batch()
+    batch.students = [s for s in batch.students if s.status in SCORED][: len(scores)]
+    summary = summarize(EXERCISE, batch)
+    for figure in (pass_chart(list(summary.tests), len(batch.students)),
+                   mistake_chart(list(summary.mistakes), len(batch.students))):
+        if figure is not None:
+            ticks = _ticks(figure.axes[0].xaxis)
+            assert ticks and all(t == int(t) for t in ticks), ticks

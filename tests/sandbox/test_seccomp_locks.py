@@ -1,0 +1,62 @@
+"""Inside the sandbox, file locks and file watches are refused (a channel between concurrent sandboxes).
+
+Each call is tried on a file the test created in the sandbox's own scratch home.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from autograder.sandbox.base import Limits
+from autograder.sandbox.bubblewrap import Bubblewrap
+from autograder.sandbox.seccomp import keyring_filter
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap"),
+    pytest.mark.skipif(keyring_filter() is None, reason="no seccomp table for this machine"),
+]
+
+PROBE = r"""
+import errno, fcntl, os, struct
+path = os.path.join(os.getcwd(), "canary")
+fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+refused = {}
+def attempt(name, call):
+    try:
+        call()
+        refused[name] = False
+    except OSError as error:
+        refused[name] = error.errno == errno.EPERM
+attempt("flock", lambda: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB))
+attempt("lockf", lambda: fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB))
+attempt("F_GETLK", lambda: fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack("hhllhh", fcntl.F_WRLCK, 0, 0, 0, 0, 0)))
+attempt("F_OFD_SETLK", lambda: fcntl.fcntl(fd, 37, struct.pack("hhllhh", fcntl.F_WRLCK, 0, 0, 0, 0, 0)))
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+def inotify():
+    if libc.inotify_init1(0) < 0:
+        raise OSError(ctypes.get_errno(), "inotify_init1")
+attempt("inotify_init1", inotify)
+print(fcntl.fcntl(fd, fcntl.F_GETFL) >= 0, refused)  # other fcntl commands still work
+"""
+
+
+def test_file_locks_and_watches_are_refused_and_other_fcntl_works():
+    with tempfile.TemporaryDirectory() as scratch:
+        launch = Bubblewrap("bwrap", Limits()).launch(Path(scratch), slot=0)
+        try:
+            done = subprocess.run(
+                [*launch.argv[:-1], "-c", PROBE], cwd=launch.cwd, env=launch.env, pass_fds=launch.pass_fds,
+                capture_output=True, text=True, timeout=60,
+            )
+        finally:
+            launch.end()
+    assert done.returncode == 0, done.stderr[-2000:]
+    works, refused = done.stdout.strip().split(" ", 1)
+    assert works == "True"
+    assert refused == str({"flock": True, "lockf": True, "F_GETLK": True, "F_OFD_SETLK": True, "inotify_init1": True})
