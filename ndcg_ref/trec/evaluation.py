@@ -74,7 +74,7 @@ def _refuse_empty(run: Run, qrels: Qrels) -> None:
 
 
 def _refuse_disjoint(
-    run: Run, qrels: Qrels, all_qids: NDArray[np.bytes_], retrieved: NDArray[np.bool_], judged: NDArray[np.bool_]
+    run: Run, qrels: Qrels, all_qids: NDArray[np.object_], retrieved: NDArray[np.bool_], judged: NDArray[np.bool_]
 ) -> None:
     run_ids, qrels_ids = all_qids[retrieved], all_qids[judged]  # all_qids is sorted: the first ids
     raise NothingToEvaluateError(
