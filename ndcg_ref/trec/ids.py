@@ -93,7 +93,7 @@ class Ids:
     def _head(self) -> NDArray[np.uint64]:
         """Every id's first eight bytes (fewer for short ids, the rest zero): all of most ids, in
         one aligned array, so that the join's comparisons gather one word per id."""
-        head: NDArray[np.uint64] = self._words[self.offsets[:-1]] & _LOW_BYTES[np.minimum(self.lengths, 8)]
+        head: NDArray[np.uint64] = self._words[self.offsets[:-1]] & _low_bytes(self.lengths)
         return head
 
     @overload
@@ -146,7 +146,7 @@ class Ids:
             mix(hashed, self._head)  # every id has a first word
             active, chunk = np.flatnonzero(lengths > 8), 1
             while active.size:
-                word = words[starts[active] + 8 * chunk] & _LOW_BYTES[np.minimum(lengths[active] - 8 * chunk, 8)]
+                word = words[starts[active] + 8 * chunk] & _low_bytes(lengths[active] - 8 * chunk)
                 hashed[active] = mix(hashed[active], word)
                 chunk += 1
                 active = active[lengths[active] > 8 * chunk]
@@ -168,7 +168,7 @@ class Ids:
             starts, other_starts = self.offsets[:-1][rows], other.offsets[:-1][other_rows]
             words, other_words = self._words, other._words
         while active.size:
-            mask = _LOW_BYTES[np.minimum(lengths[active] - 8 * chunk, 8)]
+            mask = _low_bytes(lengths[active] - 8 * chunk)
             equal = (words[starts[active] + 8 * chunk] & mask) == (other_words[other_starts[active] + 8 * chunk] & mask)
             same[active[~equal]] = False
             chunk += 1
@@ -178,3 +178,12 @@ class Ids:
 
 #: ``_LOW_BYTES[n]`` keeps the first ``n`` bytes of a little-endian 64-bit word.
 _LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)
+
+
+def _low_bytes(lengths: NDArray[np.int64]) -> NDArray[np.uint64]:
+    """The mask that keeps the first ``min(length, 8)`` bytes of a word, for every length (>= 0).
+
+    (``take`` with ``mode="clip"`` maps every length from 8 up to the full mask, and skips the
+    bounds checks and the temporary of ``_LOW_BYTES[np.minimum(lengths, 8)]``: half the time.)
+    """
+    return np.take(_LOW_BYTES, lengths, mode="clip")
