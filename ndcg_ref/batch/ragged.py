@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: == would compare element-wise, so identity
 class Ragged:
     """Rows of different lengths: row ``i`` is ``values[offsets[i]:offsets[i + 1]]``.
 

@@ -21,7 +21,7 @@ _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = 0x100000001B3
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: == would compare element-wise, so identity
 class Ids:
     """Byte-string ids: id ``i`` is ``data[offsets[i]:offsets[i + 1]]``.
 
