@@ -65,7 +65,7 @@ def _own_ratio(own, provenance):
         return None
     helper, top, bottom = own
     numerator, denominator = _call(helper, top, provenance)[1], _call(helper, bottom, provenance)[1]
-    return numerator / denominator if denominator else 0.0
+    return numerator / denominator if denominator else None  # 0/0 proves nothing
 
 
 def check_value(function, *args, expected, provenance, unchanged=False, own=None):
@@ -82,8 +82,11 @@ def check_number(function, *args, provenance, unchanged=False):
     _call(function, args, provenance, unchanged, plain=True)
 
 
-def check_same(function, args, other, provenance, factor=1.0, own=None):
-    """Check that function(*args) returns `factor` times what function(*other) returns (or the ratio `own` names)."""
+def check_same(function, args, other, provenance, factor=1.0, own=None, nonzero=True):
+    """Check that function(*args) returns `factor` times what function(*other) returns (or the ratio `own` names).
+
+    Returns whether the value says anything: it is not 0 where the definition's (`nonzero`) is not.
+    """
     call, value = _call(function, args, provenance)
     other_call, other_value = _call(function, other, provenance)
     mine = None if _close(value, factor * other_value) else _own_ratio(own, provenance)
@@ -91,6 +94,15 @@ def check_same(function, args, other, provenance, factor=1.0, own=None):
         raise AssertionError(
             f"{{call}} returned {{value!r}}, but {{other_call}} returned {{other_value!r}}: they should agree"
             + (f" (times {{factor!r}})" if factor != 1.0 else "") + f" [{{provenance}}]"
+        )
+    return value != 0 or not nonzero
+
+
+def check_not_vacuous(function, informative):
+    """A property group counts only if its function did not return 0 on every one of its cases."""
+    if not any(informative):
+        raise AssertionError(
+            f"{{function.__name__}} returned 0 on every property case here, where the definition's value is not 0"
         )'''
 
 
@@ -116,9 +128,10 @@ def _case_line(exercise: Exercise, case: Case) -> str:
         return f"check_number({case.function}, {_arguments(case.call)}, {provenance}{unchanged})"
     if case.expect is Expect.SAME_AS and case.companion is not None:
         factor = f", factor={case.factor!r}" if case.factor != 1.0 else ""
+        nonzero = "" if exercise.expected(case) != 0 else ", nonzero=False"
         return (
             f"check_same({case.function}, ({_arguments(case.call)},), ({_arguments(case.companion)},), "
-            f"{provenance}{factor})"
+            f"{provenance}{factor}{nonzero})"
         )
     return (
         f"check_value({case.function}, {_arguments(case.call)}, expected={exercise.expected(case)!r}, "
@@ -141,6 +154,12 @@ def render_group(exercise: Exercise, group: TestGroup) -> str:
     """Return the source of the grade cell for ``group``."""
     lines = [title_line(group)]
     body = [_case_line(exercise, case) for case in group.cases]
+    if any(case.expect is Expect.SAME_AS for case in group.cases):
+        # as the grader: the properties must not hold only because every value is 0
+        body = ["_informative = []"] + [
+            f"_informative.append({line})" if case.expect is Expect.SAME_AS else line
+            for case, line in zip(group.cases, body, strict=True)
+        ] + [f"check_not_vacuous({group.function}, _informative)"]
     if group.visible:
         # says so when every check passed (a failing check raises before this line)
         lines += [*body, f"print({('passed: ' + group.description)!r})"]

@@ -62,12 +62,21 @@ def next_call_id(plan: list[CallPlan]) -> int:
 
 
 def call_orders(plan: list[CallPlan]) -> list[CallOrder]:
-    """The test calls as sent to the runner: ids, function names and inputs, nothing else."""
-    orders = []
-    for p in plan:
-        for call_id, call in zip(p.ids, (p.case.call, *p.case.extra_calls), strict=True):
-            orders.append(CallOrder(call_id, call.function, call.args))
-    return orders
+    """The cases' own calls as sent to the runner: ids, function names and inputs, nothing else."""
+    return [CallOrder(p.call_id, p.case.call.function, p.case.call.args) for p in plan]
+
+
+def extra_call_orders(plan: list[CallPlan]) -> list[CallOrder]:
+    """The cases' extra calls (companions, own-ratio calls), to be made in a process of their own.
+
+    A function that keeps state between calls could otherwise answer a companion with whatever
+    its case's call returned, and every property would hold.
+    """
+    return [
+        CallOrder(call_id, call.function, call.args)
+        for p in plan
+        for call_id, call in zip(p.extra_ids, p.case.extra_calls, strict=True)
+    ]
 
 
 def same_group(plan: list[CallPlan]) -> Callable[[int], list[int]]:
@@ -89,6 +98,24 @@ def exception_name(name: str) -> str:
     if isinstance(candidate, type) and issubclass(candidate, BaseException):
         return name
     return "an exception of its own class"
+
+
+#: The exception and type names a hidden case's message may show. The student's code picks what it
+#: raises or returns while it holds a hidden input, so each name it may choose is a few bits of that
+#: input carried into the feedback; these are the ones a real mistake produces, the rest read as
+#: ``Exception`` or ``object``.
+HIDDEN_EXCEPTIONS = frozenset({"ZeroDivisionError", "IndexError", "TypeError", "ValueError", "NotImplementedError"})
+HIDDEN_TYPES = frozenset({"ndarray", "NoneType", "str"})
+
+
+def hidden_exception_name(name: str) -> str:
+    """What a hidden case's message may say the student's code raised."""
+    return name if name in HIDDEN_EXCEPTIONS else "Exception"
+
+
+def hidden_type_name(name: str) -> str:
+    """What a hidden case's message may say the student's code returned."""
+    return name if name in HIDDEN_TYPES else "object"
 
 
 def type_name(name: str) -> str:
@@ -118,13 +145,13 @@ class CaseRecords:
 
 
 def _own_ratio(records: CaseRecords) -> float | None:
-    """The ratio of the student's own values on the own-ratio calls (0.0 for a zero denominator)."""
+    """The ratio of the student's own values on the own-ratio calls (None for a zero denominator)."""
     if records.own_ratio is None:
         return None
     top, bottom = (_numeric(r) for r in records.own_ratio)
-    if top is None or bottom is None:
+    if top is None or not bottom:  # 0/0 proves nothing: a function that returns 0 would always agree
         return None
-    return top / bottom if bottom else 0.0
+    return top / bottom
 
 
 def _primary(exercise: Exercise, case: Case, value: float, records: CaseRecords) -> bool:
@@ -209,6 +236,23 @@ def _records(p: CallPlan, calls: Mapping[int, CallRecord]) -> CaseRecords:
     return CaseRecords(calls.get(p.call_id, NOT_RUN_CALL), companion, own)
 
 
+def _vacuous(exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord]) -> bool:
+    """Whether a group's properties hold only because the function returned 0 on every one of them.
+
+    ``0 == 2 * 0`` holds for a stub that returns 0. A property group counts only if on at least
+    one of its property cases the student's value is not 0 where the reference's is not 0 (any
+    discount and gain a student may use give such a value; a constant 0 does not).
+    """
+    properties = [p for p in plan if p.case.expect is Expect.SAME_AS]
+    if not properties:
+        return False
+    return not any(
+        (value := _numeric(calls.get(p.call_id, NOT_RUN_CALL))) is not None and value != 0
+        and exercise.expected(p.case) != 0
+        for p in properties
+    )
+
+
 def score(
     exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord], timeout: float
 ) -> list[TestResult]:
@@ -220,8 +264,16 @@ def score(
     for group in exercise.groups:
         mine = by_group.get(group.grade_id, [])
         failures = [p for p in mine if not case_passes(exercise, p.case, _records(p, calls))]
+        vacuous = not failures and _vacuous(exercise, mine, calls)
+        if vacuous:
+            failures = [p for p in mine if p.case.expect is Expect.SAME_AS]
         if not failures:
             message = f"all {len(mine)} cases passed"
+        elif vacuous:
+            message = (
+                f"`{group.function}` returned 0 on every {'' if group.visible else 'hidden '}property case of this "
+                "group, where the definition's value is not 0: its properties hold for any function that returns 0"
+            )
         else:
             first = failures[0]
             message = explain_failure(exercise, first.case, _records(first, calls), group.visible, timeout)

@@ -10,7 +10,16 @@ from ..sandbox import NOT_RUN_CALL, CallOrder, CallOutcome, CallRecord, CellOutc
 from .exercise import Call, Exercise
 from .model import CellProblem, Status, StudentResult
 from .notebook import DEFAULT_MAX_NOTEBOOK_BYTES, FileId, NotebookFile, SubmissionProblem, student_code
-from .scoring import call_orders, exception_name, next_call_id, plan_calls, same_group, score, type_name
+from .scoring import (
+    call_orders,
+    extra_call_orders,
+    hidden_exception_name,
+    hidden_type_name,
+    next_call_id,
+    plan_calls,
+    same_group,
+    score,
+)
 
 #: Told when the process that ran the hidden tests could not be used (its own words may carry them).
 BLIND_FAILED = "the hidden tests could not be run: the process running them broke the grader's protocol"
@@ -76,12 +85,21 @@ def grade_submission(
         sandbox, cells, call_orders(hidden), timeout=settings.timeout,
         budget=max(0.0, settings.budget - (time.monotonic() - started)), slot=slot, skip_after_timeout=tests_skip,
     )
+    # A third, also blind: the cases' extra calls (companions, own-ratio calls), so that a function
+    # with state cannot answer a companion with what its case's call returned.
+    extras = extra_call_orders(plan)
+    companions = run_submission(
+        sandbox, cells, extras, timeout=settings.timeout,
+        budget=max(0.0, settings.budget - (time.monotonic() - started)), slot=slot, skip_after_timeout=tests_skip,
+    ) if extras else None
+    blind_runs = [blind, *([companions] if companions is not None else [])]
     outcome = RunOutcome(
-        cells=shown.cells, calls={**shown.calls, **{i: _blinded(r) for i, r in blind.calls.items()}},
-        restarts=shown.restarts + blind.restarts,
-        # the blind process's own words are never shown: a fixed sentence stands for them
-        fatal=shown.fatal or (BLIND_FAILED if blind.fatal else None),
-        notes=list(dict.fromkeys(shown.notes + blind.notes)),
+        cells=shown.cells,
+        calls={**shown.calls, **{i: _blinded(r) for run in blind_runs for i, r in run.calls.items()}},
+        restarts=shown.restarts + sum(run.restarts for run in blind_runs),
+        # the blind processes' own words are never shown: a fixed sentence stands for them
+        fatal=shown.fatal or (BLIND_FAILED if any(run.fatal for run in blind_runs) else None),
+        notes=list(dict.fromkeys(shown.notes + [note for run in blind_runs for note in run.notes])),
     )
     problems = [
         CellProblem(index, record.outcome, record.error, record.message, record.detail)
@@ -127,8 +145,8 @@ def _blinded(record: CallRecord) -> CallRecord:
     """A record from the process that saw hidden inputs, with every text the student chose removed."""
     return replace(
         record, message=None, detail=None,
-        error=exception_name(record.error) if record.error is not None else None,
-        type_name=type_name(record.type_name) if record.type_name is not None else None,
+        error=hidden_exception_name(record.error) if record.error is not None else None,
+        type_name=hidden_type_name(record.type_name) if record.type_name is not None else None,
     )
 
 

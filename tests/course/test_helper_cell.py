@@ -49,10 +49,16 @@ def test_the_notebook_cells_and_the_grader_agree(name):
         assert _lost_in_the_notebook(dcg_source, ndcg_source) == lost_groups(dcg_source, ndcg_source)
 
 
-def test_a_zero_own_ratio_is_accepted_by_check_same():
+def test_zeros_prove_nothing_in_the_notebook_either():
     namespace: dict = {}
     exec(helper_source(EXERCISE), namespace)
     exec("def dcg(rels, k):\n    return 0.0\n\n\ndef ndcg(rels, k):\n    return 0.0 if k == 1 else 5.0", namespace)
-    # ndcg is 0.0 and 5.0 on the two calls (no property), but 0.0 is its own dcg's 0/0 convention
-    namespace["check_same"](namespace["ndcg"], ([1, 2], 1), ([1, 2], 2), provenance="p",
-                            own=(namespace["dcg"], ([1, 2], 1), ([2, 1], 1)))
+    check_same, check_not_vacuous = namespace["check_same"], namespace["check_not_vacuous"]
+    # the own ratio 0/0 is no evidence for ndcg's 0.0
+    with pytest.raises(AssertionError, match="they should agree"):
+        check_same(namespace["ndcg"], ([1, 2], 1), ([1, 2], 2), provenance="p",
+                   own=(namespace["dcg"], ([1, 2], 1), ([2, 1], 1)))
+    # 0 == 2 * 0 holds, but says nothing where the definition's value is not 0
+    informative = [check_same(namespace["dcg"], ([2, 2], 2), ([1, 1], 2), provenance="p", factor=2.0)]
+    with pytest.raises(AssertionError, match="returned 0 on every property case"):
+        check_not_vacuous(namespace["dcg"], informative)
