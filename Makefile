@@ -35,10 +35,11 @@ lint: venv  ## ruff (style and common bugs) and mypy (types; strict for ndcg_ref
 grade: venv  ## grade submitted/ into graded/ in the sandbox (python -m autograder grade)
 	$(BIN)/python -m autograder grade
 
-bench: venv  ## time the grader against nbgrader, and ndcg_ref against pytrec_eval, ranx, sklearn, ir-measures
+bench: venv  ## time the grader against nbgrader, ndcg_ref against pytrec_eval, ranx, sklearn, ir-measures, and on ragged files
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,bench]'
 	$(BIN)/python scripts/bench_grading.py
 	$(BIN)/python scripts/bench_ndcg.py
+	$(BIN)/python scripts/bench_ragged.py
 
 sync: venv  ## rewrite the source notebook's test cells from the exercise's cases (autograder/exercises/)
 	$(BIN)/python -m autograder sync

@@ -5,11 +5,22 @@ the same data converted to its own input format; conversion is timed apart from 
 Each evaluation is run `--repeat` times, and short ones until 0.5 s is spent (at most 100 runs,
 as timeit does), for every tool alike; the best time is kept (the machine is shared).
 All tools' mean nDCG values are checked to agree (to 1e-5 in memory, where trec_eval's 32-bit
-scores make pytrec-eval tie nearly equal scores; to 1e-9 from files); the script fails if not.
+scores make pytrec-eval tie nearly equal scores; to 1e-9 from files, 5e-5 against trec_eval's
+four printed decimals); the script fails if not.
+
+In memory, nDCG@10 from grades and scores end to end is also set beside the memory floor (one
+`.sum()` over the grades and the scores: the time to read them once, this machine's bandwidth)
+and a plain 15-line numpy baseline (`numpy_baseline`: argsort per row, gather, discount sum),
+all measured in the same run.
+
+From files, `--trec-eval PATH` also runs a trec_eval binary (build it by hand, outside the
+project) and `python -m ndcg_ref` as a program beside it (both with their start-up); without
+the option, or when PATH is not an executable, trec_eval is skipped.
 
     .venv/bin/pip install -c constraints.txt -e '.[bench]'
     .venv/bin/python scripts/bench_ndcg.py                 # 10,000 and 100,000 queries
     .venv/bin/python scripts/bench_ndcg.py --queries 10000 --ranx-max 0   # without ranx
+    .venv/bin/python scripts/bench_ndcg.py --trec-eval ~/trec_eval-10.0/trec_eval
 """
 
 from __future__ import annotations
@@ -17,6 +28,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -28,7 +40,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ndcg_ref import ndcg_batch, rank_by_score  # noqa: E402
+from ndcg_ref import ndcg_batch, ndcg_from_scores, rank_by_score  # noqa: E402
 from ndcg_ref.trec import evaluate_files  # noqa: E402
 
 DOCS = 100
@@ -75,6 +87,37 @@ def write_files(folder: Path, grades, scores):
     return run_path, qrels_path
 
 
+def numpy_baseline(grades, scores, k: int = 10):
+    """nDCG@k as one would write it with numpy in 15 lines: argsort per row, gather, discount sum."""
+    discounts = 1.0 / np.log2(np.arange(2, k + 2))
+    order = np.argsort(-scores, axis=1)[:, :k]
+    ranked = np.take_along_axis(grades, order, axis=1)
+    dcg = ranked @ discounts
+    ideal = -np.sort(-grades, axis=1)[:, :k]
+    idcg = ideal @ discounts
+    return np.divide(dcg, idcg, out=np.zeros(len(dcg)), where=idcg > 0)
+
+
+def from_scores(queries: int, repeat: int) -> tuple[float, list[tuple[str, float, float]], int]:
+    """nDCG@10 from grades and scores, end to end: the memory floor's seconds, ``(tool, seconds,
+    mean)`` rows (ndcg_from_scores first), and the input bytes."""
+    grades, scores = make_data(queries, seed=2)
+    from sklearn.metrics import ndcg_score
+
+    floor, _ = best_of(lambda: grades.sum() + scores.sum(), repeat)  # read both arrays once
+    tools = [
+        ("ndcg_ref ndcg_from_scores(grades, scores, 10)", lambda: float(ndcg_from_scores(grades, scores, 10).mean())),
+        ("ndcg_ref ndcg_batch(rank_by_score(grades, scores), 10)",
+         lambda: float(ndcg_batch(rank_by_score(grades, scores), 10).mean())),
+        ("ndcg_ref ndcg_batch(rank_by_score(grades, scores, k=10), 10, ideal=grades)",
+         lambda: float(ndcg_batch(rank_by_score(grades, scores, k=10), 10, ideal=grades).mean())),
+        ("numpy baseline (argsort per row + gather + discount sum)", lambda: float(numpy_baseline(grades, scores).mean())),
+        ("scikit-learn ndcg_score(..., k=10, ignore_ties=True)",
+         lambda: float(ndcg_score(grades, scores, k=10, ignore_ties=True))),
+    ]
+    return floor, [(name, *best_of(function, repeat)) for name, function in tools], grades.nbytes + scores.nbytes
+
+
 def peak_memory(function) -> int:
     gc.collect()
     tracemalloc.start()
@@ -117,7 +160,15 @@ def in_memory(queries: int, repeat: int, skip_ranx: bool) -> list[tuple]:
     return rows, peak, input_bytes
 
 
-def from_files(queries: int, repeat: int) -> list[tuple]:
+def program_means(command: list[str]) -> tuple[float, float]:
+    """Run a trec_eval-style program; its ``ndcg_cut_10`` and ``ndcg`` lines for ``all``."""
+    done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT)
+    means = {fields[0]: float(fields[2]) for fields in map(str.split, done.stdout.splitlines())
+             if len(fields) == 3 and fields[1] == "all"}
+    return means["ndcg_cut_10"], means["ndcg"]
+
+
+def from_files(queries: int, repeat: int, trec_eval: Path | None) -> list[tuple]:
     grades, scores = make_data(queries, seed=1)
     rows = []
     with tempfile.TemporaryDirectory(prefix="ndcg-bench-") as folder:
@@ -125,7 +176,15 @@ def from_files(queries: int, repeat: int) -> list[tuple]:
         elapsed, result = best_of(lambda: evaluate_files(
             run_path, qrels_path, ["ndcg_cut.10", "ndcg"], score_precision="float32"  # pytrec-eval compares float32
         ), repeat)
-        rows.append(("ndcg_ref (python -m ndcg_ref)", elapsed, result.means["ndcg_cut_10"], result.means["ndcg"]))
+        rows.append(("ndcg_ref (evaluate_files, in this process)", elapsed, result.means["ndcg_cut_10"], result.means["ndcg"]))
+        if trec_eval is not None:  # both as programs, with their start-up, so that they compare fairly
+            # (trec_eval 10.0 compares scores as doubles, as python -m ndcg_ref does by default)
+            command = [sys.executable, "-m", "ndcg_ref", str(run_path), str(qrels_path), "-m", "ndcg_cut.10", "-m", "ndcg"]
+            elapsed, (cut, full) = best_of(lambda: program_means(command), repeat)
+            rows.append(("python -m ndcg_ref (a program)", elapsed, cut, full))
+            command = [str(trec_eval), "-m", "ndcg_cut.10", "-m", "ndcg", str(qrels_path), str(run_path)]
+            elapsed, (cut, full) = best_of(lambda: program_means(command), repeat)
+            rows.append(("trec_eval (a program)", elapsed, cut, full))
         import pytrec_eval
 
         def with_pytrec():
@@ -164,7 +223,11 @@ def main() -> int:
     parser.add_argument("--ranx-max", type=int, default=10_000,
                         help="run ranx only up to this many queries: its conversion from dicts takes minutes (default 10,000)")
     parser.add_argument("--skip-files", action="store_true")
+    parser.add_argument("--trec-eval", type=Path, help="a trec_eval binary to compare with from files (skipped when absent)")
     args = parser.parse_args()
+    trec_eval = args.trec_eval if args.trec_eval and os.access(args.trec_eval, os.X_OK) else None
+    if args.trec_eval and trec_eval is None:
+        print(f"trec_eval: {args.trec_eval} is not an executable file, skipped")
     import platform
 
     import numpy
@@ -185,8 +248,20 @@ def main() -> int:
         problems += disagreements([(tool, measure, mean) for tool, measure, _, _, mean in rows], 1e-5)
         print(f"\nndcg_ref peak memory (rank_by_score + ndcg_batch for @10 and full): {peak / 2**20:.0f} MiB "
               f"= {peak / input_bytes:.2f}x the input arrays ({input_bytes / 2**20:.0f} MiB)")
+        floor, score_rows, score_bytes = from_scores(queries, args.repeat)
+        print(f"\n## nDCG@10 from grades and scores, end to end, {queries:,} queries x {DOCS} documents "
+              f"({score_bytes / 2**20:.0f} MiB of float64)\n")
+        print("| tool | s | x memory floor | ratio vs ndcg_from_scores | mean |")
+        print("|---|---:|---:|---:|---:|")
+        print(f"| memory floor: grades.sum() + scores.sum() | {floor:.4f} | 1.0x | {floor / score_rows[0][1]:.2f}x | |")
+        for tool, elapsed, mean in score_rows:
+            print(f"| {tool} | {elapsed:.4f} | {elapsed / floor:.1f}x | {elapsed / score_rows[0][1]:.2f}x | {mean:.6f} |")
+        print(f"\nmemory floor: {score_bytes / floor / 1e9:.1f} GB/s read")
+        reference = score_rows[0][2]
+        problems += [f"{tool}: nDCG@10 {mean!r} vs ndcg_from_scores {reference!r}"
+                     for tool, _, mean in score_rows if abs(mean - reference) > 1e-12]
         if not args.skip_files:
-            file_rows, size = from_files(queries, max(1, args.repeat - 1))
+            file_rows, size = from_files(queries, max(1, args.repeat - 1), trec_eval)
             print(f"\n## from files, {queries:,} queries x {DOCS} documents ({size / 2**20:.0f} MiB of run + qrels)\n")
             print("| tool | end-to-end s | queries/s | nDCG@10 | nDCG | ratio vs ndcg_ref |")
             print("|---|---:|---:|---:|---:|---:|")
@@ -194,7 +269,12 @@ def main() -> int:
             for tool, elapsed, cut, full in file_rows:
                 print(f"| {tool} | {elapsed:.2f} | {queries / elapsed:,.0f} | {cut:.6f} | {full:.6f} | {elapsed / base:.1f}x |")
             problems += disagreements(
-                [(tool, m, float(v)) for tool, _, cut, full in file_rows for m, v in (("nDCG@10", cut), ("nDCG", full))], 1e-9
+                [(tool, m, float(v)) for tool, _, cut, full in file_rows if "program" not in tool
+                 for m, v in (("nDCG@10", cut), ("nDCG", full))], 1e-9
+            )
+            problems += disagreements(  # programs print four decimals
+                [(tool, m, float(v)) for tool, _, cut, full in file_rows if "program" in tool or tool == file_rows[0][0]
+                 for m, v in (("nDCG@10", cut), ("nDCG", full))], 5e-5
             )
     if problems:
         print("\nTOOLS DISAGREE:\n" + "\n".join(problems), file=sys.stderr)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
+
+from .ragged import Ragged
 
 
 def as_grade_matrix(rels: object, name: str = "rels", *, check: bool = True) -> NDArray[np.float64]:
@@ -47,7 +50,9 @@ def as_grade_matrix(rels: object, name: str = "rels", *, check: bool = True) -> 
             raise TypeError(f"{name} must hold real numbers, got dtype {rels.dtype}")
         matrix = rels if rels.dtype == np.float64 else rels.astype(np.float64)
     elif isinstance(rels, Sequence) and not isinstance(rels, (str, bytes)):
-        matrix = _pad(rels, name)
+        ragged = Ragged.from_lists(rels, name)
+        widest = int(ragged.lengths.max()) if len(ragged) else 0
+        matrix = ragged.dense(np.arange(len(ragged)), widest)
     else:
         raise TypeError(f"{name} must be a 2-D array or a list of lists of grades, got {type(rels).__name__}")
     if check:
@@ -55,27 +60,17 @@ def as_grade_matrix(rels: object, name: str = "rels", *, check: bool = True) -> 
     return matrix
 
 
-def _pad(rows: Sequence[Sequence[object]], name: str) -> NDArray[np.float64]:
-    lengths = np.empty(len(rows), dtype=np.int64)
-    for index, row in enumerate(rows):
-        if isinstance(row, (str, bytes)) or not isinstance(row, (Sequence, np.ndarray)):
-            raise TypeError(f"{name}[{index}] must be a list of grades, got {type(row).__name__}")
-        lengths[index] = len(row)
-    width = int(lengths.max()) if len(rows) else 0
-    matrix = np.zeros((len(rows), width), dtype=np.float64)
-    mask = np.arange(width) < lengths[:, None]
-    try:
-        flat = np.fromiter((value for row in rows for value in row), dtype=np.float64, count=int(lengths.sum()))
-    except (TypeError, ValueError) as error:
-        for index, row in enumerate(rows):
-            for rank, value in enumerate(row):
-                if isinstance(value, (str, bytes)) or not isinstance(value, (int, float, np.integer, np.floating)):
-                    raise TypeError(
-                        f"{name}[{index}][{rank}] must be a number, got {type(value).__name__} {value!r}"
-                    ) from error
-        raise TypeError(f"{name} holds something that is not a number: {error}") from error
-    matrix[mask] = flat
-    return matrix
+def as_grade_rows(rels: object, name: str = "rels") -> NDArray[np.float64] | Ragged:
+    """A 2-D array as a float64 matrix (as :func:`as_grade_matrix`); lists of lists and
+    :class:`Ragged` rows as :class:`Ragged` (stored flat, never padded to the longest row).
+
+    Grades are not checked here (see :func:`_check_grades` and :func:`_check_ragged`).
+    """
+    if isinstance(rels, Ragged):
+        return rels
+    if isinstance(rels, Sequence) and not isinstance(rels, (str, bytes)):
+        return Ragged.from_lists(rels, name)
+    return as_grade_matrix(rels, name, check=False)
 
 
 def _check_grades(matrix: NDArray[np.float64], name: str, offset: int = 0) -> None:
@@ -91,17 +86,37 @@ def _check_grades(matrix: NDArray[np.float64], name: str, offset: int = 0) -> No
         raise ValueError(f"{name}[{query}][{rank}] is {value:g}: {problem}")
 
 
+def _check_ragged(rows: Ragged, name: str) -> None:
+    """Raise for the first grade (in row order) that is negative, NaN or infinite."""
+    values = rows.values
+    if values.size == 0 or (values.min() >= 0 and np.isfinite(values.sum())):
+        return
+    position = int(np.flatnonzero(~np.isfinite(values) | (values < 0))[0])
+    query = int(np.searchsorted(rows.offsets, position, side="right")) - 1
+    value = values[position]
+    problem = "relevance grades must be >= 0" if np.isfinite(value) else "relevance grades must be finite numbers"
+    raise ValueError(f"{name}[{query}][{position - rows.offsets[query]}] is {value:g}: {problem}")
+
+
+def _uncovered(ranked: NDArray[np.float64], ideal: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Rows whose ranking's i-th best grade exceeds its ideal's for some i (both negated, descending)."""
+    width = min(ranked.shape[1], ideal.shape[1])
+    # negated: a larger grade is a smaller number; past the ideal's end its grades are 0
+    short = (ranked[:, :width] < ideal[:, :width]).any(axis=1)
+    beyond = (ranked[:, width:] < 0).any(axis=1)
+    # rows reduced over axis 1: an array (numpy's stubs do not track ndim, so they allow a scalar too)
+    return cast("NDArray[np.bool_]", short | beyond)
+
+
+def _coverage_error(query: int) -> ValueError:
+    return ValueError(
+        f"ideal[{query}] must hold the grades of all relevant documents of query {query}, "
+        "but the ranking has relevant grades it does not cover"
+    )
+
+
 def _check_coverage(ranked: NDArray[np.float64], ideal: NDArray[np.float64], offset: int) -> None:
     """Each ranking's i-th best grade must not exceed its ideal's (both negated, descending)."""
-    width = max(ranked.shape[1], ideal.shape[1])
-    left = np.zeros((ranked.shape[0], width))
-    right = np.zeros((ranked.shape[0], width))
-    left[:, : ranked.shape[1]] = ranked
-    right[:, : ideal.shape[1]] = ideal
-    uncovered = (left < right).any(axis=1)  # negated: a larger grade is a smaller number
+    uncovered = _uncovered(ranked, ideal)
     if uncovered.any():
-        query = offset + int(np.flatnonzero(uncovered)[0])
-        raise ValueError(
-            f"ideal[{query}] must hold the grades of all relevant documents of query {query}, "
-            "but the ranking has relevant grades it does not cover"
-        )
+        raise _coverage_error(offset + int(np.flatnonzero(uncovered)[0]))

@@ -10,9 +10,11 @@ from numpy.typing import NDArray
 
 from .._validate import as_cutoff
 from ..measures import Gain
-from .grades import _check_coverage, _check_grades, as_grade_matrix
+from .grades import _check_coverage, _check_grades, as_grade_rows
 from .kernels import _dcg_at, _negated_descending
 from .parallel import _for_each_chunk
+from .ragged import Ragged
+from .ragged_measures import _as_ragged, _ragged_dcg, _ragged_ideal_and_actual
 
 
 def _cutoffs(k: object) -> tuple[tuple[int | None, ...], bool]:
@@ -35,8 +37,9 @@ def dcg_batch(
 
     Parameters
     ----------
-    rels : 2-D array or list of lists of float
-        One ranking of grades per query, rank 1 first (see :func:`as_grade_matrix`).
+    rels : 2-D array, list of lists of float, or Ragged
+        One ranking of grades per query, rank 1 first (see :func:`as_grade_matrix`). Lists of
+        lists and :class:`Ragged` rows are stored flat, never padded to the longest ranking.
     k : int, None or sequence of int
         Cut-off as in :func:`ndcg_ref.dcg`; several cut-offs, e.g. ``(5, 10, 20)``, are
         computed in one pass.
@@ -60,7 +63,10 @@ def dcg_batch(
     array([[1.    , 2.4307]])
     """
     cutoffs, single = _cutoffs(k)
-    matrix = as_grade_matrix(rels, check=False)
+    rows = as_grade_rows(rels)
+    if isinstance(rows, Ragged):
+        return _shape(_ragged_dcg(rows, cutoffs, gain), single)
+    matrix = rows
     out = np.empty((matrix.shape[0], len(cutoffs)))
 
     def work(start: int, stop: int) -> None:
@@ -92,11 +98,11 @@ def ndcg_batch(
 
     Parameters
     ----------
-    rels : 2-D array or list of lists of float
-        One ranking of grades per query, rank 1 first (see :func:`as_grade_matrix`).
+    rels : 2-D array, list of lists of float, or Ragged
+        One ranking of grades per query, rank 1 first, as in :func:`dcg_batch`.
     k : int, None or sequence of int
         Cut-off(s), as in :func:`dcg_batch`; the rankings are sorted once for all of them.
-    ideal : 2-D array or list of lists of float, keyword-only, optional
+    ideal : 2-D array, list of lists of float, or Ragged, keyword-only, optional
         Per query, the grades of all its relevant documents (retrieved or not), as in
         :func:`ndcg_ref.ndcg`. By default each ranking sorted descending is its own ideal.
     gain : {"linear", "exponential"}, keyword-only
@@ -144,10 +150,15 @@ def _ideal_and_actual(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
     """Ideal DCG and, with ``actual``, DCG of every ranking at the cut-offs ``k``, block by block."""
     cutoffs, single = _cutoffs(k)
-    matrix = as_grade_matrix(rels, check=False)
-    best = None if ideal is None else as_grade_matrix(ideal, "ideal", check=False)
-    if best is not None and best.shape[0] != matrix.shape[0]:
-        raise ValueError(f"ideal has {best.shape[0]} rows but rels has {matrix.shape[0]} rankings")
+    rows = as_grade_rows(rels)
+    best_rows = None if ideal is None else as_grade_rows(ideal, "ideal")
+    if best_rows is not None and len(best_rows) != len(rows):
+        raise ValueError(f"ideal has {len(best_rows)} rows but rels has {len(rows)} rankings")
+    if isinstance(rows, Ragged) or isinstance(best_rows, Ragged):
+        values = _ragged_ideal_and_actual(_as_ragged(rows), None if best_rows is None else _as_ragged(best_rows),
+                                          cutoffs, gain, actual)
+        return _shape(values[0], single), (None if values[1] is None else _shape(values[1], single))
+    matrix, best = rows, best_rows
     ideal_out = np.empty((matrix.shape[0], len(cutoffs)))
     actual_out = np.empty_like(ideal_out) if actual else None
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
+from typing import TypeVar
+
+_Block = TypeVar("_Block")
 
 #: Queries processed at once: bounds the temporary arrays to a few times this many rows.
 _CHUNK = 4096
@@ -42,19 +45,27 @@ def _threads(workers: int) -> ThreadPoolExecutor:
 def _for_each_chunk(rows: int, work: Callable[[int, int], None]) -> None:
     """Call ``work(start, stop)`` for consecutive blocks of at most ``_CHUNK`` rows, on all cores.
 
+    Every row's arithmetic is the same whichever block and thread runs it, so the values depend
+    on neither; as :func:`_for_each_block` otherwise.
+    """
+    size = min(_CHUNK, max(_MIN_CHUNK, -(-rows // (2 * _workers()))))
+    blocks = [(start, min(start + size, rows)) for start in range(0, rows, size)]
+    _for_each_block(blocks, lambda block: work(*block))
+
+
+def _for_each_block(blocks: Sequence[_Block], work: Callable[[_Block], None]) -> None:
+    """Call ``work(block)`` for every block, on all cores.
+
     numpy releases the GIL inside sorts and ufunc loops, so blocks run in parallel threads
     (two blocks or more per thread, so that they finish at about the same time). Each block
-    writes only its own rows of the outputs, and every row's arithmetic is the same whichever
-    block and thread runs it, so the values depend on neither. ``work`` must not itself wait
-    for pool work. After an error no new block starts, and the error of the first failing
-    block in row order is raised.
+    must write only its own rows of the outputs. ``work`` must not itself wait for pool work.
+    After an error no new block starts, and the error of the first failing block in the order
+    of ``blocks`` is raised.
     """
     workers = _workers()
-    size = min(_CHUNK, max(_MIN_CHUNK, -(-rows // (2 * workers))))
-    blocks = [(start, min(start + size, rows)) for start in range(0, rows, size)]
     if workers <= 1 or len(blocks) <= 1:
-        for start, stop in blocks:
-            work(start, stop)
+        for block in blocks:
+            work(block)
         return
     # The calling thread works too, beside workers - 1 helpers: each takes the next block until
     # none is left, so no thread waits idle for another to hand it work.
@@ -69,7 +80,7 @@ def _for_each_chunk(rows: int, work: Callable[[int, int], None]) -> None:
             if index is None:
                 return
             try:
-                work(*blocks[index])
+                work(blocks[index])
             except BaseException as error:  # re-raised in the caller below
                 errors[index] = error
 

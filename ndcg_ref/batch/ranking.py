@@ -5,50 +5,59 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from .._validate import as_cutoff
 from .grades import _check_grades, as_grade_matrix
 from .parallel import _for_each_chunk
+from .topk import _check_scores, _gather, _top_columns
 
 
-def rank_by_score(grades: object, scores: object) -> NDArray[np.float64]:
+def _score_matrix(scores: object, shape: tuple[int, ...]) -> NDArray[np.float64]:
+    score_matrix = np.asarray(scores, dtype=np.float64)
+    if score_matrix.shape != shape:
+        raise ValueError(f"scores has shape {score_matrix.shape} but grades has shape {shape}")
+    return score_matrix
+
+
+def rank_by_score(grades: object, scores: object, k: int | None = None) -> NDArray[np.float64]:
     """Order each row's grades by its scores, highest score first (ties keep their column order).
 
     Parameters
     ----------
     grades, scores : 2-D arrays of the same shape
         Per query and document, the relevance grade and the system's score.
+    k : int or None, optional
+        Rank only each row's top ``k`` documents (a partition, not a sort of the row; ties at
+        the k-th place go to the lower columns, as in the full ranking). ``None``: all of them.
 
     Returns
     -------
     numpy.ndarray
-        The grades in ranked order, ready for :func:`ndcg_batch`.
+        The grades in ranked order, ready for :func:`ndcg_batch`: ``(queries, documents)``, or
+        ``(queries, min(k, documents))`` with ``k``, the first columns of the full ranking.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ, a grade is negative or not finite, a score is not finite, or
+        ``k < 1`` (the message names query and column).
 
     Examples
     --------
     >>> rank_by_score([[0, 2, 1]], [[0.1, 0.9, 0.5]])
     array([[2., 1., 0.]])
+    >>> rank_by_score([[0, 2, 1, 3]], [[0.5, 0.9, 0.5, 0.1]], k=2)  # a tie at place 2: column order
+    array([[2., 0.]])
     """
     matrix = as_grade_matrix(grades, "grades", check=False)
-    score_matrix = np.asarray(scores, dtype=np.float64)
-    if score_matrix.shape != matrix.shape:
-        raise ValueError(f"scores has shape {score_matrix.shape} but grades has shape {matrix.shape}")
-    out = np.empty_like(matrix)
+    score_matrix = _score_matrix(scores, matrix.shape)
+    depth = matrix.shape[1] if k is None else min(as_cutoff(k), matrix.shape[1])
+    out = np.empty((matrix.shape[0], depth))
 
     def work(start: int, stop: int) -> None:
         _check_grades(matrix[start:stop], "grades", start)
-        negated = np.negative(score_matrix[start:stop])
-        order = np.argsort(negated, axis=1)  # fast, but not stable: rows with ties are redone below
-        rows_first = (np.arange(stop - start) * negated.shape[1])[:, None]
-        order += rows_first  # flat positions: take() is much faster than take_along_axis()
-        ranked = negated.take(order)
-        if ranked.size and not np.isfinite(ranked[:, [0, -1]]).all():  # NaN sorts last, infinities at the ends
-            query, column = (int(i) for i in np.argwhere(~np.isfinite(negated))[0])
-            raise ValueError(
-                f"scores[{start + query}][{column}] is {score_matrix[start + query, column]}: scores must be finite"
-            )
-        tied = (ranked[:, 1:] == ranked[:, :-1]).any(axis=1)
-        if tied.any():
-            order[tied] = np.argsort(negated[tied], axis=1, kind="stable") + rows_first[tied]
-        out[start:stop] = np.take(matrix[start:stop], order)
+        block = score_matrix[start:stop]
+        _check_scores(block, start)
+        out[start:stop] = _gather(matrix[start:stop], _top_columns(block, depth))
 
     _for_each_chunk(matrix.shape[0], work)
     return out

@@ -21,10 +21,11 @@ skipped, fields after a run's tag ignored, numbers read with C's ``atof``/``atol
 error naming the file and line for anything trec_eval would refuse.
 
 The package is split by concern: :mod:`.data` (``Run``, ``Qrels``, the format error),
-:mod:`.reading` (tokenizer and file reading), :mod:`.cnumbers` (C's number reading),
-:mod:`.joining` (hash join of run and qrels, duplicate detection), :mod:`.ordering`
-(trec_eval's ranking rules), :mod:`.measures` (measure names), :mod:`.evaluation` (the
-evaluation itself) and :mod:`.report` (trec_eval's output lines, JSON).
+:mod:`.ids` (ids in one byte buffer with offsets: one long id pads no other), :mod:`.reading`
+(tokenizer and file reading), :mod:`.cnumbers` (C's number reading), :mod:`.joining` (hash join
+of run and qrels, duplicate detection), :mod:`.ordering` (trec_eval's ranking rules, as ragged
+rows), :mod:`.measures` (measure names), :mod:`.evaluation` (the evaluation itself) and
+:mod:`.report` (trec_eval's output lines, JSON).
 """
 
 from .data import Qrels, Run, TrecFormatError, qrels_from_dict, run_from_dict

@@ -9,6 +9,8 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from .ids import Ids
+
 #: The value column of a run (scores) or of qrels (grades).
 _Value = TypeVar("_Value", np.float64, np.int64)
 
@@ -19,10 +21,10 @@ class TrecFormatError(ValueError):
 
 @dataclass(frozen=True)
 class Run:
-    """A TREC run as parallel arrays, one entry per line."""
+    """A TREC run as parallel arrays, one entry per line (ids ragged: :class:`Ids`)."""
 
-    qids: NDArray[np.bytes_]
-    docnos: NDArray[np.bytes_]
+    qids: Ids
+    docnos: Ids
     scores: NDArray[np.float64]
     lines: NDArray[np.int64]  # 1-based line numbers, for messages
     source: str = "run"
@@ -30,10 +32,10 @@ class Run:
 
 @dataclass(frozen=True)
 class Qrels:
-    """TREC relevance judgements as parallel arrays, one entry per line."""
+    """TREC relevance judgements as parallel arrays, one entry per line (ids ragged: :class:`Ids`)."""
 
-    qids: NDArray[np.bytes_]
-    docnos: NDArray[np.bytes_]
+    qids: Ids
+    docnos: Ids
     grades: NDArray[np.int64]
     lines: NDArray[np.int64]
     source: str = "qrels"
@@ -41,14 +43,12 @@ class Qrels:
 
 def _from_dict(
     table: Mapping[str, Mapping[str, float]], dtype: type[_Value]
-) -> tuple[NDArray[np.bytes_], NDArray[np.bytes_], NDArray[_Value], NDArray[np.int64]]:
+) -> tuple[Ids, Ids, NDArray[_Value], NDArray[np.int64]]:
     rows = [(q, d, v) for q, docs in table.items() for d, v in docs.items()]
-    if not rows:
-        return np.empty(0, "S1"), np.empty(0, "S1"), np.empty(0, dtype), np.empty(0, np.int64)
     # surrogateescape: ids decoded from non-UTF-8 bytes (as Evaluation.qids are) encode back to those bytes
     return (
-        np.array([q.encode("utf-8", "surrogateescape") for q, _, _ in rows], dtype="S"),
-        np.array([d.encode("utf-8", "surrogateescape") for _, d, _ in rows], dtype="S"),
+        Ids.from_bytes(q.encode("utf-8", "surrogateescape") for q, _, _ in rows),
+        Ids.from_bytes(d.encode("utf-8", "surrogateescape") for _, d, _ in rows),
         np.array([v for _, _, v in rows], dtype=dtype),
         np.arange(1, len(rows) + 1, dtype=np.int64),
     )

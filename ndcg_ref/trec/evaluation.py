@@ -74,7 +74,7 @@ def _refuse_empty(run: Run, qrels: Qrels) -> None:
 
 
 def _refuse_disjoint(
-    run: Run, qrels: Qrels, all_qids: NDArray[np.bytes_], retrieved: NDArray[np.bool_], judged: NDArray[np.bool_]
+    run: Run, qrels: Qrels, all_qids: NDArray[np.object_], retrieved: NDArray[np.bool_], judged: NDArray[np.bool_]
 ) -> None:
     run_ids, qrels_ids = all_qids[retrieved], all_qids[judged]  # all_qids is sorted: the first ids
     raise NothingToEvaluateError(
@@ -157,9 +157,12 @@ def evaluate(
     grades = _grades_of_run(run_kept, run_q[in_run], qrels, qrels_q)
     ranked = _ranked_rows(run_kept, run_q[in_run], grades, queries, precision=score_precision, max_docs=max_docs)
     ideal = _ideal_rows(qrels, qrels_q, queries)
-    values = ndcg_batch(ranked[keep], cutoffs, ideal=ideal[keep])
-    kept_qids = np.asarray(all_qids)[keep]
-    ordering = np.argsort(kept_qids, kind="stable")  # numpy orders bytes as C's strcmp does
+    if keep.all():  # the usual case: every query judged and retrieved, nothing to pick
+        values = ndcg_batch(ranked, cutoffs, ideal=ideal)
+    else:
+        values = ndcg_batch(ranked.take(keep), cutoffs, ideal=ideal.take(keep))
+    kept_qids = np.asarray(all_qids)[keep]  # bytes objects, sorted: they compare as C's strcmp does
+    ordering = np.argsort(kept_qids, kind="stable")
     return Evaluation(names, [_label(q) for q in kept_qids[ordering]], np.asarray(values)[ordering])
 
 

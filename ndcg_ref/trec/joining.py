@@ -6,81 +6,48 @@ A (query, docno) pair that occurs twice in a file is an error, reported with bot
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .data import Qrels, Run, TrecFormatError
+from .ids import Ids
 
 
-def _query_index(
-    qrels_qids: NDArray[np.bytes_], run_qids: NDArray[np.bytes_]
-) -> tuple[NDArray[np.bytes_], NDArray[np.intp]]:
-    """Unique qids and, for every qrels line then every run line, the index of its qid."""
-    width = max(qrels_qids.dtype.itemsize, run_qids.dtype.itemsize, 1)
-    both = np.concatenate([qrels_qids.astype(f"S{width}", copy=False), run_qids.astype(f"S{width}", copy=False)])
+def _query_index(qrels_qids: Ids, run_qids: Ids) -> tuple[NDArray[np.object_], NDArray[np.intp]]:
+    """Unique qids (bytes, sorted) and, for every qrels line then every run line, the index of its qid."""
+    both = Ids.concatenate([qrels_qids, run_qids])
     if both.size == 0:
-        return np.empty(0, dtype=f"S{width}"), np.empty(0, dtype=np.int64)
-    # Files are grouped by query: find runs of equal qids first, then sort only their first values.
-    words = _words(both, width)
-    change = np.concatenate(([True], (words[1:] != words[:-1]).any(axis=1)))
+        return np.empty(0, dtype=object), np.empty(0, dtype=np.intp)
+    # Files are grouped by query: find runs of equal qids first, then index only their first ids.
+    change = np.ones(both.size, dtype=bool)
+    change[1:] = ~both.equal(slice(1, None), both, slice(None, -1))
     segment = np.cumsum(change) - 1
-    unique, segment_id = np.unique(both[change], return_inverse=True)
-    return unique, segment_id[segment]
+    firsts = both[change]
+    _, representative, group = np.unique(firsts.hash(), return_index=True, return_inverse=True)
+    if firsts.equal(np.arange(firsts.size), firsts, representative[group]).all():
+        names = firsts.as_bytes(representative)
+    else:  # two qids with one hash: group them exactly (never seen in practice, but possible)
+        index: dict[bytes, int] = {}
+        group = np.array([index.setdefault(name, len(index)) for name in firsts], dtype=np.intp)
+        names = list(index)
+    ranks = np.empty(len(names), dtype=np.intp)
+    ordering = sorted(range(len(names)), key=names.__getitem__)  # one Python sort over the queries, not the lines
+    ranks[ordering] = np.arange(len(names))
+    unique = np.empty(len(names), dtype=object)
+    unique[:] = [names[i] for i in ordering]
+    return unique, ranks[group][segment]
 
 
-_FNV_PRIME = 0x100000001B3
-_FNV_INVERSE = pow(_FNV_PRIME, -1, 2**64)  # the prime is odd, so it has an inverse modulo 2**64
-
-
-def _hash(tokens: NDArray[np.bytes_]) -> NDArray[np.uint64]:
-    """64-bit FNV-1a of each bytes token (vectorised over tokens), without the array's NUL padding.
-
-    numpy pads every token to the array's width with NUL bytes, and the run's and the qrels'
-    arrays have widths of their own: hashing the padding gave the same document two keys (and
-    every query nDCG 0) whenever the longest ids of the two files differed in length. A NUL byte
-    only multiplies FNV-1a's state by the prime, so the hash of the full width is multiplied back
-    by the prime's inverse once per padding byte (exact, in one pass).
-    """
-    width = tokens.dtype.itemsize
-    columns = np.ascontiguousarray(tokens).view(np.uint8).reshape(-1, width)
-    value = np.full(tokens.size, 0xCBF29CE484222325, dtype=np.uint64)
-    prime = np.uint64(_FNV_PRIME)
+def _keys(query_index: NDArray[np.intp], docnos: Ids) -> NDArray[np.uint64]:
     with np.errstate(over="ignore"):
-        for column in range(width):
-            value ^= columns[:, column]
-            value *= prime
-        padding = width - np.char.str_len(tokens)  # bytes after the last one that is not NUL
-        undo = np.array([pow(_FNV_INVERSE, n, 2**64) for n in range(width + 1)], dtype=np.uint64)
-        value *= undo[padding]
-    return value
-
-
-def _keys(query_index: NDArray[np.intp], docnos: NDArray[np.bytes_]) -> NDArray[np.uint64]:
-    with np.errstate(over="ignore"):
-        return _hash(docnos) ^ (query_index.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-
-
-def _words(tokens: NDArray[np.bytes_], width: int) -> NDArray[np.uint64]:
-    """Fixed-width bytes tokens as rows of 64-bit words, for exact and fast comparison."""
-    padded = -(-width // 8) * 8
-    words = np.ascontiguousarray(tokens.astype(f"S{padded}", copy=False)).view(np.uint64)
-    return words.reshape(tokens.size, padded // 8)
-
-
-def _same(a: NDArray[np.bytes_], b: NDArray[np.bytes_]) -> NDArray[np.bool_]:
-    """Element-wise equality of two bytes arrays (exact)."""
-    width = max(a.dtype.itemsize, b.dtype.itemsize, 1)
-    equal: NDArray[np.bool_] = _words(a, width) == _words(b, width)
-    # rows reduced over axis 1: an array (numpy's stubs do not track ndim, so they allow a scalar too)
-    return cast("NDArray[np.bool_]", equal.all(axis=1))
+        return docnos.hash() ^ (query_index.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
 
 
 def _sorted_checking_duplicates(
     keys: NDArray[np.uint64],
     query_index: NDArray[np.intp],
-    docnos: NDArray[np.bytes_],
+    docnos: Ids,
     lines: NDArray[np.int64],
     source: str,
 ) -> NDArray[np.intp]:
@@ -102,7 +69,7 @@ def _sorted_checking_duplicates(
     for start, stop in zip(group_starts, group_stops, strict=True):
         first_of.clear()
         for line in sorted(order[start:stop]):  # file order: report the earlier line first
-            seen = first_of.setdefault((int(query_index[line]), bytes(docnos[line])), line)
+            seen = first_of.setdefault((int(query_index[line]), docnos[line]), line)
             if seen != line:
                 raise TrecFormatError(
                     f"{source}, lines {lines[seen]} and {lines[line]}: "
@@ -112,7 +79,7 @@ def _sorted_checking_duplicates(
 
 
 def _sorted_keys(
-    query_index: NDArray[np.intp], docnos: NDArray[np.bytes_], lines: NDArray[np.int64], source: str
+    query_index: NDArray[np.intp], docnos: Ids, lines: NDArray[np.int64], source: str
 ) -> tuple[NDArray[np.uint64], NDArray[np.intp]]:
     """The join keys of the lines and the order that sorts them (duplicates raise)."""
     keys = _keys(query_index, docnos)
@@ -145,7 +112,7 @@ def _grades_of_run(run: Run, run_q: NDArray[np.intp], qrels: Qrels, qrels_q: NDA
             line = run_order[start:stop][found]  # run lines whose key is in the qrels
             candidate = qrels_order[position[found]]
             same_query: NDArray[np.bool_] = qrels_q[candidate] == run_q[line]
-            exact = same_query & _same(qrels.docnos[candidate], run.docnos[line])
+            exact = same_query & qrels.docnos.equal(candidate, run.docnos, line)
             grades[line[exact]] = qrels.grades[candidate[exact]]
             return line[~exact]
 

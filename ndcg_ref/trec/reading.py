@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from .cnumbers import c_atof, c_atol
 from .data import Qrels, Run, TrecFormatError
+from .ids import Ids
 
 _BLOCK = 32 * 1024 * 1024
 
@@ -90,11 +91,15 @@ def _without_comments(
 
 def _tokenize(
     data: bytes, layout: _Layout, path: str, first_line: int
-) -> tuple[list[NDArray[np.bytes_]], NDArray[np.int64]]:
-    """Tokens of the wanted columns of every line in ``data`` (whole lines only) but blank and comment lines."""
+) -> tuple[list[Ids], NDArray[np.bytes_], NDArray[np.int64]]:
+    """Tokens of the wanted columns of every line in ``data`` (whole lines only) but blank and comment lines.
+
+    The last wanted column (the numbers) comes as a fixed-width bytes array, the others as
+    :class:`Ids` (ragged: one long id must not pad every other one).
+    """
     array = np.frombuffer(data, dtype=np.uint8)
     if array.size == 0:
-        return [np.empty(0, dtype="S1") for _ in layout.wanted], np.empty(0, dtype=np.int64)
+        return [Ids.from_bytes([]) for _ in layout.wanted[:-1]], np.empty(0, dtype="S1"), np.empty(0, dtype=np.int64)
     if not array.all():  # trec_eval's fields are C strings: a NUL byte would end one unseen
         line = first_line + data.count(b"\n", 0, int(np.argmin(array)))
         raise TrecFormatError(f"{path}, line {line}: a NUL byte (trec_eval would read no further than it)")
@@ -140,8 +145,10 @@ def _tokenize(
     wanted = list(layout.wanted)
     lengths = (ends - starts)[:, wanted]
     lines = first_line + data_lines.astype(np.int64)
-    padded = np.concatenate([array, np.zeros(int(lengths.max()) if lengths.size else 0, dtype=np.uint8)])
-    return [_gather(padded, starts[:, c], lengths[:, i]) for i, c in enumerate(wanted)], lines
+    ids = [Ids.from_tokens(array, starts[:, c], lengths[:, i]) for i, c in enumerate(wanted[:-1])]
+    numbers = lengths[:, -1]
+    padded = np.concatenate([array, np.zeros(int(numbers.max()) if numbers.size else 0, dtype=np.uint8)])
+    return ids, _gather(padded, starts[:, wanted[-1]], numbers), lines
 
 
 def _blocks(path: Path) -> Iterator[tuple[bytes, int]]:
@@ -169,23 +176,23 @@ def _blocks(path: Path) -> Iterator[tuple[bytes, int]]:
 
 def _read_columns(
     path: Path, layout: _Layout, convert: Callable[[NDArray[np.bytes_], str, NDArray[np.int64]], NDArray[_Number]]
-) -> tuple[list[NDArray[np.bytes_]], NDArray[_Number], NDArray[np.int64]]:
+) -> tuple[list[Ids], NDArray[_Number], NDArray[np.int64]]:
     """Read a whitespace-separated file; return the wanted columns and the line numbers.
 
     The last wanted column is returned as numbers (``convert(tokens, path, lines)``), the
-    others as fixed-width bytes. Blocks are parsed in two threads while the next block is read
+    others as :class:`Ids`. Blocks are parsed in two threads while the next block is read
     (numpy releases the GIL for most of the work); at most three blocks are in memory at once.
     An error is raised for the first bad line of the file.
     """
 
-    def parse(data: bytes, first_line: int) -> tuple[list[NDArray[np.bytes_]], NDArray[_Number], NDArray[np.int64]]:
-        tokens, lines = _tokenize(data, layout, str(path), first_line)
-        values = convert(tokens.pop(), str(path), lines)
-        return tokens, values, lines
+    def parse(data: bytes, first_line: int) -> tuple[list[Ids], NDArray[_Number], NDArray[np.int64]]:
+        ids, tokens, lines = _tokenize(data, layout, str(path), first_line)
+        values = convert(tokens, str(path), lines)
+        return ids, values, lines
 
-    parsed: list[tuple[list[NDArray[np.bytes_]], NDArray[_Number], NDArray[np.int64]]] = []
+    parsed: list[tuple[list[Ids], NDArray[_Number], NDArray[np.int64]]] = []
     with ThreadPoolExecutor(2) as pool:
-        pending: deque[Future[tuple[list[NDArray[np.bytes_]], NDArray[_Number], NDArray[np.int64]]]] = deque()
+        pending: deque[Future[tuple[list[Ids], NDArray[_Number], NDArray[np.int64]]]] = deque()
         try:
             for data, first_line in _blocks(path):
                 pending.append(pool.submit(parse, data, first_line))
@@ -196,7 +203,7 @@ def _read_columns(
         finally:
             for future in pending:
                 future.cancel()
-    texts = [np.concatenate([tokens[i] for tokens, _, _ in parsed]) for i in range(len(layout.wanted) - 1)]
+    texts = [Ids.concatenate([ids[i] for ids, _, _ in parsed]) for i in range(len(layout.wanted) - 1)]
     return texts, np.concatenate([values for _, values, _ in parsed]), np.concatenate([lines for _, _, lines in parsed])
 
 

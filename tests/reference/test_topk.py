@@ -1,0 +1,95 @@
+"""Top-k ranking: the first k columns of the full ranking, exactly, with many ties at the boundary.
+
+``rank_by_score(..., k=k)`` and ``ndcg_from_scores`` rank only each row's top k (a partition and
+exact tie handling); every value must equal the full ranking's (Python's stable sort by score
+descending, ties in column order) and the single-query ``ndcg``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from ndcg_ref import ndcg, ndcg_batch, ndcg_from_scores, rank_by_score
+from ndcg_ref.batch import parallel
+
+
+def _full_ranking(grades, scores):
+    """Each row's grades ordered by score descending, ties in column order (Python's sort is stable)."""
+    return [[grades[q][c] for c in sorted(range(len(row)), key=lambda c, row=row: -row[c])]
+            for q, row in enumerate(scores)]
+
+
+@st.composite
+def graded_scores(draw, max_rows=12, max_width=30):
+    """Grades and scores of one shape; scores from a few values, so that ties at the k-th place are common."""
+    rows, width = draw(st.integers(1, max_rows)), draw(st.integers(1, max_width))
+    levels = draw(st.sampled_from([1, 2, 3, 5, 1000]))
+    scores = draw(hnp.arrays(np.float64, (rows, width), elements=st.integers(0, levels - 1).map(float)))
+    if draw(st.booleans()):
+        scores = scores / 7 - 0.5  # fractions, negative and zero scores (-0.0 ties with 0.0)
+        scores[scores == 0] = -0.0
+    grades = draw(hnp.arrays(np.float64, (rows, width), elements=st.sampled_from([0.0, 1.0, 2.0, 3.0, 0.5])))
+    return grades, scores
+
+
+@settings(max_examples=300)
+@given(graded_scores(), st.integers(1, 35))
+def test_top_k_is_the_first_k_of_the_full_ranking(data, k):
+    grades, scores = data
+    full = _full_ranking(grades.tolist(), scores.tolist())
+    assert rank_by_score(grades, scores, k).tolist() == [row[:k] for row in full]
+    assert rank_by_score(grades, scores).tolist() == full
+
+
+@settings(max_examples=200)
+@given(graded_scores(), st.lists(st.one_of(st.none(), st.integers(1, 35)), min_size=1, max_size=3),
+       st.sampled_from(["linear", "exponential"]))
+def test_ndcg_from_scores_equals_the_single_query_reference(data, ks, gain):
+    grades, scores = data
+    full = _full_ranking(grades.tolist(), scores.tolist())
+    values = ndcg_from_scores(grades, scores, tuple(ks), gain=gain)
+    for q, ranked in enumerate(full):
+        assert values[q].tolist() == [ndcg(ranked, k, gain=gain) for k in ks]
+    assert np.array_equal(values, ndcg_batch(rank_by_score(grades, scores), tuple(ks), gain=gain))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_top_k_in_blocks_and_threads_with_ties_everywhere(monkeypatch, workers):
+    monkeypatch.setattr(parallel, "_CHUNK", 7)
+    monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
+    monkeypatch.setattr(parallel, "_workers", lambda: workers)
+    rng = np.random.default_rng(21)
+    grades = rng.integers(0, 4, size=(60, 40)).astype(float)
+    scores = rng.integers(0, 3, size=(60, 40)).astype(float)  # every row tied at the boundary
+    scores[::5] = rng.random((12, 40))  # some rows without ties
+    full = _full_ranking(grades.tolist(), scores.tolist())
+    for k in (1, 5, 10, 39, 40, 41):
+        assert rank_by_score(grades, scores, k).tolist() == [row[:k] for row in full]
+        assert ndcg_from_scores(grades, scores, k).tolist() == [ndcg(row, k) for row in full]
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match=r"scores\[1\]\[0\] is nan"):
+        ndcg_from_scores([[1, 2], [3, 4]], [[0.5, 0.1], [float("nan"), 0.2]], 1)
+    with pytest.raises(ValueError, match=r"grades\[0\]\[1\] is -1"):
+        ndcg_from_scores([[1, -1]], [[0.5, 0.1]], 1)
+    with pytest.raises(ValueError, match="shape"):
+        ndcg_from_scores([[1, 2]], [[0.5]], 1)
+    with pytest.raises(ValueError, match="at least 1"):
+        rank_by_score([[1, 2]], [[0.5, 0.1]], 0)
+
+
+def test_long_rows_take_the_partition_path_for_the_ideal_too():
+    # rows much longer than the cut-off: the ideal's top grades come from a partition, not a sort
+    rng = np.random.default_rng(22)
+    grades = rng.integers(0, 4, size=(30, 300)).astype(float) * rng.choice([1.0, 0.37], size=(30, 1))
+    scores = rng.integers(0, 50, size=(30, 300)).astype(float)
+    full = _full_ranking(grades.tolist(), scores.tolist())
+    for k in (1, 3, (2, 7)):
+        ks = k if isinstance(k, tuple) else (k,)
+        values = ndcg_from_scores(grades, scores, ks)
+        assert values.tolist() == [[ndcg(row, c) for c in ks] for row in full]
