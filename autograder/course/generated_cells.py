@@ -68,9 +68,12 @@ def _own(own, provenance):
 
 def _judge(value, primary, own, provenance):
     """(passed, passed only through the own ratio, the own values differ) of one value."""
-    numerator, denominator = _own(own, provenance) if own is not None else (None, None)
+    try:
+        numerator, denominator = _own(own, provenance) if own is not None else (None, None)
+    except Exception:  # the helper itself fails (a stub): no evidence either way, as in the grader
+        numerator, denominator = None, None
     through_own = not primary and bool(denominator) and _close(value, numerator / denominator)
-    return primary or through_own, through_own, own is not None and numerator != denominator
+    return primary or through_own, through_own, numerator is not None and numerator != denominator
 
 
 def check_value(function, *args, expected, provenance, unchanged=False, own=None):

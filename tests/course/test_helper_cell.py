@@ -24,6 +24,13 @@ SOLUTIONS = {
     **{f"{item.id}: {mutant.name}": (mutant.dcg, mutant.ndcg) for item in CATALOGUE for mutant in item.mutants},
     **{f"corpus: {i.name}": (i.dcg, i.ndcg) for i in CORPUS},
     **{f"correct: {name}": pair for name, pair in CORRECT_SOLUTIONS.items()},
+    # an ndcg of its own beside a dcg that is still the stub: the ndcg's points stand
+    "stub dcg, ndcg with its own DCG": (
+        "def dcg(rels, k):\n    raise NotImplementedError()",
+        "import math\n\n\ndef ndcg(rels, k):\n    def d(xs):\n"
+        "        return sum(x / math.log2(i + 2) for i, x in enumerate(xs[:k]))\n"
+        "    ideal = d(sorted(rels, reverse=True))\n    return d(rels) / ideal if ideal else 0.0",
+    ),
 }
 
 
