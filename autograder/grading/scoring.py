@@ -244,13 +244,12 @@ def indirect(case: Case) -> bool:
 def _convincing(exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord]) -> bool:
     """Whether a group that passed did so on evidence that says something.
 
-    ``0 == 2 * 0`` holds for a stub that returns 0, and a dcg that returns a constant divides its own
-    values to 1. So where a group's cases may pass on evidence other than the reference value, the
-    group counts only if (a) on one of those cases the value is not 0 where the reference is not
-    0, and (b) if a case passed only through the student's own ratio, the student's dcg tells a
-    ranking from its ideal ranking on one of the group's cases (its two own values differ). Any
-    discount and gain a student may use pass both; the property groups also hold a reference case
-    that no constant meets.
+    ``0 == 2 * 0`` holds for a stub that returns 0, and a helper that returns a constant divides its
+    own values to 1. So where a group's cases may pass on evidence other than the reference value,
+    the group counts only if (a) on one of those cases the value is not 0 where the reference is
+    not 0, and (b) if a case passed only through the student's own ratio, the two own values differ
+    on one of the group's cases. Honest variants of the computation pass both; an exercise's
+    property groups should also hold a reference case that no constant meets.
     """
     cases = [(p, _records(p, calls)) for p in plan if indirect(p.case)]
     if not cases:
@@ -266,7 +265,7 @@ def _convincing(exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, Ca
 
 
 def _own_distinct(records: CaseRecords) -> bool:
-    """Whether the student's dcg gave the ranking and its ideal ranking different values."""
+    """Whether the student's helper gave the two own-ratio calls different values."""
     if records.own_ratio is None:
         return False
     top, bottom = (_numeric(r) for r in records.own_ratio)
@@ -292,7 +291,7 @@ def score(
         elif vacuous:
             message = (
                 f"the values of `{group.function}` on this group's cases say nothing: they are 0 where the "
-                "definition's are not, or match only a dcg that gives every ranking the same value"
+                "definition's are not, or match only your own helper where it returns the same value everywhere"
             )
         else:
             first = failures[0]
