@@ -155,3 +155,10 @@ def test_rounding_to_any_number_of_decimals_is_named_also_beside_another_mistake
     # issue 12: round(x, 6) on top of another mistake went unnamed
     dcg_source = BY_ID["log-base"].mutants[0].dcg.replace("return sum(", "return round(sum(").rstrip() + f", {decimals})"
     assert set(diagnose(probe_records(dcg_source, CORRECT_NDCG)).ids) == {"log-base", "rounded"}
+
+
+def test_a_constant_is_not_explained_by_a_pile_of_mistakes():
+    # with six parts wrong at once some model fits a function that returns 0; it is named as it is
+    found = diagnose(probe_records(CORRECT_DCG, "def ndcg(rels, k):\n    return 0.0"))
+    assert found.ids == []
+    assert "returned 0.0 on every input we tried" in found.unexplained["ndcg"]

@@ -37,6 +37,9 @@ from .probes import (
 )
 from .variants import ROUNDINGS
 
+#: A model with more mistakes than this is not believed: with enough parts wrong at once, some
+#: combination fits almost anything (a function that returns 0 matched one with six).
+MAX_MISTAKES = 3
 #: Two values agree when this close (relative and absolute).
 TOLERANCE = 1e-9
 
@@ -132,6 +135,8 @@ class FunctionDiagnoser:
         """
         roundings = possible_roundings(observed.values())
         for model in self.models:
+            if len(model.mistakes) > MAX_MISTAKES:
+                break  # sorted by mistakes: every model from here on explains too little to be believed
             if model.rounding not in roundings:
                 continue
             compared = 0
@@ -156,7 +161,11 @@ class FunctionDiagnoser:
         example = self.counterexample(*wrong)
         model = self.best_model(observed, student_dcg)
         if model is None:
-            diagnosis.unexplained[self.function] = f"your {self.function} does not match a known mistake: {example}"
+            values = set(observed.values())
+            same = f" (it returned {values.pop()!r} on every input we tried)" if len(values) == 1 else ""
+            diagnosis.unexplained[self.function] = (
+                f"your {self.function} does not match a known mistake{same}: {example}"
+            )
             return
         for mistake in model.mistakes:
             _add(diagnosis, mistake, self.function, example)
