@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from .cgroups import RunGroup
+    from .cgroups import Cgroups, RunGroup
     from .uids import UidLease
 
 #: The script the sandboxed Python runs (standard library only; see its docstring).
@@ -86,6 +86,25 @@ class Launch:
             self.group.remove()
         if self.uid_lease is not None:
             self.uid_lease.release()
+
+
+def grouped_launch(
+    argv: list[str], cwd: str, env: dict[str, str], cgroups: Cgroups | None, uid_lease: UidLease | None,
+    pass_fds: tuple[int, ...] = (),
+) -> Launch:
+    """The :class:`Launch` of ``argv`` in a new run cgroup (if ``cgroups``), holding ``uid_lease``.
+
+    If the cgroup cannot be made, the lease is given back before the error goes on.
+    """
+    try:
+        group = cgroups.new_run() if cgroups is not None else None
+    except BaseException:
+        if uid_lease is not None:
+            uid_lease.release()
+        raise
+    if group is not None:
+        argv = group.enter_prefix() + argv
+    return Launch(argv, cwd=cwd, env=env, group=group, pass_fds=pass_fds, uid_lease=uid_lease)
 
 
 class Sandbox(Protocol):

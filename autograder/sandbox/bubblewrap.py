@@ -25,6 +25,7 @@ from .base import (
     Launch,
     Limits,
     drop_privileges,
+    grouped_launch,
     own_process_count,
     prlimit_prefix,
     sandbox_environment,
@@ -121,15 +122,6 @@ class Bubblewrap:
             args += ["--"]
             processes = own_process_count() + self.limits.processes
         argv = prlimit_prefix(self.limits, processes) + args + inner
-        try:
-            group = self.cgroups.new_run() if self.cgroups is not None else None
-        except BaseException:
-            if lease is not None:
-                lease.release()
-            raise
-        if group is not None:
-            argv = group.enter_prefix() + argv
-        return Launch(
-            argv, cwd=str(scratch), env={"PATH": os.environ.get("PATH", "")}, group=group, pass_fds=pass_fds,
-            uid_lease=lease,
+        return grouped_launch(
+            argv, str(scratch), {"PATH": os.environ.get("PATH", "")}, self.cgroups, lease, pass_fds
         )

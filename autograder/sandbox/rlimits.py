@@ -19,6 +19,7 @@ from .base import (
     Limits,
     SandboxUnavailable,
     drop_privileges,
+    grouped_launch,
     own_process_count,
     prlimit_prefix,
     sandbox_environment,
@@ -79,12 +80,4 @@ class ResourceLimitsOnly:
         else:
             processes = own_process_count() + self.limits.processes
         argv = prlimit_prefix(self.limits, processes) + argv
-        try:
-            group = self.cgroups.new_run() if self.cgroups is not None else None
-        except BaseException:
-            if lease is not None:
-                lease.release()
-            raise
-        if group is not None:
-            argv = group.enter_prefix() + argv
-        return Launch(argv, cwd=str(scratch), env=env, group=group, uid_lease=lease)
+        return grouped_launch(argv, str(scratch), env, self.cgroups, lease)
