@@ -101,6 +101,25 @@ def test_scores_that_differ_in_their_last_bits_are_ranked_exactly(data, k):
     assert ndcg_from_scores(grades, scores, k).tolist() == [ndcg(row, k) for row in full]
 
 
+def _ulps_above(value: float, ulps: int) -> float:
+    return float((np.array([value]).view(np.int64) + ulps).view(np.float64)[0])
+
+
+def test_scores_one_ulp_apart_inside_the_top_are_ordered_by_score_not_column():
+    # 0.5 + 1 ulp and 0.5 + 3 ulps agree in all but the bits that carry the column (8 columns: 3 bits)
+    scores = [[_ulps_above(0.5, 1), _ulps_above(0.5, 3), 0.4, 0.1, 0.1, 0.1, 0.1, 0.1]]
+    grades = [[1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
+    assert rank_by_score(grades, scores, 3).tolist() == [[2.0, 1.0, 3.0]]
+
+
+def test_negative_zero_in_the_top_ties_with_zero():
+    # -0.0's bit pattern is the largest unsigned key when no score is negative: it must not lead
+    scores = [[0.0, -0.0, 1.0, 0.0]]
+    grades = [[1.0, 2.0, 3.0, 0.0]]
+    assert rank_by_score(grades, scores, 2).tolist() == [[3.0, 1.0]]
+    assert rank_by_score(grades, [[0.0, -0.0, 1.0, -1.0]], 3).tolist() == [[3.0, 1.0, 2.0]]
+
+
 def test_a_negative_zero_grade_is_no_grade_above_the_others():
     # -0.0's bit pattern is the largest of all, read as an unsigned integer: it must not lead the ideal
     grades = [[-0.0, 1.0, 0.0, 3.0]]
