@@ -82,6 +82,9 @@ def _top_columns(
     columns, kept = keys.top(scores, k, work)
     top = columns[:, :k]
     tied = kept[:, 1:] == kept[:, :-1]  # neighbours whose scores agree in the kept bits
+    negative_zero = kept == keys.negative_zero  # -0.0 has keys of its own, not next to +0.0's
+    if not (np.count_nonzero(tied) or np.count_nonzero(negative_zero)):
+        return top  # the common case with real-valued scores (counting beats any() along rows)
     close = np.flatnonzero(tied[:, : k - 1].any(axis=1))
     if close.size:  # such neighbours are in column order: right where their scores are equal
         exact = _gather(scores[close], top[close])
@@ -89,13 +92,14 @@ def _top_columns(
         if redo.size:
             chosen = np.sort(top[redo], axis=1)
             top[redo] = _gather(chosen, _full_order(_gather(scores[redo], chosen)))
-    # -0.0 has keys of its own, below +0.0's: a row with -0.0 in its top is redone.
-    undecided = np.flatnonzero(tied[:, k - 1] | (kept == keys.negative_zero).any(axis=1))
+    with_negative_zero = negative_zero.any(axis=1)  # rows with -0.0 in their top are redone
+    undecided = np.flatnonzero(tied[:, k - 1] & ~with_negative_zero)
+    redone = np.flatnonzero(with_negative_zero)
     if undecided.size:
         kth = scores[undecided, top[undecided, k - 1]]
-        redone = undecided[~keys.true_ties(scores[undecided], kept[undecided, k - 1], kth)]
-        if redone.size:
-            top[redone] = _exact_top_columns(scores[redone], k)
+        redone = np.union1d(redone, undecided[~keys.true_ties(scores[undecided], kept[undecided, k - 1], kth)])
+    if redone.size:
+        top[redone] = _exact_top_columns(scores[redone], k)
     return top
 
 
@@ -154,12 +158,12 @@ class _Keys:
 
         That holds where every score with the boundary's kept bits equals the k-th score: they
         are true ties, and the keys rank them in column order. A score equal to the k-th has its
-        kept bits too (-0.0 aside, whose rows are redone), so it is enough that both sets have the
-        same size.
+        kept bits too (-0.0 aside: rows with -0.0 in their top are redone, not asked), so it is
+        enough that both sets have the same size.
         """
         same_bits = np.count_nonzero(self.kept(scores) == boundary[:, None], axis=1)
         same_score = np.count_nonzero(scores == kth[:, None], axis=1)
-        exact: NDArray[np.bool_] = (same_bits == same_score) & (boundary != self.negative_zero)
+        exact: NDArray[np.bool_] = same_bits == same_score
         return exact
 
 

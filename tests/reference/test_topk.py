@@ -118,6 +118,8 @@ def test_negative_zero_in_the_top_ties_with_zero():
     grades = [[1.0, 2.0, 3.0, 0.0]]
     assert rank_by_score(grades, scores, 2).tolist() == [[3.0, 1.0]]
     assert rank_by_score(grades, [[0.0, -0.0, 1.0, -1.0]], 3).tolist() == [[3.0, 1.0, 2.0]]
+    # found by hypothesis: -0.0 leads the keys, and the two true ties behind it look settled
+    assert rank_by_score([[0.0, 1.0, 2.0]], [[-0.0, 5e-324, 5e-324]], 2).tolist() == [[1.0, 2.0]]
 
 
 def test_a_negative_zero_grade_is_no_grade_above_the_others():
