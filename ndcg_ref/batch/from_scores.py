@@ -13,7 +13,7 @@ from .kernels import _dcg_at
 from .measures import _cutoffs, _shape
 from .parallel import _for_each_chunk, _Scratch
 from .ranking import _score_matrix
-from .topk import _INFINITY, _check_scores, _gather, _largest_last, _top_columns
+from .topk import _INFINITY, _gather, _largest_last, _top_columns
 
 
 def _best_grades(
@@ -85,8 +85,8 @@ def ndcg_from_scores(
     def work(start: int, stop: int) -> None:
         block, room = matrix[start:stop], scratch.rows(stop - start)
         ideal = _dcg_at(_best_grades(block, depth, start, room), cutoffs, gain)
-        _check_scores(score_matrix[start:stop], start)  # the room is free again: the DCG is copied out
-        ranked = _gather(block, _top_columns(score_matrix[start:stop], depth, room))
+        # the room is free again (the DCG is copied out) for the keys of the scores
+        ranked = _gather(block, _top_columns(score_matrix[start:stop], depth, start, room))
         np.divide(_dcg_at(ranked, cutoffs, gain), ideal, out=out[start:stop], where=ideal > 0)
 
     _for_each_chunk(matrix.shape[0], work)

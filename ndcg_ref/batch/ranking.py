@@ -8,7 +8,7 @@ from numpy.typing import NDArray
 from .._validate import as_cutoff
 from .grades import _check_grades, as_grade_matrix
 from .parallel import _for_each_chunk
-from .topk import _check_scores, _gather, _top_columns
+from .topk import _gather, _top_columns
 
 
 def _score_matrix(scores: object, shape: tuple[int, ...]) -> NDArray[np.float64]:
@@ -56,8 +56,7 @@ def rank_by_score(grades: object, scores: object, k: int | None = None) -> NDArr
     def work(start: int, stop: int) -> None:
         _check_grades(matrix[start:stop], "grades", start)
         block = score_matrix[start:stop]
-        _check_scores(block, start)
-        out[start:stop] = _gather(matrix[start:stop], _top_columns(block, depth))
+        out[start:stop] = _gather(matrix[start:stop], _top_columns(block, depth, start))
 
     _for_each_chunk(matrix.shape[0], work)
     return out

@@ -65,21 +65,26 @@ def _full_order(scores: NDArray[np.float64]) -> NDArray[np.intp]:
 
 
 def _top_columns(
-    scores: NDArray[np.float64], k: int, work: NDArray[np.float64] | None = None
+    scores: NDArray[np.float64], k: int, offset: int, work: NDArray[np.float64] | None = None
 ) -> NDArray[np.intp]:
-    """The columns of each row's ``k`` highest scores, best first (ties in column order); scores finite.
+    """The columns of each row's ``k`` highest scores, best first (ties in column order).
 
-    Returns all columns, ranked, when ``k`` is at least the row length. ``work``, if given, is
-    room of the scores' shape (or more rows) for the keys.
+    Returns all columns, ranked, when ``k`` is at least the row length. Raises for a score that
+    is not finite, as :func:`_check_scores` (``offset`` is the first row's query). ``work``, if
+    given, is room of the scores' shape (or more rows) for the keys.
     """
     rows, width = scores.shape
-    if k >= width or rows == 0:
-        return _full_order(scores)
     bits = (width - 1).bit_length() or 1
-    if bits > _MAX_COLUMN_BITS:
-        return _exact_top_columns(scores, k)
-    keys = _Keys(bits, negative=bool(scores.min() < 0))
+    if k >= width or rows == 0 or bits > _MAX_COLUMN_BITS:
+        _check_scores(scores, offset)
+        return _full_order(scores) if k >= width or rows == 0 else _exact_top_columns(scores, k)
+    lowest = scores.min()
+    if not np.isfinite(lowest):  # a NaN or -inf
+        _check_scores(scores, offset)
+    keys = _Keys(bits, negative=bool(lowest < 0))
     columns, kept = keys.top(scores, k, work)
+    if (kept[:, 0] >= keys.infinity).any():  # +inf leads its row (the check passes -0.0's rows)
+        _check_scores(scores, offset)
     top = columns[:, :k]
     tied = kept[:, 1:] == kept[:, :-1]  # neighbours whose scores agree in the kept bits
     negative_zero = kept == keys.negative_zero  # -0.0 has keys of its own, not next to +0.0's
@@ -125,8 +130,9 @@ class _Keys:
     def __init__(self, bits: int, *, negative: bool) -> None:
         self.mask = np.uint64((1 << bits) - 1)
         self.negative = negative
-        #: The kept bits of -0.0.
+        #: The kept bits of -0.0, and those of +inf (NaN's are larger, without negative scores).
         self.negative_zero = _FLIP & ~self.mask if negative else _SIGN
+        self.infinity = _INFINITY ^ _SIGN if negative else _INFINITY
 
     def kept(self, scores: NDArray[np.float64], out: NDArray[np.uint64] | None = None) -> NDArray[np.uint64]:
         """The keys' kept bits: monotone in the scores, ties kept."""

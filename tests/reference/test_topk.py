@@ -128,6 +128,20 @@ def test_a_negative_zero_grade_is_no_grade_above_the_others():
     assert ndcg_from_scores(grades, [[0.4, 0.3, 0.2, 0.1]], 2).tolist() == [ndcg([-0.0, 1.0, 0.0, 3.0], 2)]
 
 
+@pytest.mark.parametrize("bad", [float("nan"), -float("nan"), float("inf"), -float("inf")])
+@pytest.mark.parametrize("shift", [0.0, -0.5])  # scores all >= 0, or some below 0 (other keys)
+@pytest.mark.parametrize("k", [3, 40])  # keys, or the whole row ranked
+def test_a_score_that_is_not_finite_is_named_wherever_it_sorts(bad, shift, k):
+    rng = np.random.default_rng(23)
+    scores = rng.random((6, 40)) + shift
+    scores[3, 5] = bad
+    scores[4, 0] = bad  # a later one is not the one named
+    with pytest.raises(ValueError, match=r"scores\[3\]\[5\] is .*: scores must be finite"):
+        rank_by_score(np.ones((6, 40)), scores, k)
+    with pytest.raises(ValueError, match=r"scores\[3\]\[5\] is "):
+        ndcg_from_scores(np.ones((6, 40)), scores, k)
+
+
 def test_bad_input_is_named():
     with pytest.raises(ValueError, match=r"scores\[1\]\[0\] is nan"):
         ndcg_from_scores([[1, 2], [3, 4]], [[0.5, 0.1], [float("nan"), 0.2]], 1)
