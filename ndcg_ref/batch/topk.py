@@ -19,6 +19,8 @@ threshold, and the first tied columns by column order.
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -31,8 +33,10 @@ _MAX_COLUMN_BITS = 24
 SORT_WHOLE = 16
 #: The bit pattern of +inf: non-negative finite floats have smaller ones (as unsigned integers).
 _INFINITY = np.uint64(0x7FF0_0000_0000_0000)
-_SIGN = np.uint64(1 << 63)
-_FLIP = np.uint64((1 << 63) - 1)
+#: Widest rows (in bits of a column number) for 32-bit keys: they keep at least 15 bits of the
+#: scores' float32 mantissa (a relative resolution of 3e-5); beyond, 64-bit keys only.
+_MAX_SHORT_KEY_BITS = 8
+_Unsigned = TypeVar("_Unsigned", bound=np.unsignedinteger[Any])
 
 
 def _check_scores(scores: NDArray[np.float64], offset: int) -> None:
@@ -45,10 +49,13 @@ def _check_scores(scores: NDArray[np.float64], offset: int) -> None:
         raise ValueError(f"scores[{offset + query}][{column}] is {scores[query, column]}: scores must be finite")
 
 
-def _gather(matrix: NDArray[np.float64], columns: NDArray[np.intp]) -> NDArray[np.float64]:
-    """``matrix[i, columns[i, j]]`` for every ``i, j`` (numpy's flat take() is much faster than
-    take_along_axis())."""
-    flat = columns + (np.arange(columns.shape[0]) * matrix.shape[1])[:, None]
+def _gather(
+    matrix: NDArray[np.float64], columns: NDArray[np.intp], rows: NDArray[np.intp] | None = None
+) -> NDArray[np.float64]:
+    """``matrix[i, columns[i, j]]`` for every ``i, j``, or ``matrix[rows[i], columns[i, j]]``
+    (numpy's flat take() is much faster than take_along_axis(), and copies no rows)."""
+    starts = np.arange(columns.shape[0]) if rows is None else rows
+    flat = columns + (starts * matrix.shape[1])[:, None]
     gathered: NDArray[np.float64] = np.ascontiguousarray(matrix).take(flat)
     return gathered
 
@@ -81,34 +88,49 @@ def _top_columns(
     lowest = scores.min()
     if not np.isfinite(lowest):  # a NaN or -inf
         _check_scores(scores, offset)
-    keys = _Keys(bits, negative=bool(lowest < 0))
+    negative = bool(lowest < 0)
+    if bits > _MAX_SHORT_KEY_BITS:
+        top, undecided = _keyed_top(scores, k, _Keys(bits, negative=negative, short=False), work, offset)
+    else:  # 32-bit keys first (twice as fast to sort); rows they leave undecided get 64-bit ones
+        top, undecided = _keyed_top(scores, k, _Keys(bits, negative=negative, short=True), work, offset)
+        if undecided.size:
+            again, still = _keyed_top(scores[undecided], k, _Keys(bits, negative=negative, short=False), None, offset)
+            top[undecided] = again
+            undecided = undecided[still]
+    if undecided.size:
+        top[undecided] = _exact_top_columns(scores[undecided], k)
+    return top
+
+
+def _keyed_top(
+    scores: NDArray[np.float64], k: int, keys: _Keys, work: NDArray[np.float64] | None, offset: int
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Each row's top ``k`` columns by ``keys``, exact but for the rows returned second (undecided)."""
     columns, kept = keys.top(scores, k, work)
-    if (kept[:, 0] >= keys.infinity).any():  # +inf leads its row (the check passes -0.0's rows)
+    if (kept[:, 0] >= keys.infinity).any():  # +inf leads its row (the check passes other rows)
         _check_scores(scores, offset)
     top = columns[:, :k]
     tied = kept[:, 1:] == kept[:, :-1]  # neighbours whose scores agree in the kept bits
     negative_zero = kept == keys.negative_zero  # -0.0 has keys of its own, not next to +0.0's
     if not (np.count_nonzero(tied) or np.count_nonzero(negative_zero)):
-        return top  # the common case with real-valued scores (counting beats any() along rows)
+        return top, np.empty(0, np.intp)  # the common case with real-valued scores
     close = np.flatnonzero(tied[:, : k - 1].any(axis=1))
     if close.size:  # such neighbours are in column order: right where their scores are equal
-        exact = _gather(scores[close], top[close])
+        exact = _gather(scores, top[close], close)
         redo = close[((exact[:, 1:] != exact[:, :-1]) & tied[close, : k - 1]).any(axis=1)]
         if redo.size:
             chosen = np.sort(top[redo], axis=1)
-            top[redo] = _gather(chosen, _full_order(_gather(scores[redo], chosen)))
+            top[redo] = _gather(chosen, _full_order(_gather(scores, chosen, redo)))
     with_negative_zero = negative_zero.any(axis=1)  # rows with -0.0 in their top are redone
-    undecided = np.flatnonzero(tied[:, k - 1] & ~with_negative_zero)
-    redone = np.flatnonzero(with_negative_zero)
-    if undecided.size:
-        kth = scores[undecided, top[undecided, k - 1]]
-        redone = np.union1d(redone, undecided[~keys.true_ties(scores[undecided], kept[undecided, k - 1], kth)])
-    if redone.size:
-        top[redone] = _exact_top_columns(scores[redone], k)
-    return top
+    boundary = np.flatnonzero(tied[:, k - 1] & ~with_negative_zero)
+    undecided = np.flatnonzero(with_negative_zero)
+    if boundary.size:
+        ties = keys.true_ties(scores, boundary, kept[boundary, k - 1], top[boundary, k - 1], work)
+        undecided = np.union1d(undecided, boundary[~ties])
+    return top, undecided
 
 
-def _largest_last(keys: NDArray[np.uint64], count: int) -> NDArray[np.uint64]:
+def _largest_last(keys: NDArray[_Unsigned], count: int) -> NDArray[_Unsigned]:
     """Each row's ``count`` largest keys, ascending, in the last columns: sorted in place, or for
     long rows partitioned and only those sorted. Returns those columns (a view)."""
     width = keys.shape[1]
@@ -123,54 +145,102 @@ def _largest_last(keys: NDArray[np.uint64], count: int) -> NDArray[np.uint64]:
 class _Keys:
     """Unsigned keys that order as the scores do, with the lowest ``bits`` bits free for the column.
 
-    ``negative``: some score is below zero (the bits of negative scores are then flipped, which
-    costs three more passes; without, -0.0's pattern is the largest key and its rows are redone).
+    ``short``: 32-bit keys, from the scores rounded to float32 (rounding is monotone too), else
+    64-bit keys from the scores' own bits. ``negative``: some score is below zero (the bits of
+    negative scores are then flipped, which costs a few passes more; without, -0.0's pattern is
+    the largest key and its rows are redone).
     """
 
-    def __init__(self, bits: int, *, negative: bool) -> None:
-        self.mask = np.uint64((1 << bits) - 1)
+    def __init__(self, bits: int, *, negative: bool, short: bool) -> None:
+        self.float: type[np.floating[Any]] = np.float32 if short else np.float64
+        self.unsigned: type[np.unsignedinteger[Any]] = np.uint32 if short else np.uint64
+        self.top_bit = self.unsigned(63 if not short else 31)
+        self.sign = self.unsigned(1) << self.top_bit
+        self.all_but_sign = self.sign - self.unsigned(1)
+        self.mask = self.unsigned((1 << bits) - 1)
         self.negative = negative
+        infinity = self.unsigned(0x7F80_0000 if short else 0x7FF0_0000_0000_0000)  # the bits of +inf
         #: The kept bits of -0.0, and those of +inf (NaN's are larger, without negative scores).
-        self.negative_zero = _FLIP & ~self.mask if negative else _SIGN
-        self.infinity = _INFINITY ^ _SIGN if negative else _INFINITY
+        self.negative_zero = self.all_but_sign & ~self.mask if negative else self.sign
+        self.infinity = infinity ^ self.sign if negative else infinity
 
-    def kept(self, scores: NDArray[np.float64], out: NDArray[np.uint64] | None = None) -> NDArray[np.uint64]:
-        """The keys' kept bits: monotone in the scores, ties kept."""
-        bits = scores.view(np.uint64)
+    def kept(self, scores: NDArray[np.float64], work: NDArray[np.float64] | None = None) -> NDArray[Any]:
+        """The keys' kept bits: monotone in the scores, ties kept; in ``work`` if given (of at
+        least the scores' size), which holds both the keys and the temporary flipped bits."""
+        room = _Room(work, scores.shape)
+        if self.float is np.float64:
+            bits = scores.view(np.uint64)
+            out = room.take(np.uint64)
+        else:
+            rounded = room.take(np.float32)
+            with np.errstate(over="ignore"):  # beyond float32's range: +-inf, ties that the checks see
+                np.copyto(rounded, scores, casting="same_kind")  # to nearest: never reverses an order
+            bits = out = rounded.view(np.uint32)
         if not self.negative:  # the bit patterns of scores >= 0 order as the scores do
-            return np.bitwise_and(bits, ~self.mask, out=out)
-        flip = np.right_shift(bits, np.uint64(63), out=out)
-        np.multiply(flip, _FLIP, out=flip)  # all bits but the sign for negative scores
+            np.bitwise_and(bits, ~self.mask, out=out)
+            return out
+        flip = out if out is not bits else room.take(self.unsigned)
+        np.right_shift(bits, self.top_bit, out=flip)
+        np.multiply(flip, self.all_but_sign, out=flip)  # all bits but the sign for negative scores
         np.bitwise_xor(flip, bits, out=flip)
         np.bitwise_and(flip, ~self.mask, out=flip)
-        return np.bitwise_xor(flip, _SIGN, out=flip)  # negative scores below the others
+        np.bitwise_xor(flip, self.sign, out=flip)  # negative scores below the others
+        return flip
 
     def top(
         self, scores: NDArray[np.float64], k: int, work: NDArray[np.float64] | None
-    ) -> tuple[NDArray[np.intp], NDArray[np.uint64]]:
+    ) -> tuple[NDArray[np.intp], NDArray[Any]]:
         """Each row's ``k + 1`` highest keys, best first: the columns they carry, and their kept bits."""
-        rows, width = scores.shape
-        keys = self.kept(scores, None if work is None else work[:rows].view(np.uint64))
-        np.bitwise_or(keys, self.mask ^ np.arange(width, dtype=np.uint64), out=keys)  # lower columns larger
+        keys = self.kept(scores, work)
+        carried = np.bitwise_xor(np.arange(scores.shape[1], dtype=self.unsigned), self.mask)  # lower columns larger
+        np.bitwise_or(keys, carried, out=keys)
         best = _largest_last(keys, k + 1)[:, ::-1]
         columns = np.bitwise_and(best, self.mask)
         np.bitwise_xor(columns, self.mask, out=columns)
-        return columns.view(np.intp), np.bitwise_and(best, ~self.mask)
+        return columns.astype(np.intp), np.bitwise_and(best, ~self.mask)
 
     def true_ties(
-        self, scores: NDArray[np.float64], boundary: NDArray[np.uint64], kth: NDArray[np.float64]
+        self,
+        scores: NDArray[np.float64],
+        rows: NDArray[np.intp],
+        boundary: NDArray[Any],
+        kth: NDArray[np.intp],
+        work: NDArray[np.float64] | None,
     ) -> NDArray[np.bool_]:
-        """Rows whose top k by key is exact although the k-th and (k + 1)-th keys agree in the kept bits.
+        """Which of ``rows`` have an exact top k by key although their k-th and (k + 1)-th keys agree
+        in the kept bits (``boundary``; ``kth``: the k-th column).
 
         That holds where every score with the boundary's kept bits equals the k-th score: they
         are true ties, and the keys rank them in column order. A score equal to the k-th has its
         kept bits too (-0.0 aside: rows with -0.0 in their top are redone, not asked), so it is
-        enough that both sets have the same size.
+        enough that both sets have the same size. ``work``: room as for :meth:`kept`.
         """
-        same_bits = np.count_nonzero(self.kept(scores) == boundary[:, None], axis=1)
-        same_score = np.count_nonzero(scores == kth[:, None], axis=1)
+        part = scores if rows.size == scores.shape[0] else scores[rows]  # with ties, often all rows
+        same_score = np.count_nonzero(part == scores[rows, kth][:, None], axis=1)
+        same_bits = np.count_nonzero(self.kept(part, work) == boundary[:, None], axis=1)
         exact: NDArray[np.bool_] = same_bits == same_score
         return exact
+
+
+class _Room:
+    """Arrays of one shape, one after another in a float64 work area (fresh ones without it).
+
+    Reusing memory matters here: a fresh array of a few megabytes costs about a millisecond per
+    megabyte in page faults, as much as the arithmetic on it.
+    """
+
+    def __init__(self, work: NDArray[np.float64] | None, shape: tuple[int, ...]) -> None:
+        self._bytes = None if work is None else work.reshape(-1).view(np.uint8)
+        self._shape = shape
+        self._used = 0
+
+    def take(self, dtype: type[np.generic]) -> NDArray[Any]:
+        """The next array of the shape and ``dtype``."""
+        size = int(np.prod(self._shape)) * np.dtype(dtype).itemsize
+        if self._bytes is None or self._used + size > self._bytes.size:
+            return np.empty(self._shape, dtype)
+        start, self._used = self._used, self._used + size
+        return self._bytes[start : self._used].view(dtype).reshape(self._shape)
 
 
 def _exact_top_columns(scores: NDArray[np.float64], k: int) -> NDArray[np.intp]:
