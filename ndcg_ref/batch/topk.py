@@ -31,8 +31,7 @@ _MAX_COLUMN_BITS = 24
 #: short row is as fast as its partition (100 keys: 16.7 against 17.1 ms per 100,000 rows,
 #: numpy 2.4 on AVX-512), and the top then needs no sort of its own.
 SORT_WHOLE = 16
-#: The bit pattern of +inf: non-negative finite floats have smaller ones (as unsigned integers).
-_INFINITY = np.uint64(0x7FF0_0000_0000_0000)
+
 #: Widest rows (in bits of a column number) for 32-bit keys: they keep at least 15 bits of the
 #: scores' float32 mantissa (a relative resolution of 3e-5); beyond, 64-bit keys only.
 _MAX_SHORT_KEY_BITS = 8
@@ -130,6 +129,13 @@ def _keyed_top(
     return top, undecided
 
 
+def _infinity(unsigned: np.dtype[Any]) -> np.unsignedinteger[Any]:
+    """The bit pattern of +inf as a 32- or 64-bit unsigned integer: non-negative finite floats have
+    smaller ones."""
+    bits: np.unsignedinteger[Any] = unsigned.type(0x7F80_0000 if unsigned.itemsize == 4 else 0x7FF0_0000_0000_0000)
+    return bits
+
+
 def _largest_last(keys: NDArray[_Unsigned], count: int) -> NDArray[_Unsigned]:
     """Each row's ``count`` largest keys, ascending, in the last columns: sorted in place, or for
     long rows partitioned and only those sorted. Returns those columns (a view)."""
@@ -159,7 +165,7 @@ class _Keys:
         self.all_but_sign = self.sign - self.unsigned(1)
         self.mask = self.unsigned((1 << bits) - 1)
         self.negative = negative
-        infinity = self.unsigned(0x7F80_0000 if short else 0x7FF0_0000_0000_0000)  # the bits of +inf
+        infinity = _infinity(np.dtype(self.unsigned))
         #: The kept bits of -0.0, and those of +inf (NaN's are larger, without negative scores).
         self.negative_zero = self.all_but_sign & ~self.mask if negative else self.sign
         self.infinity = infinity ^ self.sign if negative else infinity
