@@ -122,13 +122,15 @@ def test_negative_zero_in_the_top_ties_with_zero():
     assert rank_by_score([[0.0, 1.0, 2.0]], [[-0.0, 5e-324, 5e-324]], 2).tolist() == [[1.0, 2.0]]
 
 
-@pytest.mark.parametrize("odd", [0.1, 3.0000001, 1e-40, 1e39, 2.0**-149, 1e-300])
+@pytest.mark.parametrize("odd", [0.1, 3.0000001, 1e-40, 1e39, 2.0**130, 2.0**-140, 2.0**-149, 1e-300])
 def test_grades_that_are_no_float32_numbers_are_ranked_exactly(odd):
-    # the ideal sorts grades as float32 where that is exact: these are not (mantissa, range), but 2**-149 is
+    # The ideal sorts grades as float32 where that is exact; these are not (mantissa or range;
+    # 2**-149 is). Each grade comes with a neighbour 2**-20 apart, which float32 keeps apart only
+    # in its normal range, and half the rows hold no other grades, so the small ones count too.
     rng = np.random.default_rng(24)
-    grades = rng.choice([0.0, 1.0, 2.0, odd], size=(50, 30))
-    grades[:, 0] = odd * 0.99999999 if odd < 1e30 else odd  # two close grades: float32 would merge them
-    scores = rng.random((50, 30))
+    grades = rng.choice([0.0, 1.0, 2.0, odd, odd * (1 + 2.0**-20)], size=(60, 30))
+    grades[::2] = rng.choice([0.0, odd, odd * (1 + 2.0**-20)], size=(30, 30))
+    scores = rng.random((60, 30))
     full = _full_ranking(grades.tolist(), scores.tolist())
     assert ndcg_from_scores(grades, scores, (3, 10)).tolist() == [[ndcg(row, 3), ndcg(row, 10)] for row in full]
 
