@@ -105,10 +105,10 @@ def ndcg_from_scores(
 
     def work(start: int, stop: int) -> None:
         block, room = matrix[start:stop], scratch.rows(stop - start)
+        top = _top_columns(score_matrix[start:stop], depth, start, room)
+        # The room is free again for the grades: read now, they are still cached for the gather.
         ideal = _dcg_at(_best_grades(block, depth, start, room), cutoffs, gain)
-        # the room is free again (the DCG is copied out) for the keys of the scores
-        ranked = _gather(block, _top_columns(score_matrix[start:stop], depth, start, room))
-        np.divide(_dcg_at(ranked, cutoffs, gain), ideal, out=out[start:stop], where=ideal > 0)
+        np.divide(_dcg_at(_gather(block, top), cutoffs, gain), ideal, out=out[start:stop], where=ideal > 0)
 
     _for_each_chunk(matrix.shape[0], work)
     return _shape(out, single)

@@ -19,6 +19,7 @@ threshold, and the first tied columns by column order.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, TypeVar
 
 import numpy as np
@@ -89,11 +90,11 @@ def _top_columns(
         _check_scores(scores, offset)
     negative = bool(lowest < 0)
     if bits > _MAX_SHORT_KEY_BITS:
-        top, undecided = _keyed_top(scores, k, _Keys(bits, negative=negative, short=False), work, offset)
+        top, undecided = _keyed_top(scores, k, _keys(width, negative, short=False), work, offset)
     else:  # 32-bit keys first (twice as fast to sort); rows they leave undecided get 64-bit ones
-        top, undecided = _keyed_top(scores, k, _Keys(bits, negative=negative, short=True), work, offset)
+        top, undecided = _keyed_top(scores, k, _keys(width, negative, short=True), work, offset)
         if undecided.size:
-            again, still = _keyed_top(scores[undecided], k, _Keys(bits, negative=negative, short=False), None, offset)
+            again, still = _keyed_top(scores[undecided], k, _keys(width, negative, short=False), None, offset)
             top[undecided] = again
             undecided = undecided[still]
     if undecided.size:
@@ -148,6 +149,12 @@ def _largest_last(keys: NDArray[_Unsigned], count: int) -> NDArray[_Unsigned]:
     return keys[:, width - count :]
 
 
+@functools.lru_cache(maxsize=64)
+def _keys(width: int, negative: bool, *, short: bool) -> _Keys:
+    """The keys for rows of ``width`` scores, made once (their constants are a few dozen numpy calls)."""
+    return _Keys(width, negative=negative, short=short)
+
+
 class _Keys:
     """Unsigned keys that order as the scores do, with the lowest ``bits`` bits free for the column.
 
@@ -157,7 +164,8 @@ class _Keys:
     the largest key and its rows are redone).
     """
 
-    def __init__(self, bits: int, *, negative: bool, short: bool) -> None:
+    def __init__(self, width: int, *, negative: bool, short: bool) -> None:
+        bits = (width - 1).bit_length() or 1
         self.float: type[np.floating[Any]] = np.float32 if short else np.float64
         self.unsigned: type[np.unsignedinteger[Any]] = np.uint32 if short else np.uint64
         self.top_bit = self.unsigned(63 if not short else 31)
@@ -169,6 +177,9 @@ class _Keys:
         #: The kept bits of -0.0, and those of +inf (NaN's are larger, without negative scores).
         self.negative_zero = self.all_but_sign & ~self.mask if negative else self.sign
         self.infinity = infinity ^ self.sign if negative else infinity
+        #: What each column puts in the free bits: lower columns get larger keys.
+        self.carried = np.bitwise_xor(np.arange(width, dtype=self.unsigned), self.mask)
+        self.carried.flags.writeable = False  # shared by threads
 
     def kept(self, scores: NDArray[np.float64], work: NDArray[np.float64] | None = None) -> NDArray[Any]:
         """The keys' kept bits: monotone in the scores, ties kept; in ``work`` if given (of at
@@ -198,8 +209,7 @@ class _Keys:
     ) -> tuple[NDArray[np.intp], NDArray[Any]]:
         """Each row's ``k + 1`` highest keys, best first: the columns they carry, and their kept bits."""
         keys = self.kept(scores, work)
-        carried = np.bitwise_xor(np.arange(scores.shape[1], dtype=self.unsigned), self.mask)  # lower columns larger
-        np.bitwise_or(keys, carried, out=keys)
+        np.bitwise_or(keys, self.carried, out=keys)
         best = _largest_last(keys, k + 1)[:, ::-1]
         columns = np.bitwise_and(best, self.mask)
         np.bitwise_xor(columns, self.mask, out=columns)
