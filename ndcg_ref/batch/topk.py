@@ -111,19 +111,16 @@ def _keyed_top(
         _check_scores(scores, offset)
     top = columns[:, :k]
     tied = kept[:, 1:] == kept[:, :-1]  # neighbours whose scores agree in the kept bits
-    negative_zero = kept == keys.negative_zero  # -0.0 has keys of its own, not next to +0.0's
-    if not (np.count_nonzero(tied) or np.count_nonzero(negative_zero)):
-        return top, np.empty(0, np.intp)  # the common case with real-valued scores
-    close = np.flatnonzero(tied[:, : k - 1].any(axis=1))
+    # Rows are found from the few True places (any() along short rows costs more than the rest).
+    close = _rows_of(tied[:, : k - 1])
     if close.size:  # such neighbours are in column order: right where their scores are equal
         exact = _gather(scores, top[close], close)
         redo = close[((exact[:, 1:] != exact[:, :-1]) & tied[close, : k - 1]).any(axis=1)]
         if redo.size:
             chosen = np.sort(top[redo], axis=1)
             top[redo] = _gather(chosen, _full_order(_gather(scores, chosen, redo)))
-    with_negative_zero = negative_zero.any(axis=1)  # rows with -0.0 in their top are redone
-    boundary = np.flatnonzero(tied[:, k - 1] & ~with_negative_zero)
-    undecided = np.flatnonzero(with_negative_zero)
+    undecided = _rows_of(kept == keys.negative_zero)  # -0.0 has keys of its own, not next to +0.0's
+    boundary = np.setdiff1d(np.flatnonzero(tied[:, k - 1]), undecided, assume_unique=True)
     if boundary.size:
         ties = keys.true_ties(scores, boundary, kept[boundary, k - 1], top[boundary, k - 1], work)
         undecided = np.union1d(undecided, boundary[~ties])
@@ -135,6 +132,14 @@ def _infinity(unsigned: np.dtype[Any]) -> np.unsignedinteger[Any]:
     smaller ones."""
     bits: np.unsignedinteger[Any] = unsigned.type(0x7F80_0000 if unsigned.itemsize == 4 else 0x7FF0_0000_0000_0000)
     return bits
+
+
+def _rows_of(found: NDArray[np.bool_]) -> NDArray[np.intp]:
+    """The rows with a True, ascending."""
+    places = np.flatnonzero(found)
+    if places.size == 0:
+        return places
+    return np.unique(places // found.shape[1])
 
 
 def _largest_last(keys: NDArray[_Unsigned], count: int) -> NDArray[_Unsigned]:
