@@ -81,10 +81,11 @@ def _top_columns(
     given, is room of the scores' shape (or more rows) for the keys.
     """
     rows, width = scores.shape
+    k = min(k, width)
     bits = (width - 1).bit_length() or 1
-    if k >= width or rows == 0 or bits > _MAX_COLUMN_BITS:
+    if rows == 0 or width < 2 or bits > _MAX_COLUMN_BITS:
         _check_scores(scores, offset)
-        return _full_order(scores) if k >= width or rows == 0 else _exact_top_columns(scores, k)
+        return _exact_top_columns(scores, k)
     lowest = scores.min()
     if not np.isfinite(lowest):  # a NaN or -inf
         _check_scores(scores, offset)
@@ -120,6 +121,8 @@ def _keyed_top(
             chosen = np.sort(top[redo], axis=1)
             top[redo] = _gather(chosen, _full_order(_gather(scores, chosen, redo)))
     undecided = _rows_of(kept == keys.negative_zero)  # -0.0 has keys of its own, not next to +0.0's
+    if k == scores.shape[1]:
+        return top, undecided  # the whole row: no boundary
     boundary = np.setdiff1d(np.flatnonzero(tied[:, k - 1]), undecided, assume_unique=True)
     if boundary.size:
         ties = keys.true_ties(scores, boundary, kept[boundary, k - 1], top[boundary, k - 1], work)
@@ -136,10 +139,10 @@ def _infinity(unsigned: np.dtype[Any]) -> np.unsignedinteger[Any]:
 
 def _rows_of(found: NDArray[np.bool_]) -> NDArray[np.intp]:
     """The rows with a True, ascending."""
-    places = np.flatnonzero(found)
-    if places.size == 0:
-        return places
-    return np.unique(places // found.shape[1])
+    rows = np.flatnonzero(found) // found.shape[1]  # ascending, as flatnonzero's places are
+    if rows.size < 2:
+        return rows
+    return rows[np.concatenate(([True], rows[1:] != rows[:-1]))]  # np.unique would sort (or hash) again
 
 
 def _largest_last(keys: NDArray[_Unsigned], count: int) -> NDArray[_Unsigned]:
@@ -212,10 +215,11 @@ class _Keys:
     def top(
         self, scores: NDArray[np.float64], k: int, work: NDArray[np.float64] | None
     ) -> tuple[NDArray[np.intp], NDArray[Any]]:
-        """Each row's ``k + 1`` highest keys, best first: the columns they carry, and their kept bits."""
+        """Each row's ``k + 1`` highest keys (all, if fewer), best first: the columns they carry, and
+        their kept bits."""
         keys = self.kept(scores, work)
         np.bitwise_or(keys, self.carried, out=keys)
-        best = _largest_last(keys, k + 1)[:, ::-1]
+        best = _largest_last(keys, min(k + 1, scores.shape[1]))[:, ::-1]
         columns = np.bitwise_and(best, self.mask)
         np.bitwise_xor(columns, self.mask, out=columns)
         return columns.astype(np.intp), np.bitwise_and(best, ~self.mask)
@@ -265,10 +269,13 @@ class _Room:
 
 
 def _exact_top_columns(scores: NDArray[np.float64], k: int) -> NDArray[np.intp]:
-    """:func:`_top_columns` from the scores themselves, for ``k`` below the row length: a partition
-    finds each row's k-th highest score; every column scoring above it is in the top k, and of
-    the columns scoring exactly that much the first ones in column order, as many as are missing."""
+    """:func:`_top_columns` from the scores themselves (finite): a partition finds each row's k-th
+    highest score; every column scoring above it is in the top k, and of the columns scoring
+    exactly that much the first ones in column order, as many as are missing. With ``k`` the
+    row length, a stable sort of the whole row."""
     rows, width = scores.shape
+    if k >= width or rows == 0:
+        return _full_order(scores)
     partitioned = np.negative(scores)
     partitioned.partition(k - 1, axis=1)
     threshold = -partitioned[:, k - 1 : k]  # each row's k-th highest score

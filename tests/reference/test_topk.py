@@ -98,6 +98,7 @@ def test_scores_that_differ_in_their_last_bits_are_ranked_exactly(data, k):
     grades, scores = data
     full = _full_ranking(grades.tolist(), scores.tolist())
     assert rank_by_score(grades, scores, k).tolist() == [row[:k] for row in full]
+    assert rank_by_score(grades, scores).tolist() == full
     assert ndcg_from_scores(grades, scores, k).tolist() == [ndcg(row, k) for row in full]
 
 
