@@ -1,25 +1,27 @@
-"""The top ``k`` of each row by score without ranking the whole row: keys that carry the column.
+"""Each row's top ``k`` (or whole order) by score without ``argsort``: integer keys that carry the column.
 
 The order is :func:`rank_by_score`'s: score descending, ties in column order (the lower column
-first). Each score becomes an unsigned 64-bit key that orders as the score does (its bit pattern,
-with the bits of negative scores flipped), whose lowest ``b`` bits (``2**b`` >= the row length)
-are replaced by the column, arranged so that among keys that agree in the other bits, the *kept*
-bits, the lower column is the larger key. One sort or partition of the keys (numpy's SIMD routines
-for unsigned integers, faster than for floats and much faster than ``argsort``) yields each row's
-top ``k + 1`` keys with their columns.
+first). Each score becomes an unsigned key that orders as the score does (its bit pattern, with
+the bits of negative scores flipped), whose lowest ``b`` bits (``2**b`` >= the row length) are
+replaced by the column, arranged so that among keys that agree in the other bits, the *kept*
+bits, the lower column is the larger key. numpy sorts (or, for long rows, partitions) unsigned
+integers with SIMD routines, several times faster than ``argsort``; the columns come back out of
+the keys. Keys are 32-bit first, from the scores rounded to float32 (half the bytes to sort), and
+64-bit, from the scores' own bits, for the rows those leave undecided.
 
-Dropping bits is monotone (a key never outranks a higher score, only ties it), so the result is
-exact wherever the ``k``-th and ``(k + 1)``-th keys differ in the kept bits; within the top ``k``,
-keys that agree there are put in exact order from the scores themselves. Where the boundary keys
-agree, the row is still exact if all scores with those kept bits are equal (true ties: the keys
-put them in column order); otherwise (scores closer than about ``2**-(52 - b)`` relative, or -0.0
-tied with +0.0) it is redone exactly: a partition of the scores, every column above the
-threshold, and the first tied columns by column order.
+Dropping bits (and rounding) is monotone: a key never outranks a higher score, it can only tie
+it. So the top is exact wherever the ``k``-th and ``(k + 1)``-th keys differ in the kept bits;
+inside the top, neighbours that agree there are put in exact order from the scores themselves.
+Where the boundary keys agree, the row is still exact if all scores with those kept bits are
+equal (true ties: the keys put them in column order); otherwise (scores closer than the kept
+bits tell apart, or -0.0 tied with +0.0) the row is redone exactly: a partition of the scores,
+every column above the threshold, and the first tied columns by column order.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any, TypeVar
 
 import numpy as np
@@ -31,7 +33,7 @@ _MAX_COLUMN_BITS = 24
 #: Rows up to this many times the number of keys needed are sorted whole: numpy's SIMD sort of a
 #: short row is as fast as its partition (100 keys: 16.7 against 17.1 ms per 100,000 rows,
 #: numpy 2.4 on AVX-512), and the top then needs no sort of its own.
-SORT_WHOLE = 16
+_SORT_WHOLE = 16
 
 #: Widest rows (in bits of a column number) for 32-bit keys: they keep at least 15 bits of the
 #: scores' float32 mantissa (a relative resolution of 3e-5); beyond, 64-bit keys only.
@@ -139,17 +141,17 @@ def _infinity(unsigned: np.dtype[Any]) -> np.unsignedinteger[Any]:
 
 def _rows_of(found: NDArray[np.bool_]) -> NDArray[np.intp]:
     """The rows with a True, ascending."""
-    rows = np.flatnonzero(found) // found.shape[1]  # ascending, as flatnonzero's places are
-    if rows.size < 2:
-        return rows
-    return rows[np.concatenate(([True], rows[1:] != rows[:-1]))]  # np.unique would sort (or hash) again
+    rows: NDArray[np.intp] = np.flatnonzero(found) // found.shape[1]  # ascending, as the places are
+    if rows.size > 1:
+        rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]  # np.unique would sort (or hash) again
+    return rows
 
 
 def _largest_last(keys: NDArray[_Unsigned], count: int) -> NDArray[_Unsigned]:
     """Each row's ``count`` largest keys, ascending, in the last columns: sorted in place, or for
     long rows partitioned and only those sorted. Returns those columns (a view)."""
     width = keys.shape[1]
-    if width <= SORT_WHOLE * count:
+    if width <= _SORT_WHOLE * count:
         keys.sort(axis=1)
     else:
         keys.partition(width - count, axis=1)
@@ -164,7 +166,8 @@ def _keys(width: int, negative: bool, *, short: bool) -> _Keys:
 
 
 class _Keys:
-    """Unsigned keys that order as the scores do, with the lowest ``bits`` bits free for the column.
+    """Unsigned keys that order as the scores do, with enough low bits free for a column number
+    below ``width``.
 
     ``short``: 32-bit keys, from the scores rounded to float32 (rounding is monotone too), else
     64-bit keys from the scores' own bits. ``negative``: some score is below zero (the bits of
@@ -261,7 +264,7 @@ class _Room:
 
     def take(self, dtype: type[np.generic]) -> NDArray[Any]:
         """The next array of the shape and ``dtype``."""
-        size = int(np.prod(self._shape)) * np.dtype(dtype).itemsize
+        size = math.prod(self._shape) * np.dtype(dtype).itemsize
         if self._bytes is None or self._used + size > self._bytes.size:
             return np.empty(self._shape, dtype)
         start, self._used = self._used, self._used + size
