@@ -88,16 +88,15 @@ def _top_columns(
     if rows == 0 or width < 2 or bits > _MAX_COLUMN_BITS:
         _check_scores(scores, offset)
         return _exact_top_columns(scores, k)
-    lowest = scores.min()
-    if not np.isfinite(lowest):  # a NaN or -inf
-        _check_scores(scores, offset)
-    negative = bool(lowest < 0)
     if bits > _MAX_SHORT_KEY_BITS:
-        top, undecided = _keyed_top(scores, k, _keys(width, negative, short=False), work, offset)
+        top, undecided = _keyed_top(scores, k, _keys(width, _negative(scores, offset), short=False), work, offset)
     else:  # 32-bit keys first (twice as fast to sort); rows they leave undecided get 64-bit ones
-        top, undecided = _keyed_top(scores, k, _keys(width, negative, short=True), work, offset)
+        rounded = _Keys.rounded(scores, work)
+        keys = _keys(width, _negative(rounded, offset, scores), short=True)  # reads the scores once only
+        top, undecided = _keyed_top(scores, k, keys, work, offset, rounded)
         if undecided.size:
-            again, still = _keyed_top(scores[undecided], k, _keys(width, negative, short=False), None, offset)
+            part = scores[undecided]
+            again, still = _keyed_top(part, k, _keys(width, _negative(part, offset), short=False), None, offset)
             top[undecided] = again
             undecided = undecided[still]
     if undecided.size:
@@ -105,11 +104,27 @@ def _top_columns(
     return top
 
 
+def _negative(values: NDArray[Any], offset: int, scores: NDArray[np.float64] | None = None) -> bool:
+    """Whether a value is below zero; raises for a NaN or -inf among the ``scores`` (``values``
+    themselves, or their float32 copy: a score beyond float32's range is no error)."""
+    lowest = values.min()
+    if not np.isfinite(lowest):
+        _check_scores(values if scores is None else scores, offset)
+    return bool(lowest < 0)
+
+
 def _keyed_top(
-    scores: NDArray[np.float64], k: int, keys: _Keys, work: NDArray[np.float64] | None, offset: int
+    scores: NDArray[np.float64],
+    k: int,
+    keys: _Keys,
+    work: NDArray[np.float64] | None,
+    offset: int,
+    rounded: NDArray[np.float32] | None = None,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """Each row's top ``k`` columns by ``keys``, exact but for the rows returned second (undecided)."""
-    columns, kept = keys.top(scores, k, work)
+    """Each row's top ``k`` columns by ``keys``, exact but for the rows returned second (undecided).
+
+    ``rounded``: for 32-bit keys, the scores' float32 copy, if made already (by :meth:`_Keys.rounded`)."""
+    columns, kept = keys.top(scores, k, work, rounded)
     if (kept[:, 0] >= keys.infinity).any():  # +inf leads its row (the check passes other rows)
         _check_scores(scores, offset)
     top = columns[:, :k]
@@ -192,17 +207,31 @@ class _Keys:
         self.carried = np.bitwise_xor(np.arange(width, dtype=self.unsigned), self.mask)
         self.carried.flags.writeable = False  # shared by threads
 
-    def kept(self, scores: NDArray[np.float64], work: NDArray[np.float64] | None = None) -> NDArray[Any]:
+    @staticmethod
+    def rounded(scores: NDArray[np.float64], work: NDArray[np.float64] | None) -> NDArray[np.float32]:
+        """The scores rounded to float32, at the start of ``work`` (where :meth:`kept` expects them)."""
+        rounded: NDArray[np.float32] = _Room(work, scores.shape).take(np.float32)
+        with np.errstate(over="ignore"):  # beyond float32's range: +-inf, ties that the checks see
+            np.copyto(rounded, scores, casting="same_kind")  # to nearest: never reverses an order
+        return rounded
+
+    def kept(
+        self,
+        scores: NDArray[np.float64],
+        work: NDArray[np.float64] | None = None,
+        rounded: NDArray[np.float32] | None = None,
+    ) -> NDArray[Any]:
         """The keys' kept bits: monotone in the scores, ties kept; in ``work`` if given (of at
-        least the scores' size), which holds both the keys and the temporary flipped bits."""
+        least the scores' size), which holds both the keys and the temporary flipped bits.
+        ``rounded``: for 32-bit keys, :meth:`rounded` of the scores if made already."""
         room = _Room(work, scores.shape)
         if self.float is np.float64:
             bits = scores.view(np.uint64)
             out = room.take(np.uint64)
         else:
-            rounded = room.take(np.float32)
-            with np.errstate(over="ignore"):  # beyond float32's range: +-inf, ties that the checks see
-                np.copyto(rounded, scores, casting="same_kind")  # to nearest: never reverses an order
+            if rounded is None:
+                rounded = self.rounded(scores, work)
+            room.take(np.float32)  # where the rounded scores are
             bits = out = rounded.view(np.uint32)
         if not self.negative:  # the bit patterns of scores >= 0 order as the scores do
             np.bitwise_and(bits, ~self.mask, out=out)
@@ -216,11 +245,15 @@ class _Keys:
         return flip
 
     def top(
-        self, scores: NDArray[np.float64], k: int, work: NDArray[np.float64] | None
+        self,
+        scores: NDArray[np.float64],
+        k: int,
+        work: NDArray[np.float64] | None,
+        rounded: NDArray[np.float32] | None = None,
     ) -> tuple[NDArray[np.intp], NDArray[Any]]:
         """Each row's ``k + 1`` highest keys (all, if fewer), best first: the columns they carry, and
-        their kept bits."""
-        keys = self.kept(scores, work)
+        their kept bits. ``rounded`` as for :meth:`kept`."""
+        keys = self.kept(scores, work, rounded)
         np.bitwise_or(keys, self.carried, out=keys)
         best = _largest_last(keys, min(k + 1, scores.shape[1]))[:, ::-1]
         columns = np.bitwise_and(best, self.mask)
