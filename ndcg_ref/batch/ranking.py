@@ -7,7 +7,7 @@ from numpy.typing import NDArray
 
 from .._validate import as_cutoff
 from .grades import _check_grades, as_grade_matrix
-from .parallel import _for_each_chunk
+from .parallel import _for_each_chunk, _Scratch
 from .topk import _gather, _top_columns
 
 
@@ -52,11 +52,12 @@ def rank_by_score(grades: object, scores: object, k: int | None = None) -> NDArr
     score_matrix = _score_matrix(scores, matrix.shape)
     depth = matrix.shape[1] if k is None else min(as_cutoff(k), matrix.shape[1])
     out = np.empty((matrix.shape[0], depth))
+    scratch = _Scratch(matrix.shape[1])
 
     def work(start: int, stop: int) -> None:
         _check_grades(matrix[start:stop], "grades", start)
-        block = score_matrix[start:stop]
-        out[start:stop] = _gather(matrix[start:stop], _top_columns(block, depth, start))
+        top = _top_columns(score_matrix[start:stop], depth, start, scratch.rows(stop - start))
+        out[start:stop] = _gather(matrix[start:stop], top)
 
     _for_each_chunk(matrix.shape[0], work)
     return out
