@@ -85,7 +85,8 @@ def ndcg_from_scores(
     ------
     ValueError
         If the shapes differ, a grade is negative or not finite, a score is not finite, or a
-        cut-off is below 1 (the message names query and column).
+        cut-off is below 1 (the message names query and column). With several bad values: one
+        in the first block of rows (up to 4,096) that has any, a score before a grade.
 
     Examples
     --------

@@ -75,7 +75,9 @@ def as_grade_rows(rels: object, name: str = "rels") -> NDArray[np.float64] | Rag
 
 def _check_grades(matrix: NDArray[np.float64], name: str, offset: int = 0) -> None:
     """Raise for the first grade that is negative, NaN or infinite; ``offset`` is the first row's query."""
-    if matrix.size == 0 or (matrix.min() >= 0 and np.isfinite(matrix.sum())):
+    with np.errstate(over="ignore", invalid="ignore"):  # huge finite grades may overflow the sum
+        fine = matrix.size == 0 or (matrix.min() >= 0 and np.isfinite(matrix.sum()))
+    if fine:
         return  # the common case, in two reductions; find the culprit only when there is one
     bad = ~np.isfinite(matrix) | (matrix < 0)
     if bad.any():
@@ -89,7 +91,9 @@ def _check_grades(matrix: NDArray[np.float64], name: str, offset: int = 0) -> No
 def _check_ragged(rows: Ragged, name: str) -> None:
     """Raise for the first grade (in row order) that is negative, NaN or infinite."""
     values = rows.values
-    if values.size == 0 or (values.min() >= 0 and np.isfinite(values.sum())):
+    with np.errstate(over="ignore", invalid="ignore"):  # huge finite grades may overflow the sum
+        fine = values.size == 0 or (values.min() >= 0 and np.isfinite(values.sum()))
+    if fine:
         return
     position = int(np.flatnonzero(~np.isfinite(values) | (values < 0))[0])
     query = int(np.searchsorted(rows.offsets, position, side="right")) - 1

@@ -39,7 +39,8 @@ def rank_by_score(grades: object, scores: object, k: int | None = None) -> NDArr
     ------
     ValueError
         If the shapes differ, a grade is negative or not finite, a score is not finite, or
-        ``k < 1`` (the message names query and column).
+        ``k < 1`` (the message names query and column). With several bad values: one in the
+        first block of rows (up to 4,096) that has any, a score before a grade.
 
     Examples
     --------
@@ -55,8 +56,8 @@ def rank_by_score(grades: object, scores: object, k: int | None = None) -> NDArr
     scratch = _Scratch(matrix.shape[1])
 
     def work(start: int, stop: int) -> None:
-        _check_grades(matrix[start:stop], "grades", start)
         top = _top_columns(score_matrix[start:stop], depth, start, scratch.rows(stop - start))
+        _check_grades(matrix[start:stop], "grades", start)  # after the scores, as ndcg_from_scores
         out[start:stop] = _gather(matrix[start:stop], top)
 
     _for_each_chunk(matrix.shape[0], work)

@@ -43,8 +43,9 @@ _Unsigned = TypeVar("_Unsigned", bound=np.unsignedinteger[Any])
 
 def _check_scores(scores: NDArray[np.float64], offset: int) -> None:
     """Raise for the first score (in row order) that is NaN or infinite; ``offset`` is the first row's query."""
-    if scores.size == 0 or np.isfinite(scores.sum()):
-        return  # one pass in the common case (a sum of huge finite scores may overflow: then look closer)
+    with np.errstate(over="ignore", invalid="ignore"):  # huge finite scores may overflow the sum: no warning
+        if scores.size == 0 or np.isfinite(scores.sum()):
+            return  # one pass in the common case (if the sum overflows, look closer)
     bad = ~np.isfinite(scores)
     if bad.any():
         query, column = (int(i) for i in np.argwhere(bad)[0])
@@ -211,7 +212,7 @@ class _Keys:
     def rounded(scores: NDArray[np.float64], work: NDArray[np.float64] | None) -> NDArray[np.float32]:
         """The scores rounded to float32, at the start of ``work`` (where :meth:`kept` expects them)."""
         rounded: NDArray[np.float32] = _Room(work, scores.shape).take(np.float32)
-        with np.errstate(over="ignore"):  # beyond float32's range: +-inf, ties that the checks see
+        with np.errstate(over="ignore", under="ignore"):  # beyond float32's range: +-inf or 0, ties the checks see
             np.copyto(rounded, scores, casting="same_kind")  # to nearest: never reverses an order
         return rounded
 
@@ -271,15 +272,16 @@ class _Keys:
         """Which of ``rows`` have an exact top k by key although their k-th and (k + 1)-th keys agree
         in the kept bits (``boundary``; ``kth``: the k-th column).
 
-        That holds where every score with the boundary's kept bits equals the k-th score: they
-        are true ties, and the keys rank them in column order. A score equal to the k-th has its
-        kept bits too (-0.0 aside: rows with -0.0 in their top are redone, not asked), so it is
-        enough that both sets have the same size. ``work``: room as for :meth:`kept`.
+        That holds where the scores with the boundary's kept bits are exactly the scores equal
+        to the k-th: true ties, which the keys rank in column order. The sets are compared place
+        by place, not by size: -0.0 equals a +0.0 k-th score but has kept bits of its own, and a
+        tiny score may share +0.0's kept bits without equalling it; the two would cancel out in a
+        count. ``work``: room as for :meth:`kept`.
         """
         part = scores if rows.size == scores.shape[0] else scores[rows]  # with ties, often all rows
-        same_score = np.count_nonzero(part == scores[rows, kth][:, None], axis=1)
-        same_bits = np.count_nonzero(self.kept(part, work) == boundary[:, None], axis=1)
-        exact: NDArray[np.bool_] = same_bits == same_score
+        same_score = part == scores[rows, kth][:, None]
+        same_bits = self.kept(part, work) == boundary[:, None]
+        exact: NDArray[np.bool_] = np.count_nonzero(same_bits != same_score, axis=1) == 0
         return exact
 
 

@@ -7,6 +7,8 @@ descending, ties in column order) and the single-query ``ndcg``.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -136,6 +138,38 @@ def test_grades_that_are_no_float32_numbers_are_ranked_exactly(odd):
     assert ndcg_from_scores(grades, scores, (3, 10)).tolist() == [[ndcg(row, 3), ndcg(row, 10)] for row in full]
 
 
+@pytest.mark.parametrize(
+    ("scores", "k"),
+    [  # found by an adversarial review: -0.0 behind the top keys, a tiny score among +0.0's keys
+        ([0.0, -0.0, 5e-324, -1.0], 1),
+        ([-0.0, 0.0, 1e-50, -1.0], 1),  # 1e-50 is +0.0 in float32
+        ([-0.0, 0.0, 5e-324, 0.0, 0.0, -1.0], 2),
+        ([-0.0, 0.0, 5e-324, 1e-50, -1.0], 2),  # undecided by the 32-bit keys, then by the 64-bit ones
+        ([0.0, -0.0, 5e-324] + [-1.0] * 254, 1),  # 257 columns: 64-bit keys only
+    ],
+)
+def test_negative_zero_behind_the_top_and_tiny_scores_beside_zero(scores, k):
+    grades = [[float(c + 1) for c in range(len(scores))]]
+    full = _full_ranking(grades, [scores])
+    assert rank_by_score(grades, [scores], k).tolist() == [full[0][:k]]
+    assert ndcg_from_scores(grades, [scores], k).tolist() == [ndcg(full[0], k)]
+
+
+def test_negative_zero_in_a_row_whose_block_has_a_negative_score_elsewhere():
+    grades, scores = [[1.0, 2.0, 3.0]] * 2, [[0.0, -0.0, 1e-300], [-1.0, 2.0, 3.0]]
+    assert rank_by_score(grades, scores, 1).tolist() == [[3.0], [3.0]]
+
+
+def test_huge_finite_values_raise_no_warning():
+    # the finiteness checks sum the values: an overflow of that sum is no problem of the input
+    with warnings.catch_warnings(), np.errstate(all="raise"):
+        warnings.simplefilter("error")
+        assert rank_by_score([[1.0, 2.0, 3.0]], [[1e308, 1e308, 1e-50]], 2).tolist() == [[1.0, 2.0]]
+        assert ndcg_from_scores([[1e308, 1e308, 0.0]], [[-1e308, 1e308, 0.5]], 2).tolist() == [
+            ndcg([1e308, 0.0, 1e308], 2)
+        ]
+
+
 def test_a_negative_zero_grade_is_no_grade_above_the_others():
     # -0.0's bit pattern is the largest of all, read as an unsigned integer: it must not lead the ideal
     grades = [[-0.0, 1.0, 0.0, 3.0]]
@@ -154,6 +188,17 @@ def test_a_score_that_is_not_finite_is_named_wherever_it_sorts(bad, shift, k):
         rank_by_score(np.ones((6, 40)), scores, k)
     with pytest.raises(ValueError, match=r"scores\[3\]\[5\] is "):
         ndcg_from_scores(np.ones((6, 40)), scores, k)
+
+
+@pytest.mark.parametrize("chunk", [1, 4096])
+def test_a_bad_score_and_a_bad_grade_name_the_same_one_in_both_functions(monkeypatch, chunk):
+    # the first block of rows with a problem, and within it a score before a grade, whatever the blocks
+    monkeypatch.setattr(parallel, "_CHUNK", chunk)
+    monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
+    grades, scores = [[1.0, 2.0, 3.0], [-1.0, 2.0, 3.0]], [[0.5, 0.2, float("nan")], [0.1, 0.2, 0.3]]
+    for rank in (lambda: rank_by_score(grades, scores, 2), lambda: ndcg_from_scores(grades, scores, 2)):
+        with pytest.raises(ValueError, match=r"scores\[0\]\[2\] is nan"):
+            rank()
 
 
 def test_bad_input_is_named():
