@@ -76,6 +76,8 @@ def test_top_k_in_blocks_and_threads_with_ties_everywhere(monkeypatch, workers):
 
 #: Scores the packed keys find hard: ties of -0.0 with +0.0, subnormals, huge and negative values.
 _HARD_SCORES = [0.0, -0.0, 5e-324, -5e-324, 1e-310, 0.5, -0.5, 1.0, 3.0, -3.0, 1e300, -1e300]
+#: Scores at zero: float64 and float32 subnormals, values that float32 rounds to 0, -0.0.
+_NEAR_ZERO = [0.0, -0.0, 5e-324, -5e-324, 1e-310, 1e-50, -1e-50, 1.4e-45, -1.4e-45, 2e-323, -1.0]
 
 
 @st.composite
@@ -84,13 +86,16 @@ def close_scores(draw, max_rows=6, max_width=300):
     column), true ties, and -0.0 beside +0.0; grades of one shape, with -0.0 grades too."""
     rows, width = draw(st.integers(1, max_rows)), draw(st.sampled_from([2, 3, 8, 9, 16, 17, 40, 129, 300]))
     width = min(width, max_width)
-    base = np.array(draw(st.lists(st.sampled_from(_HARD_SCORES), min_size=1, max_size=3)))
+    pool = draw(st.sampled_from([_HARD_SCORES, _NEAR_ZERO]))
+    base = np.array(draw(st.lists(st.sampled_from(pool), min_size=1, max_size=4)))
     picks = draw(hnp.arrays(np.intp, (rows, width), elements=st.integers(0, len(base) - 1)))
     ulps = draw(hnp.arrays(np.int64, (rows, width), elements=st.sampled_from([0, 0, 1, 2, 3, 127, 128, 255, 256])))
     scores = base[picks]
     moved = scores != 0  # ulps away from a non-zero base: still finite, same sign
     scores[moved] = (scores[moved].view(np.int64) + ulps[moved]).view(np.float64)
-    grades = draw(hnp.arrays(np.float64, (rows, width), elements=st.sampled_from([0.0, -0.0, 1.0, 2.0, 0.5])))
+    if draw(st.booleans()):  # a negative score elsewhere in the block changes the keys of every row
+        scores = np.vstack([scores, -np.ones((1, width))])
+    grades = draw(hnp.arrays(np.float64, scores.shape, elements=st.sampled_from([0.0, -0.0, 1.0, 2.0, 0.5])))
     return grades, scores
 
 
