@@ -3,6 +3,11 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(abspath $(VENV))/bin
+# The benchmarks' comparison tools get an environment of their own: ranx pulls in orjson, with which
+# jupyter_client packs kernel messages differently, and JupyterLab in .venv then cannot talk to its
+# kernels (tests/e2e/test_student.py fails).
+BENCH_VENV := .venv-bench
+BENCH_BIN := $(abspath $(BENCH_VENV))/bin
 # nbgrader runs the `alembic` program when it creates the gradebook: the venv's bin/ must be on PATH.
 export PATH := $(BIN):$(PATH)
 
@@ -18,6 +23,12 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	touch $@
 
 venv: $(VENV)/.installed  ## create .venv with the pinned dependencies
+
+$(BENCH_VENV)/.installed: pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_BIN)/pip install --quiet --upgrade pip
+	$(BENCH_BIN)/pip install --quiet -c constraints.txt -e '.[test,bench]'
+	touch $@
 
 demo: venv  ## grade the bundled example submissions in a scratch course (demo/), print the table
 	$(BIN)/python -m autograder demo
@@ -35,11 +46,10 @@ lint: venv  ## ruff (style and common bugs) and mypy (types; strict for ndcg_ref
 grade: venv  ## grade submitted/ into graded/ in the sandbox (python -m autograder grade)
 	$(BIN)/python -m autograder grade
 
-bench: venv  ## time the grader against nbgrader, ndcg_ref against pytrec_eval, ranx, sklearn, ir-measures, and on ragged files
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,bench]'
-	$(BIN)/python scripts/bench_grading.py
-	$(BIN)/python scripts/bench_ndcg.py
-	$(BIN)/python scripts/bench_ragged.py
+bench: $(BENCH_VENV)/.installed  ## in .venv-bench: the grader against nbgrader, ndcg_ref against pytrec_eval, ranx, sklearn, ir-measures, ragged files
+	PATH=$(BENCH_BIN):$$PATH $(BENCH_BIN)/python scripts/bench_grading.py
+	$(BENCH_BIN)/python scripts/bench_ndcg.py
+	$(BENCH_BIN)/python scripts/bench_ragged.py
 
 sync: venv  ## rewrite the source notebook's test cells from the exercise's cases (autograder/exercises/)
 	$(BIN)/python -m autograder sync

@@ -17,10 +17,10 @@ From files, `--trec-eval PATH` also runs a trec_eval binary (build it by hand, o
 project) and `python -m ndcg_ref` as a program beside it (both with their start-up); without
 the option, or when PATH is not an executable, trec_eval is skipped.
 
-    .venv/bin/pip install -c constraints.txt -e '.[bench]'
-    .venv/bin/python scripts/bench_ndcg.py                 # 10,000 and 100,000 queries
-    .venv/bin/python scripts/bench_ndcg.py --queries 10000 --ranx-max 0   # without ranx
-    .venv/bin/python scripts/bench_ndcg.py --trec-eval ~/trec_eval-10.0/trec_eval
+    make .venv-bench/.installed        # the kit and the other tools, apart from the course's .venv
+    .venv-bench/bin/python scripts/bench_ndcg.py                 # 10,000 and 100,000 queries
+    .venv-bench/bin/python scripts/bench_ndcg.py --queries 10000 --ranx-max 0   # without ranx
+    .venv-bench/bin/python scripts/bench_ndcg.py --trec-eval ~/trec_eval-10.0/trec_eval
 """
 
 from __future__ import annotations
