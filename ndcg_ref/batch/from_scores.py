@@ -1,4 +1,4 @@
-"""nDCG@k straight from grades and scores: only each row's top k is ranked, and only its top k grades sorted."""
+"""nDCG@k straight from grades and scores: each row's top k ranked and its best grades found by integer sorts."""
 
 from __future__ import annotations
 
@@ -62,8 +62,8 @@ def ndcg_from_scores(
     r"""nDCG@k of every query from its documents' grades and the system's scores.
 
     Exactly ``ndcg_batch(rank_by_score(grades, scores), k, gain=gain)``, but with cut-offs only
-    each row's top ``max(k)`` documents are ranked (a partition and exact ties, see
-    :func:`rank_by_score`) and only its top ``max(k)`` grades sorted for the ideal ranking.
+    each row's top ``max(k)`` documents are put in order (see :func:`rank_by_score`) and only its
+    top ``max(k)`` grades kept for the ideal ranking.
 
     Parameters
     ----------

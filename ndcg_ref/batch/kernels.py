@@ -77,16 +77,13 @@ def _relevant_columns(negated: NDArray[np.float64]) -> int:
     return low
 
 
-def _negated_descending(
-    grades: NDArray[np.float64], name: str, offset: int, out: NDArray[np.float64] | None = None
-) -> NDArray[np.float64]:
-    """Each row's grades in descending order, negated: ``-grades`` sorted in place (no extra copy),
-    in ``out`` if given (of the grades' shape).
+def _negated_descending(grades: NDArray[np.float64], name: str, offset: int) -> NDArray[np.float64]:
+    """Each row's grades in descending order, negated: ``-grades`` sorted in place (no extra copy).
 
     Checks the grades on the way (as :func:`_check_grades`), from the sorted rows' ends only:
     a negative grade or a NaN sorts last, an infinite grade first or last.
     """
-    negated = np.negative(grades, out=out)
+    negated = np.negative(grades)
     negated.sort(axis=1)
     if negated.size and not (negated[:, -1].max() <= 0 and np.isfinite(negated[:, 0]).all()):
         _check_grades(grades, name, offset)

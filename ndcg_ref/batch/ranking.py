@@ -26,8 +26,9 @@ def rank_by_score(grades: object, scores: object, k: int | None = None) -> NDArr
     grades, scores : 2-D arrays of the same shape
         Per query and document, the relevance grade and the system's score.
     k : int or None, optional
-        Rank only each row's top ``k`` documents (a partition, not a sort of the row; ties at
-        the k-th place go to the lower columns, as in the full ranking). ``None``: all of them.
+        Rank only each row's top ``k`` documents (ties at the k-th place go to the lower
+        columns, as in the full ranking). ``None``: all of them. Rows are ranked by sorting
+        integer keys that carry the column, not by ``argsort`` (see ``docs/reference.md``).
 
     Returns
     -------
