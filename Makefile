@@ -3,9 +3,8 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(abspath $(VENV))/bin
-# The benchmarks' comparison tools get an environment of their own: ranx pulls in orjson, with which
-# jupyter_client packs kernel messages differently, and JupyterLab in .venv then cannot talk to its
-# kernels (tests/e2e/test_student.py fails).
+# The benchmarks' comparison tools get an environment of their own, so that the course's .venv holds
+# what the course runs on and nothing more (ranx alone brings numba, llvmlite, pandas and orjson).
 BENCH_VENV := .venv-bench
 BENCH_BIN := $(abspath $(BENCH_VENV))/bin
 # nbgrader runs the `alembic` program when it creates the gradebook: the venv's bin/ must be on PATH.
