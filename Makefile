@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(abspath $(VENV))/bin
 # The benchmarks' comparison tools get an environment of their own, so that the course's .venv holds
-# what the course runs on and nothing more (ranx alone brings numba, llvmlite, pandas and orjson).
+# what the course runs on and nothing more (the comparison tools bring numba, llvmlite, pandas, orjson and more).
 BENCH_VENV := .venv-bench
 BENCH_BIN := $(abspath $(BENCH_VENV))/bin
 # nbgrader runs the `alembic` program when it creates the gradebook: the venv's bin/ must be on PATH.
