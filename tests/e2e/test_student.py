@@ -49,7 +49,7 @@ def wait_for_kernel_idle(page) -> None:
     The toolbar's execution indicator says idle before the kernel's websocket has settled; a
     restart in that window raced the connection JupyterLab was still replacing, and the run's
     messages went to a closed stream ("Got events for closed stream" in the server log; the cells
-    stayed at [*]; 3 of 5 runs on 2026-11-30)."""
+    stayed at [*]; 4 of 8 runs on 2026-11-30, none of 7 after this wait)."""
     page.wait_for_function(
         "[...document.querySelectorAll('.jp-StatusBar-TextItem')].some(e => /\\| Idle$/.test(e.innerText.trim()))"
     )
