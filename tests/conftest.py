@@ -22,6 +22,21 @@ from autograder.course.nbgrader import (
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """``small_blocks(rows, workers=None)``: make ndcg_ref's batch functions work in blocks of
+    ``rows`` rows (and ``workers`` threads), for this test only, so that small inputs cross blocks."""
+    from ndcg_ref.batch import parallel
+
+    def set_blocks(rows: int, workers: int | None = None) -> None:
+        monkeypatch.setattr(parallel, "_CHUNK", rows)
+        monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
+        if workers is not None:
+            monkeypatch.setattr(parallel, "_workers", lambda: workers)
+
+    return set_blocks
+
+
 def solution_code(notebook: nbformat.NotebookNode) -> dict[str, str]:
     """The sources of the solution cells of a notebook, by grade_id."""
     return {

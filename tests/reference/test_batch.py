@@ -57,10 +57,8 @@ def test_many_queries_across_chunks(monkeypatch):
 
 @pytest.mark.parametrize("workers", [1, 3])
 @pytest.mark.parametrize("gain", ["linear", "exponential"])
-def test_blocks_and_threads_do_not_change_values(monkeypatch, workers, gain):
-    monkeypatch.setattr(parallel, "_CHUNK", 5)
-    monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
-    monkeypatch.setattr(parallel, "_workers", lambda: workers)
+def test_blocks_and_threads_do_not_change_values(small_blocks, workers, gain):
+    small_blocks(5, workers)
     rng = np.random.default_rng(workers)
     matrix = rng.integers(0, 4, size=(41, 9)).astype(float) * rng.choice([1.0, 0.37], size=(41, 1))
     ideal = np.concatenate([matrix, rng.integers(0, 3, size=(41, 4))], axis=1)
@@ -73,9 +71,8 @@ def test_blocks_and_threads_do_not_change_values(monkeypatch, workers, gain):
     assert dcg_batch(matrix, ks, gain=gain).tolist() == [[dcg(row, k, gain=gain) for k in ks] for row in matrix]
 
 
-def test_mostly_irrelevant_rankings_and_all_zero_blocks(monkeypatch):
-    monkeypatch.setattr(parallel, "_CHUNK", 4)
-    monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
+def test_mostly_irrelevant_rankings_and_all_zero_blocks(small_blocks):
+    small_blocks(4)
     rng = np.random.default_rng(8)
     matrix = (rng.random((30, 25)) < 0.08) * rng.integers(1, 4, size=(30, 25)).astype(float)
     matrix[8:12] = 0  # one block without any relevant document
@@ -89,18 +86,16 @@ def test_mostly_irrelevant_rankings_and_all_zero_blocks(monkeypatch):
 
 @pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf"), float("-inf")])
 @pytest.mark.parametrize("function", [dcg_batch, idcg_batch, ndcg_batch])
-def test_bad_grade_in_a_later_block_names_its_query(monkeypatch, bad, function):
-    monkeypatch.setattr(parallel, "_CHUNK", 4)
-    monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
+def test_bad_grade_in_a_later_block_names_its_query(small_blocks, bad, function):
+    small_blocks(4)
     matrix = np.ones((20, 6))
     matrix[13, 2] = bad
     with pytest.raises(ValueError, match=rf"rels\[13\]\[2\] is {bad:g}"):
         function(matrix, 3)
 
 
-def test_bad_ideal_grade_in_a_later_block_names_its_query(monkeypatch):
-    monkeypatch.setattr(parallel, "_CHUNK", 4)
-    monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
+def test_bad_ideal_grade_in_a_later_block_names_its_query(small_blocks):
+    small_blocks(4)
     matrix = np.ones((20, 6))
     ideal = np.ones((20, 8))
     ideal[9, 7] = float("nan")
@@ -138,10 +133,8 @@ def test_rank_by_score_breaks_ties_by_column_order(rows):
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_rank_by_score_in_blocks_and_threads(monkeypatch, workers):
-    monkeypatch.setattr(parallel, "_CHUNK", 3)
-    monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
-    monkeypatch.setattr(parallel, "_workers", lambda: workers)
+def test_rank_by_score_in_blocks_and_threads(small_blocks, workers):
+    small_blocks(3, workers)
     rng = np.random.default_rng(11)
     grades = np.asfortranarray(rng.integers(0, 4, size=(17, 12)).astype(float))  # not C-contiguous
     scores = rng.random((17, 12))
@@ -152,14 +145,13 @@ def test_rank_by_score_in_blocks_and_threads(monkeypatch, workers):
         assert ranked[q].tolist() == [grades[q, column] for column in order]
 
 
-def test_rank_by_score_rejects_bad_scores(monkeypatch):
+def test_rank_by_score_rejects_bad_scores(small_blocks):
     with pytest.raises(ValueError, match=r"scores\[0\]\[1\] is nan"):
         rank_by_score([[1, 2]], [[0.5, float("nan")]])
     for bad in (float("inf"), float("-inf"), float("nan")):
         scores = np.ones((20, 5))
         scores[13, 3] = bad
-        monkeypatch.setattr(parallel, "_CHUNK", 4)
-        monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
+        small_blocks(4)
         with pytest.raises(ValueError, match=rf"scores\[13\]\[3\] is {bad}"):
             rank_by_score(np.ones((20, 5)), scores)
     grades = np.ones((20, 5))

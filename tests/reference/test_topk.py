@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from ndcg_ref import ndcg, ndcg_batch, ndcg_from_scores, rank_by_score
-from ndcg_ref.batch import parallel
 
 
 def _full_ranking(grades, scores):
@@ -60,10 +59,8 @@ def test_ndcg_from_scores_equals_the_single_query_reference(data, ks, gain):
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_top_k_in_blocks_and_threads_with_ties_everywhere(monkeypatch, workers):
-    monkeypatch.setattr(parallel, "_CHUNK", 7)
-    monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
-    monkeypatch.setattr(parallel, "_workers", lambda: workers)
+def test_top_k_in_blocks_and_threads_with_ties_everywhere(small_blocks, workers):
+    small_blocks(7, workers)
     rng = np.random.default_rng(21)
     grades = rng.integers(0, 4, size=(60, 40)).astype(float)
     scores = rng.integers(0, 3, size=(60, 40)).astype(float)  # every row tied at the boundary
@@ -196,10 +193,9 @@ def test_a_score_that_is_not_finite_is_named_wherever_it_sorts(bad, shift, k):
 
 
 @pytest.mark.parametrize("chunk", [1, 4096])
-def test_a_bad_score_and_a_bad_grade_name_the_same_one_in_both_functions(monkeypatch, chunk):
+def test_a_bad_score_and_a_bad_grade_name_the_same_one_in_both_functions(small_blocks, chunk):
     # the first block of rows with a problem, and within it a score before a grade, whatever the blocks
-    monkeypatch.setattr(parallel, "_CHUNK", chunk)
-    monkeypatch.setattr(parallel, "_MIN_CHUNK", 1)
+    small_blocks(chunk)
     grades, scores = [[1.0, 2.0, 3.0], [-1.0, 2.0, 3.0]], [[0.5, 0.2, float("nan")], [0.1, 0.2, 0.3]]
     for rank in (lambda: rank_by_score(grades, scores, 2), lambda: ndcg_from_scores(grades, scores, 2)):
         with pytest.raises(ValueError, match=r"scores\[0\]\[2\] is nan"):
