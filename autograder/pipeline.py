@@ -15,6 +15,7 @@ from .course.assignment_cells import MissingSource, record_assignment_cells
 from .course.autograded import write_autograded
 from .course.generated_cells import skipped_cell_ids
 from .course.nbgrader import find_root, release_notebook
+from .course.secret import course_secret
 from .errors import CourseError, GradebookError, UsageError
 from .files import write_atomic
 from .grading import BatchResult, Exercise, GradingSettings, GroupInfo, Status, default_workers, grade_batch
@@ -173,6 +174,8 @@ def grade_course(options: GradeOptions) -> GradeRun:
         max_notebook_bytes=int(options.max_notebook_mb * 1024**2),
         # a submitted notebook that is one of these files (a hard link) is not the student's work
         course_files=file_ids([root / "source", root / "release"]) if root else frozenset(),
+        # the key of the fresh hidden instances: the course's secret (outside a course: beside submitted/)
+        draw_key=course_secret(root if root is not None else options.submitted.resolve().parent),
     )
     students = grade_batch(
         options.submitted, options.out, settings, sandbox, workers=options.workers, force=options.force,

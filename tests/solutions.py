@@ -8,8 +8,9 @@ from collections.abc import Callable, Iterable, Mapping
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.diagnosis import ALL_PROBES
 from autograder.exercises.ndcg.diagnosis.probes import k_of, rels_of
-from autograder.grading import Call, TestResult
-from autograder.grading.scoring import plan_calls, score
+from autograder.grading import Call, Exercise, TestResult, drawn_groups
+from autograder.grading.calls import plan_calls
+from autograder.grading.scoring import score
 from autograder.sandbox import CallOutcome, CallRecord
 
 CORRECT_SOLUTIONS: dict[str, tuple[str, str]] = {
@@ -92,20 +93,28 @@ def probe_records(dcg_source: str, ndcg_source: str) -> dict[Call, CallRecord]:
     return call_records(dcg_source, ndcg_source, ALL_PROBES)
 
 
-def scored(functions: Mapping[str, Callable]) -> list[TestResult]:
-    """Every test group's result for trusted ``functions``, scored by the real scoring from in-process records."""
-    plan = plan_calls(EXERCISE)
+def scored(functions: Mapping[str, Callable], seed: bytes | None = None, exercise: Exercise = EXERCISE) -> list[TestResult]:
+    """Every test group's result for trusted ``functions``, scored by the real scoring from in-process records.
+
+    With a ``seed``: with the fresh instances that seed draws beside the fixed cases.
+    """
+    plan = plan_calls(exercise, groups=None if seed is None else drawn_groups(exercise, seed))
     calls = [(call_id, call) for p in plan for call_id, call in zip(p.ids, (p.case.call, *p.case.extra_calls), strict=True)]
     records = records_of(functions, dict.fromkeys(call for _, call in calls))
-    return score(EXERCISE, plan, {call_id: records[call] for call_id, call in calls}, timeout=10.0)
+    return score(exercise, plan, {call_id: records[call] for call_id, call in calls}, timeout=10.0)
 
 
-def lost_groups(dcg_source: str, ndcg_source: str) -> set[str]:
-    """The test groups trusted solution code loses."""
+def functions_of(dcg_source: str, ndcg_source: str) -> dict:
+    """The namespace trusted solution code defines."""
     namespace: dict = {}
     exec(dcg_source, namespace)
     exec(ndcg_source, namespace)
-    return {test.name for test in scored(namespace) if not test.passed}
+    return namespace
+
+
+def lost_groups(dcg_source: str, ndcg_source: str, seed: bytes | None = None) -> set[str]:
+    """The test groups trusted solution code loses (with the fresh instances ``seed`` draws, if given)."""
+    return {test.name for test in scored(functions_of(dcg_source, ndcg_source), seed) if not test.passed}
 
 
 def points_for(functions: Mapping[str, Callable]) -> float:

@@ -31,6 +31,7 @@ from ..grading.notebook import NotebookFile
 from ..grading.submission import cell_message
 from ..sandbox import Sandbox, choose_sandbox
 from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells
+from .secret import course_secret
 
 _SANDBOXES: dict[str, Sandbox] = {}
 
@@ -64,14 +65,19 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         skip = locked_cell_ids(exercise, nb)  # nbgrader has put the release's locked cells back
         data = nbformat.writes(nb).encode("utf-8")
         file = NotebookFile(exercise.notebook, data, hashlib.sha256(data).hexdigest(), (0, 0))
-        settings = GradingSettings(exercise, self.timeout, skip)
+        # nbgrader's converters run from the course directory (they chdir to CourseDirectory.root):
+        # the same secret as the batch command's, so the same fresh instances for the same submission
+        settings = GradingSettings(exercise, self.timeout, skip, draw_key=course_secret(Path.cwd()))
         try:
             result = grade_submission(student, file, Path("."), settings, _sandbox(self.sandbox))
         except Exception as error:  # a grader bug must not stop nbgrader's batch
             self.log.exception("internal grader error on %s", student)
             message = f"internal grader error: {type(error).__name__}"
             result = StudentResult.without_grading(student, Status.ERROR, message, exercise.max_score)
-        self.log.info("%s: %s, %g of %g points", student, result.status.value, result.score, result.max_score)
+        self.log.info(
+            "%s: %s, %g of %g points (fresh instances %s)", student, result.status.value, result.score,
+            result.max_score, result.instances,
+        )
         write_outcomes(nb, exercise, result, student_code_cells(nb, skip), self.timeout)
         return nb, resources
 

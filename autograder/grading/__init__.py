@@ -5,7 +5,8 @@ Layers below: :mod:`autograder.sandbox` (where student code runs). Layers above:
 """
 
 from .batch import default_workers, grade_batch, student_folders
-from .exercise import Call, Case, Exercise, Expect, Mistake, TestGroup
+from .draws import draw_label, draw_seed, drawn_groups
+from .exercise import Call, Case, CaseTemplate, Exercise, Expect, Mistake, TestGroup
 from .model import (
     SCHEMA_VERSION,
     BatchResult,
@@ -26,6 +27,7 @@ __all__ = [
     "Call",
     "Case",
     "CaseResult",
+    "CaseTemplate",
     "CellProblem",
     "Diagnosis",
     "Exercise",
@@ -39,6 +41,9 @@ __all__ = [
     "TestGroup",
     "TestResult",
     "default_workers",
+    "draw_label",
+    "draw_seed",
+    "drawn_groups",
     "grade_batch",
     "grade_submission",
     "student_folders",

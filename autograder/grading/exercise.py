@@ -8,8 +8,9 @@ builds one :class:`Exercise`; nothing in the engine names a particular exercise.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -71,6 +72,8 @@ class Case:
     #: definition says. A follow-up error (a wrong helper, used rightly) then costs only the groups
     #: of its cause.
     own_ratio: tuple[Call, Call] | None = None
+    #: Drawn for one submission from a :class:`CaseTemplate` (its reference value is not cached).
+    drawn: bool = False
 
     def __post_init__(self) -> None:
         if (self.expect is Expect.SAME_AS) != (self.companion is not None):
@@ -88,6 +91,25 @@ class Case:
         return ((self.companion,) if self.companion is not None else ()) + (self.own_ratio or ())
 
 
+@dataclass(frozen=True, kw_only=True)
+class CaseTemplate:
+    """A recipe for fresh cases of one edge case of a group, drawn anew for every graded submission.
+
+    A hidden input that leaks (through a cache the sandbox cannot close) is then worth nothing: a
+    hard-coded answer to a known input fails the fresh instance beside it. ``draw`` must return a
+    case that every correct solution passes and that each known mistake passes or fails exactly as
+    it does the group's fixed cases (a property test draws many instances to prove it).
+    """
+
+    #: What every instance checks, e.g. ``constructed: one relevant document at a random rank``.
+    provenance: str
+    draw: Callable[[random.Random], Case]
+
+    def instance(self, rng: random.Random) -> Case:
+        """One fresh case, marked as drawn and named after the template."""
+        return replace(self.draw(rng), provenance=self.provenance, drawn=True)
+
+
 @dataclass(frozen=True)
 class TestGroup:
     """One nbgrader grade cell: a named property of one function, worth ``points``."""
@@ -100,6 +122,13 @@ class TestGroup:
     points: float
     visible: bool
     cases: tuple[Case, ...]
+    #: Fresh cases drawn per submission beside the fixed ones (hidden groups).
+    templates: tuple[CaseTemplate, ...] = ()
+
+    @property
+    def contract(self) -> bool:
+        """Whether the group only asks for plain numbers (and unchanged input), whatever their values."""
+        return all(case.expect is Expect.NUMBER for case in self.cases)
 
 
 @dataclass(frozen=True)
@@ -133,6 +162,11 @@ class Exercise:
     #: A student's value agrees with the reference when this close (relative and absolute).
     rel_tol: float = 1e-9
     abs_tol: float = 1e-12
+    #: Whether a function's values (``{call: value}``, every finite number the student's functions
+    #: returned on the test calls) are those of *some* way of computing the measure: the definition's
+    #: or a known mistake's. Beyond the contract, a group counts only for a function that does
+    #: (:func:`~.scoring.score`); by default every function does.
+    resembles: Callable[[str, Mapping[Call, float]], bool] = field(default=lambda function, values: True)
     #: Told to a student whose function changed its input list.
     unchanged_hint: str = "do not modify the input list"
     #: Changes whenever an unchanged notebook could be graded differently (e.g. the reference's source).
@@ -140,7 +174,9 @@ class Exercise:
     _expected: dict[Call, float] = field(default_factory=dict, compare=False, repr=False)
 
     def expected(self, case: Case) -> float:
-        """The reference value of ``case``'s call (computed once); for any kind of case."""
+        """The reference value of ``case``'s call (computed once for a fixed case); for any kind of case."""
+        if case.drawn:  # one submission's: caching it would grow with the class
+            return self.reference(case.call)
         if case.call not in self._expected:
             self._expected[case.call] = self.reference(case.call)
         return self._expected[case.call]

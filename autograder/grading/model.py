@@ -15,7 +15,8 @@ from ..sandbox import CellOutcome
 
 #: Version of the layout of ``results.json`` (and of the resume cache's records).
 #: 3: each test has ``case_results`` (what each case checks and whether it passed).
-SCHEMA_VERSION = 3
+#: 4: each student has ``instances``, the label of the fresh hidden instances drawn for the submission.
+SCHEMA_VERSION = 4
 
 
 class Status(StrEnum):
@@ -115,6 +116,8 @@ class StudentResult:
     #: The notebook graded and its SHA-256 (None when none could be read).
     notebook: str | None = None
     sha256: str | None = None
+    #: Which fresh hidden instances were drawn (a digest of the seed): equal for a re-grade of the same notebook.
+    instances: str | None = None
 
     @classmethod
     def without_grading(cls, student_id: str, status: Status, message: str, max_score: float) -> StudentResult:
@@ -141,6 +144,7 @@ class StudentResult:
             "cells": [{**asdict(cell), "outcome": cell.outcome.value} for cell in self.cells],
             "notebook": self.notebook,
             "sha256": self.sha256,
+            "instances": self.instances,
         }
 
     @classmethod
@@ -164,6 +168,7 @@ class StudentResult:
             cells=[CellProblem(**{**cell, "outcome": CellOutcome(cell["outcome"])}) for cell in data["cells"]],
             notebook=data["notebook"],
             sha256=data["sha256"],
+            instances=data["instances"],
         )
 
 

@@ -19,77 +19,14 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from ..sandbox import NOT_RUN_CALL, CallOrder, CallOutcome, CallRecord
-from .exercise import Case, Exercise, Expect, TestGroup
+from ..sandbox import NOT_RUN_CALL, CallOutcome, CallRecord
+from .calls import CallPlan
+from .exercise import Call, Case, Exercise, Expect, TestGroup
 from .model import CaseResult, TestResult
 
 #: Type names shown as they are; any other name could be chosen by the student to carry data.
 #: (Built-in type names are shown too, see :func:`type_name`.)
 _SHOWN_TYPES = {"ndarray", "float64", "float32", "int64", "int32", "Decimal", "Fraction", "NoneType"}
-
-
-@dataclass(frozen=True)
-class CallPlan:
-    """Which call ids belong to which case (the runner only ever sees the ids and inputs)."""
-
-    call_id: int
-    group: TestGroup
-    case: Case
-    #: The ids of :attr:`Case.extra_calls`, in that order.
-    extra_ids: tuple[int, ...] = ()
-
-    @property
-    def ids(self) -> tuple[int, ...]:
-        """Every call id of the case."""
-        return (self.call_id, *self.extra_ids)
-
-
-def plan_calls(exercise: Exercise, first_id: int = 0) -> list[CallPlan]:
-    """The calls of every test case of ``exercise`` (their extra calls included), numbered from ``first_id``."""
-    plan: list[CallPlan] = []
-    next_id = first_id
-    for group in exercise.groups:
-        for case in group.cases:
-            extra = tuple(range(next_id + 1, next_id + 1 + len(case.extra_calls)))
-            plan.append(CallPlan(next_id, group, case, extra))
-            next_id += 1 + len(extra)
-    return plan
-
-
-def next_call_id(plan: list[CallPlan]) -> int:
-    """The first id after every call of ``plan``."""
-    return max((max(p.ids) for p in plan), default=-1) + 1
-
-
-def call_orders(plan: list[CallPlan]) -> list[CallOrder]:
-    """The cases' own calls as sent to the runner: ids, function names and inputs, nothing else."""
-    return [CallOrder(p.call_id, p.case.call.function, p.case.call.args) for p in plan]
-
-
-def extra_call_orders(plan: list[CallPlan]) -> list[CallOrder]:
-    """The cases' extra calls (companions, own-ratio calls), to be made in a process of their own.
-
-    A function that keeps state between calls could otherwise answer a companion with whatever
-    its case's call returned, and every property would hold.
-    """
-    return [
-        CallOrder(call_id, call.function, call.args)
-        for p in plan
-        for call_id, call in zip(p.extra_ids, p.case.extra_calls, strict=True)
-    ]
-
-
-def same_group(plan: list[CallPlan]) -> Callable[[int], list[int]]:
-    """For a call that timed out: the other calls of its group (the group has failed already)."""
-    members: dict[str, list[int]] = {}
-    for p in plan:
-        members.setdefault(p.group.grade_id, []).extend(p.ids)
-    group_of = {call_id: p.group.grade_id for p in plan for call_id in p.ids}
-
-    def others(call_id: int) -> list[int]:
-        return [other for other in members.get(group_of.get(call_id, ""), []) if other != call_id]
-
-    return others
 
 
 def exception_name(name: str) -> str:
@@ -151,6 +88,8 @@ def _own_ratio(records: CaseRecords) -> float | None:
     top, bottom = (_numeric(r) for r in records.own_ratio)
     if top is None or not bottom:  # 0/0 proves nothing: a function that returns 0 would always agree
         return None
+    if not (math.isfinite(top) and math.isfinite(bottom)):
+        return None
     return top / bottom
 
 
@@ -158,12 +97,18 @@ def _primary(exercise: Exercise, case: Case, value: float, records: CaseRecords)
     """Whether ``value`` is what the case expects first (the reference, or the companion's value)."""
     if case.expect is Expect.SAME_AS:
         other = _numeric(records.companion) if records.companion is not None else None
-        return other is not None and exercise.agrees(value, case.factor * other)
+        return other is not None and math.isfinite(other) and exercise.agrees(value, case.factor * other)
     return exercise.agrees(value, exercise.expected(case))
 
 
 def value_passes(exercise: Exercise, case: Case, value: float, records: CaseRecords) -> bool:
-    """Whether ``value`` is right for the case: what it expects, or the student's own ratio."""
+    """Whether ``value`` is right for the case: what it expects, or the student's own ratio.
+
+    A value that is not finite never is: ``inf`` is "close" to ``2 * inf``, which would make every
+    scaling property hold for a function that returns infinity.
+    """
+    if not math.isfinite(value):
+        return False
     if _primary(exercise, case, value, records):
         return True
     own = _own_ratio(records)
@@ -174,7 +119,8 @@ def case_passes(exercise: Exercise, case: Case, records: CaseRecords) -> bool:
     """Whether the records of a case's calls meet the case."""
     record = records.call
     if case.expect is Expect.NUMBER:
-        return record.outcome is CallOutcome.VALUE and _unchanged(case, record)
+        finite = record.value is not None and math.isfinite(record.value)
+        return record.outcome is CallOutcome.VALUE and finite and _unchanged(case, record)
     value = _numeric(record)
     return value is not None and value_passes(exercise, case, value, records) and _unchanged(case, record)
 
@@ -202,6 +148,8 @@ def explain_failure(exercise: Exercise, case: Case, records: CaseRecords, visibl
     value = _numeric(record)
     if case.expect is Expect.NUMBER and outcome is CallOutcome.NOT_A_NUMBER:
         return f"{function} returned {type_name(record.type_name or '')}, not a plain number (float), on {what}"
+    if value is not None and not math.isfinite(value) and not (math.isnan(value) and case.expect is not Expect.NUMBER):
+        return f"{function} returned {value!r}, not a finite number, on {what}"
     if value is not None:
         if case.expect is Expect.NUMBER or value_passes(exercise, case, value, records):
             return f"{function} changed the caller's list on {what}; {exercise.unchanged_hint}"
@@ -272,27 +220,108 @@ def _own_distinct(records: CaseRecords) -> bool:
     return top is not None and bottom is not None and top != bottom
 
 
+def _observed(plan: list[CallPlan], calls: Mapping[int, CallRecord]) -> dict[Call, float]:
+    """Every finite number the student's functions returned on the test calls: ``{call: value}``."""
+    values: dict[Call, float] = {}
+    for p in plan:
+        for call_id, call in zip(p.ids, (p.case.call, *p.case.extra_calls), strict=True):
+            value = _numeric(calls.get(call_id, NOT_RUN_CALL))
+            if value is not None and math.isfinite(value):
+                values[call] = value
+    return values
+
+
+def _fresh_reference_evidence(exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord]) -> bool:
+    """Whether a group met reference values that say something on instances drawn for this submission.
+
+    Every case passed on its reference value (no property, no own ratio), and a drawn case whose
+    reference value is not 0 is among them: nobody could have known that input in advance.
+    """
+    for p in plan:
+        records = _records(p, calls)
+        value = _numeric(records.call)
+        if p.case.expect is Expect.SAME_AS:
+            return False
+        if p.case.expect is Expect.REFERENCE and (value is None or not _primary(exercise, p.case, value, records)):
+            return False  # passed through the own ratio
+    return any(p.case.drawn and p.case.expect is Expect.REFERENCE and exercise.expected(p.case) != 0 for p in plan)
+
+
+def _helpers(plan: list[CallPlan], calls: Mapping[int, CallRecord], exercise: Exercise) -> set[str]:
+    """The functions whose own values a group's passing cases leaned on (an own ratio)."""
+    leaned = set()
+    for p in plan:
+        records = _records(p, calls)
+        value = _numeric(records.call)
+        if p.case.own_ratio is not None and value is not None and not _primary(exercise, p.case, value, records):
+            leaned.add(p.case.own_ratio[0].function)
+    return leaned
+
+
+def _unfounded(
+    exercise: Exercise, group: TestGroup, plan: list[CallPlan], calls: Mapping[int, CallRecord],
+    resembles: Callable[[str], bool],
+) -> str | None:
+    """Why a group whose cases all passed earns nothing, or None if its pass says something.
+
+    Values can meet a group's cases without computing the measure at all: a constant meets every
+    property, ``0 == 2 * 0``, a lookup table meets known inputs. So beyond the contract, a pass
+    counts only where the function behaves like *some* way of computing the measure (the
+    exercise's :attr:`~.exercise.Exercise.resembles`, on every value it returned) — or met the
+    reference values of instances drawn for this submission on its own — and an own ratio only
+    where the helper it divides does too.
+    """
+    if group.contract:
+        return None
+    if not _convincing(exercise, plan, calls):
+        return (
+            f"the values of `{group.function}` on this group's cases say nothing: they are 0 where the "
+            "definition's are not, or match only your own helper where it returns the same value everywhere"
+        )
+    if not resembles(group.function) and not _fresh_reference_evidence(exercise, plan, calls):
+        return (
+            f"`{group.function}` does not compute a {exercise.title} this grader recognises (the definition's or "
+            "a known mistake's) on the cases drawn for your submission, so meeting this group's cases says nothing"
+        )
+    helpers = sorted(h for h in _helpers(plan, calls, exercise) if not resembles(h))
+    if helpers:
+        return (
+            f"`{group.function}` matches only the ratio of your own `{helpers[0]}` values, and `{helpers[0]}` does "
+            "not compute what the definition asks for, so that says nothing"
+        )
+    return None
+
+
 def score(
     exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord], timeout: float
 ) -> list[TestResult]:
-    """Score every test group of ``exercise`` from the call records (``{call_id: record}``)."""
+    """Score every test group of ``exercise`` from the call records (``{call_id: record}``).
+
+    ``plan`` holds the cases graded (with one submission's drawn instances, if any); the groups
+    come in the exercise's order.
+    """
     by_group: dict[str, list[CallPlan]] = {}
     for p in plan:
         by_group.setdefault(p.group.grade_id, []).append(p)
+    observed = _observed(plan, calls)
+    resemblance: dict[str, bool] = {}
+
+    def resembles(function: str) -> bool:
+        if function not in resemblance:
+            resemblance[function] = exercise.resembles(function, observed)
+        return resemblance[function]
+
     results = []
     for group in exercise.groups:
         mine = by_group.get(group.grade_id, [])
         failures = [p for p in mine if not case_passes(exercise, p.case, _records(p, calls))]
-        vacuous = not failures and not _convincing(exercise, mine, calls)
-        if vacuous:
-            failures = [p for p in mine if indirect(p.case)]
+        unfounded = None if failures else _unfounded(exercise, group, mine, calls, resembles)
+        if unfounded is not None:
+            failures = [p for p in mine if p.case.expect is not Expect.NUMBER]
         if not failures:
             message = f"all {len(mine)} cases passed"
-        elif vacuous:
-            message = (
-                f"the values of `{group.function}` on this group's cases say nothing: they are 0 where the "
-                "definition's are not, or match only your own helper where it returns the same value everywhere"
-            )
+        elif unfounded is not None:
+            message = unfounded
         else:
             first = failures[0]
             message = explain_failure(exercise, first.case, _records(first, calls), group.visible, timeout)

@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..sandbox import NOT_RUN_CALL, CallOrder, CallOutcome, CallRecord, CellOutcome, RunOutcome, Sandbox, run_submission
+from .calls import call_orders, extra_call_orders, next_call_id, plan_calls, same_group
+from .draws import draw_label, draw_seed, drawn_groups
 from .exercise import Call, Exercise
 from .model import CellProblem, Status, StudentResult
 from .notebook import DEFAULT_MAX_NOTEBOOK_BYTES, FileId, NotebookFile, SubmissionProblem, student_code
-from .scoring import (
-    call_orders,
-    extra_call_orders,
-    hidden_exception_name,
-    hidden_type_name,
-    next_call_id,
-    plan_calls,
-    same_group,
-    score,
-)
+from .scoring import hidden_exception_name, hidden_type_name, score
 
 #: Told when the process that ran the hidden tests could not be used (its own words may carry them).
 BLIND_FAILED = "the hidden tests could not be run: the process running them broke the grader's protocol"
@@ -42,6 +35,9 @@ class GradingSettings:
     max_notebook_bytes: int = DEFAULT_MAX_NOTEBOOK_BYTES
     #: The course's own files: a notebook that is one of them (a hard link) is refused.
     course_files: frozenset[FileId] = frozenset()
+    #: The course's secret that keys the draw of fresh hidden instances (:mod:`.draws`); never
+    #: mounted into a sandbox. Empty: instances anyone can recompute (tests, examples).
+    draw_key: bytes = field(default=b"", repr=False)
 
     @property
     def budget(self) -> float:
@@ -63,7 +59,9 @@ def grade_submission(
     except SubmissionProblem as problem:
         return StudentResult.without_grading(student_id, problem.status, problem.message, exercise.max_score)
     note, path = file.note, submitted / student_id / exercise.assignment / file.name
-    plan = plan_calls(exercise)
+    # this submission's fresh instances beside the fixed cases: a leaked hidden input is worth nothing
+    seed = draw_seed(settings.draw_key, student_id, cells)
+    plan = plan_calls(exercise, groups=drawn_groups(exercise, seed))
     visible = [p for p in plan if p.group.visible]
     hidden = [p for p in plan if not p.group.visible]
     probes: dict[int, Call] = {next_call_id(plan) + number: probe for number, probe in enumerate(exercise.probes)}
@@ -111,7 +109,7 @@ def grade_submission(
     problems = problems[:MAX_LISTED_CELLS]
     result = StudentResult(
         student_id=student_id, status=Status.GRADED, score=0.0, max_score=exercise.max_score, message="",
-        cells=problems, notebook=str(path), sha256=file.sha256,
+        cells=problems, notebook=str(path), sha256=file.sha256, instances=draw_label(seed),
     )
     if outcome.fatal:
         result.status = Status.ERROR

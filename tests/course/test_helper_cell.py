@@ -4,11 +4,15 @@ nbgrader's own Execute (a tutor who switches the sandbox off, the reference in t
 generated test cells with the helper cell's ``check_value``, ``check_number`` and ``check_same``;
 the kit scores the same cases in its own process. Every mutant of the catalogue, every corpus
 implementation and every correct style must lose the same groups both ways. (In this process:
-the code is the tests' own, trusted.)
+the code is the tests' own, trusted.) One rule only the grader applies: beyond the contract, a
+group counts only for a function that computes *some* DCG on the instances drawn for the
+submission (``Exercise.resembles``); the notebook's cells, run in the student's own kernel on fixed
+inputs, cannot, so they are compared with the grader's scoring without that rule.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import pytest
@@ -18,7 +22,10 @@ from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.catalogue import CATALOGUE
 
 from corpus import CORPUS
-from solutions import CORRECT_SOLUTIONS, lost_groups
+from solutions import CORRECT_SOLUTIONS, functions_of, scored
+
+#: The grader's scoring without the resemblance rule (see the module's docstring).
+WITHOUT_RESEMBLANCE = dataclasses.replace(EXERCISE, resembles=lambda function, values: True)
 
 SOLUTIONS = {
     **{f"{item.id}: {mutant.name}": (mutant.dcg, mutant.ndcg) for item in CATALOGUE for mutant in item.mutants},
@@ -53,7 +60,8 @@ def test_the_notebook_cells_and_the_grader_agree(name):
     dcg_source, ndcg_source = SOLUTIONS[name]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert _lost_in_the_notebook(dcg_source, ndcg_source) == lost_groups(dcg_source, ndcg_source)
+        grader = scored(functions_of(dcg_source, ndcg_source), exercise=WITHOUT_RESEMBLANCE)
+        assert _lost_in_the_notebook(dcg_source, ndcg_source) == {test.name for test in grader if not test.passed}
 
 
 def test_zeros_and_constants_prove_nothing_in_the_notebook_either():

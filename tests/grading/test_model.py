@@ -8,7 +8,8 @@ import pytest
 
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import CaseResult, CellProblem, Diagnosis, Finding, Status, StudentResult, TestResult
-from autograder.grading.scoring import plan_calls, score
+from autograder.grading.calls import plan_calls
+from autograder.grading.scoring import score
 from autograder.sandbox import CallOutcome, CallRecord, CellOutcome
 
 

@@ -8,6 +8,7 @@ against (``definition.html``). :data:`EXERCISE` hands them to the engine.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import ndcg_ref
@@ -17,6 +18,8 @@ from ...grading import Exercise
 from .cases import GROUPS, reference
 from .catalogue import CATALOGUE
 from .diagnosis import ALL_PROBES, diagnose
+from .diagnosis.likeness import resembles
+from .fresh import TEMPLATES
 
 _HERE = Path(__file__).parent
 
@@ -25,11 +28,13 @@ EXERCISE = Exercise(
     assignment="ndcg",
     notebook="ndcg.ipynb",
     title="DCG and nDCG",
-    groups=GROUPS,
+    # every hidden group also gets fresh instances drawn per submission (a leaked input is worth nothing)
+    groups=tuple(replace(group, templates=TEMPLATES.get(group.grade_id, ())) for group in GROUPS),
     reference=reference,
     probes=ALL_PROBES,
     diagnose=diagnose,
     catalogue=CATALOGUE,
+    resembles=resembles,
     definition_html=(_HERE / "definition.html").read_text(encoding="utf-8"),
     # Tight enough that a result rounded to 2 or 4 decimals fails, loose enough for any summation order.
     rel_tol=1e-9,

@@ -1,0 +1,105 @@
+"""Whether a student's dcg or ndcg computes *some* DCG: the lecture's, or one the catalogue knows.
+
+The grader's evidence rule (:func:`autograder.grading.scoring.score`) asks this before a group
+beyond the contract counts: values can meet a group's cases without computing anything (a
+constant meets every scaling property, ``inf`` seems to, a lookup table meets known inputs). A
+function resembles a DCG when one diagnosis model (:mod:`.models`, with at most
+:data:`~.matching.MAX_MISTAKES` mistakes) explains every finite value it returned on the test calls,
+the instances drawn for this submission among them, which no table can know in advance.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+from ....grading import Call
+from .matching import MAX_MISTAKES, Model, possible_roundings
+from .models import DCG_MODELS, NDCG_MODELS, StudentDcg
+from .probes import k_of, rels_of
+
+#: Looser than the grader's tolerance: the question is the shape of the computation, so a DCG summed
+#: in float32 (off by about 1e-7) still resembles the formula it computes.
+SHAPE_TOLERANCE = 1e-6
+#: The share of a function's values a model may get wrong and still explain the function.
+ALLOWED_MISSES = 0.1
+#: A model must explain at least this many values, two different ones not 0 among them (a function
+#: that returns 0 "agrees" with any model on inputs where nothing relevant is in the top k).
+MINIMUM_VALUES = {"dcg": 4, "ndcg": 3}
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=SHAPE_TOLERANCE, abs_tol=1e-9)
+
+
+def _explains(model: Model, observed: Mapping[Call, float], student_dcg: StudentDcg, minimum: int) -> bool:
+    """Whether ``model`` predicts nearly every observed value, on enough of them, two different ones not 0.
+
+    A value or two may differ (:data:`ALLOWED_MISSES`): real code with a bug on one odd input still
+    computes a DCG. A function whose values are all one number (or 0) computes nothing, even where
+    a known mistake predicts exactly that: an ideal ranking that is the ranking itself gives nDCG 1
+    on every input.
+    """
+    allowed = int(ALLOWED_MISSES * len(observed))
+    compared = misses = 0
+    nonzero: set[float] = set()
+    for call, value in observed.items():
+        predicted = model.predict(call, student_dcg)
+        if predicted is None:
+            continue  # undefined for this model (a zero ideal): the value says nothing either way
+        compared += 1
+        if not _close(value, predicted):
+            misses += 1
+            if misses > allowed:
+                return False
+        elif value != 0:
+            nonzero.add(value)
+    return compared - misses >= minimum and misses <= ALLOWED_MISSES * compared and len(nonzero) >= 2
+
+
+def _any_explains(models: Iterable[Model], observed: Mapping[Call, float], student_dcg: StudentDcg,
+                  minimum: int) -> bool:
+    roundings = possible_roundings(observed.values())
+    return any(
+        model.rounding in roundings and _explains(model, observed, student_dcg, minimum)
+        for model in models if len(model.mistakes) <= MAX_MISTAKES
+    )
+
+
+def _ordinary(call: Call) -> bool:
+    """A ranking of two documents or more, cut inside it: edge cases (one document, k beyond the list)
+    are judged by their own groups, and real code that fails only there still computes a DCG."""
+    return len(rels_of(call)) >= 2 and k_of(call) <= len(rels_of(call))
+
+
+def _of(function: str, values: Mapping[Call, float]) -> dict[Call, float]:
+    return {call: value for call, value in values.items() if call.function == function and _ordinary(call)}
+
+
+def resembles(function: str, values: Mapping[Call, float]) -> bool:
+    """Whether ``function``'s values among ``values`` are those of the lecture's DCG/nDCG or a known variant.
+
+    Parameters
+    ----------
+    function
+        ``"dcg"`` or ``"ndcg"``.
+    values
+        Every finite number the student's functions returned on the test calls.
+
+    Returns
+    -------
+    bool
+        For ``ndcg``: a model that divides the student's own dcg counts only if that dcg resembles
+        a DCG itself (a correct ratio of meaningless numbers computes nothing).
+    """
+    dcg_values = _of("dcg", values)
+    student_dcg: StudentDcg = {
+        (rels_of(call), k_of(call)): value for call, value in values.items() if call.function == "dcg"
+    }
+    dcg_like = _any_explains(DCG_MODELS, dcg_values, student_dcg, MINIMUM_VALUES["dcg"])
+    if function == "dcg":
+        return dcg_like
+    if function != "ndcg":
+        raise ValueError(f"no such function in this exercise: {function!r} (dcg or ndcg)")
+    models: Sequence[Model] = NDCG_MODELS if dcg_like else [m for m in NDCG_MODELS if m.source is not None]
+    return _any_explains(models, _of("ndcg", values), student_dcg, MINIMUM_VALUES["ndcg"])
