@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.diagnosis import ALL_PROBES
 from autograder.exercises.ndcg.diagnosis.probes import k_of, rels_of
-from autograder.grading import Call, Exercise, TestResult, drawn_groups
+from autograder.grading import Call, Exercise, TestResult, drawn_groups, drawn_witnesses
 from autograder.grading.calls import plan_calls
 from autograder.grading.scoring import score
 from autograder.sandbox import CallOutcome, CallRecord
@@ -101,7 +101,8 @@ def scored(functions: Mapping[str, Callable], seed: bytes | None = None, exercis
     plan = plan_calls(exercise, groups=None if seed is None else drawn_groups(exercise, seed))
     calls = [(call_id, call) for p in plan for call_id, call in zip(p.ids, (p.case.call, *p.case.extra_calls), strict=True)]
     records = records_of(functions, dict.fromkeys(call for _, call in calls))
-    return score(exercise, plan, {call_id: records[call] for call_id, call in calls}, timeout=10.0)
+    witnesses = None if seed is None or exercise.witnesses is None else records_of(functions, drawn_witnesses(exercise, seed))
+    return score(exercise, plan, {call_id: records[call] for call_id, call in calls}, 10.0, witnesses)
 
 
 def functions_of(dcg_source: str, ndcg_source: str) -> dict:

@@ -5,7 +5,7 @@ Layers below: :mod:`autograder.sandbox` (where student code runs). Layers above:
 """
 
 from .batch import default_workers, grade_batch, student_folders
-from .draws import draw_label, draw_seed, drawn_groups
+from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
 from .exercise import Call, Case, CaseTemplate, Exercise, Expect, Mistake, TestGroup
 from .model import (
     SCHEMA_VERSION,
@@ -44,6 +44,7 @@ __all__ = [
     "draw_label",
     "draw_seed",
     "drawn_groups",
+    "drawn_witnesses",
     "grade_batch",
     "grade_submission",
     "student_folders",

@@ -18,7 +18,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import replace
 
-from .exercise import Exercise, TestGroup
+from .exercise import Call, Exercise, TestGroup
 
 #: Shown beside a result: which instances were drawn (a digest of the seed, never the seed itself).
 LABEL_LENGTH = 12
@@ -65,3 +65,10 @@ def drawn_groups(exercise: Exercise, seed: bytes) -> tuple[TestGroup, ...]:
         )) if group.templates else group
         for group in exercise.groups
     )
+
+
+def drawn_witnesses(exercise: Exercise, seed: bytes) -> tuple[Call, ...]:
+    """The exercise's witness calls for the submission ``seed`` is of (none if it has no witnesses)."""
+    if exercise.witnesses is None:
+        return ()
+    return tuple(dict.fromkeys(exercise.witnesses(_rng(seed, "witnesses", 0))))

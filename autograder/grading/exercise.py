@@ -167,6 +167,9 @@ class Exercise:
     #: or a known mistake's. Beyond the contract, a group counts only for a function that does
     #: (:func:`~.scoring.score`); by default every function does.
     resembles: Callable[[str, Mapping[Call, float]], bool] = field(default=lambda function, values: True)
+    #: Calls drawn per submission (ordinary inputs, no test cases) whose values :attr:`resembles` judges;
+    #: made in a blind process like the hidden tests. None: it judges the test calls' values.
+    witnesses: Callable[[random.Random], tuple[Call, ...]] | None = None
     #: Told to a student whose function changed its input list.
     unchanged_hint: str = "do not modify the input list"
     #: Changes whenever an unchanged notebook could be graded differently (e.g. the reference's source).

@@ -220,31 +220,9 @@ def _own_distinct(records: CaseRecords) -> bool:
     return top is not None and bottom is not None and top != bottom
 
 
-def _observed(plan: list[CallPlan], calls: Mapping[int, CallRecord]) -> dict[Call, float]:
-    """Every finite number the student's functions returned on the test calls: ``{call: value}``."""
-    values: dict[Call, float] = {}
-    for p in plan:
-        for call_id, call in zip(p.ids, (p.case.call, *p.case.extra_calls), strict=True):
-            value = _numeric(calls.get(call_id, NOT_RUN_CALL))
-            if value is not None and math.isfinite(value):
-                values[call] = value
-    return values
-
-
-def _fresh_reference_evidence(exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord]) -> bool:
-    """Whether a group met reference values that say something on instances drawn for this submission.
-
-    Every case passed on its reference value (no property, no own ratio), and a drawn case whose
-    reference value is not 0 is among them: nobody could have known that input in advance.
-    """
-    for p in plan:
-        records = _records(p, calls)
-        value = _numeric(records.call)
-        if p.case.expect is Expect.SAME_AS:
-            return False
-        if p.case.expect is Expect.REFERENCE and (value is None or not _primary(exercise, p.case, value, records)):
-            return False  # passed through the own ratio
-    return any(p.case.drawn and p.case.expect is Expect.REFERENCE and exercise.expected(p.case) != 0 for p in plan)
+def observed_values(records: Mapping[Call, CallRecord]) -> dict[Call, float]:
+    """Every number the student's functions returned on ``records``' calls, ``inf`` and NaN included."""
+    return {call: value for call, record in records.items() if (value := _numeric(record)) is not None}
 
 
 def _helpers(plan: list[CallPlan], calls: Mapping[int, CallRecord], exercise: Exercise) -> set[str]:
@@ -267,9 +245,9 @@ def _unfounded(
     Values can meet a group's cases without computing the measure at all: a constant meets every
     property, ``0 == 2 * 0``, a lookup table meets known inputs. So beyond the contract, a pass
     counts only where the function behaves like *some* way of computing the measure (the
-    exercise's :attr:`~.exercise.Exercise.resembles`, on every value it returned) — or met the
-    reference values of instances drawn for this submission on its own — and an own ratio only
-    where the helper it divides does too.
+    exercise's :attr:`~.exercise.Exercise.resembles`, on what it returned on the exercise's
+    witness calls drawn for this submission), and an own ratio only where the helper it divides
+    does too.
     """
     if group.contract:
         return None
@@ -278,10 +256,11 @@ def _unfounded(
             f"the values of `{group.function}` on this group's cases say nothing: they are 0 where the "
             "definition's are not, or match only your own helper where it returns the same value everywhere"
         )
-    if not resembles(group.function) and not _fresh_reference_evidence(exercise, plan, calls):
+    if not resembles(group.function):
         return (
-            f"`{group.function}` does not compute a {exercise.title} this grader recognises (the definition's or "
-            "a known mistake's) on the cases drawn for your submission, so meeting this group's cases says nothing"
+            f"`{group.function}` does not behave like any way of computing it this grader knows (the definition, "
+            "or one of the known mistakes) on inputs drawn for your submission, so meeting this group's cases "
+            "proves nothing"
         )
     helpers = sorted(h for h in _helpers(plan, calls, exercise) if not resembles(h))
     if helpers:
@@ -293,17 +272,25 @@ def _unfounded(
 
 
 def score(
-    exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord], timeout: float
+    exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord], timeout: float,
+    witnesses: Mapping[Call, CallRecord] | None = None,
 ) -> list[TestResult]:
     """Score every test group of ``exercise`` from the call records (``{call_id: record}``).
 
     ``plan`` holds the cases graded (with one submission's drawn instances, if any); the groups
-    come in the exercise's order.
+    come in the exercise's order. ``witnesses`` are the records of the exercise's witness calls
+    drawn for the submission (:attr:`~.exercise.Exercise.witnesses`), which tell whether a function
+    computes anything like the measure; without them, the test calls' own values do.
     """
     by_group: dict[str, list[CallPlan]] = {}
     for p in plan:
         by_group.setdefault(p.group.grade_id, []).append(p)
-    observed = _observed(plan, calls)
+    if witnesses is None:
+        witnesses = {
+            call: calls.get(call_id, NOT_RUN_CALL)
+            for p in plan for call_id, call in zip(p.ids, (p.case.call, *p.case.extra_calls), strict=True)
+        }
+    observed = observed_values(witnesses)
     resemblance: dict[str, bool] = {}
 
     def resembles(function: str) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..sandbox import NOT_RUN_CALL, CallOrder, CallOutcome, CallRecord, CellOutcome, RunOutcome, Sandbox, run_submission
 from .calls import call_orders, extra_call_orders, next_call_id, plan_calls, same_group
-from .draws import draw_label, draw_seed, drawn_groups
+from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
 from .exercise import Call, Exercise
 from .model import CellProblem, Status, StudentResult
 from .notebook import DEFAULT_MAX_NOTEBOOK_BYTES, FileId, NotebookFile, SubmissionProblem, student_code
@@ -65,7 +65,13 @@ def grade_submission(
     visible = [p for p in plan if p.group.visible]
     hidden = [p for p in plan if not p.group.visible]
     probes: dict[int, Call] = {next_call_id(plan) + number: probe for number, probe in enumerate(exercise.probes)}
+    first_witness = next_call_id(plan) + len(probes)
+    witnesses = {first_witness + n: call for n, call in enumerate(drawn_witnesses(exercise, seed))}
     tests_skip = same_group(plan)
+
+    def extras_skip(call_id: int) -> list[int]:
+        # a hung witness: the others would say no more than the ones that finished
+        return [other for other in witnesses if other > call_id] if call_id in witnesses else tests_skip(call_id)
 
     def skip_after_timeout(call_id: int) -> list[int]:
         # a hung probe makes the rest of the diagnosis unreliable: skip the other probes
@@ -84,11 +90,11 @@ def grade_submission(
         budget=max(0.0, settings.budget - (time.monotonic() - started)), slot=slot, skip_after_timeout=tests_skip,
     )
     # A third, also blind: the cases' extra calls (companions, own-ratio calls), so that a function
-    # with state cannot answer a companion with what its case's call returned.
-    extras = extra_call_orders(plan)
+    # with state cannot answer a companion with what its case's call returned; and the witness calls.
+    extras = extra_call_orders(plan) + [CallOrder(i, c.function, c.args) for i, c in witnesses.items()]
     companions = run_submission(
         sandbox, cells, extras, timeout=settings.timeout,
-        budget=max(0.0, settings.budget - (time.monotonic() - started)), slot=slot, skip_after_timeout=tests_skip,
+        budget=max(0.0, settings.budget - (time.monotonic() - started)), slot=slot, skip_after_timeout=extras_skip,
     ) if extras else None
     blind_runs = [blind, *([companions] if companions is not None else [])]
     outcome = RunOutcome(
@@ -115,7 +121,8 @@ def grade_submission(
         result.status = Status.ERROR
         result.message = f"could not grade the notebook: {outcome.fatal}"
         return result
-    result.tests = score(exercise, plan, outcome.calls, settings.timeout)
+    witnessed = {call: outcome.calls.get(call_id, NOT_RUN_CALL) for call_id, call in witnesses.items()}
+    result.tests = score(exercise, plan, outcome.calls, settings.timeout, witnessed if witnesses else None)
     probe_records = {probe: outcome.calls.get(call_id, NOT_RUN_CALL) for call_id, probe in probes.items()}
     result.diagnosis = exercise.diagnose(probe_records)
     result.score = sum(test.points for test in result.tests)

@@ -19,7 +19,7 @@ from .cases import GROUPS, reference
 from .catalogue import CATALOGUE
 from .diagnosis import ALL_PROBES, diagnose
 from .diagnosis.likeness import resembles
-from .fresh import TEMPLATES
+from .fresh import TEMPLATES, witnesses
 
 _HERE = Path(__file__).parent
 
@@ -35,6 +35,7 @@ EXERCISE = Exercise(
     diagnose=diagnose,
     catalogue=CATALOGUE,
     resembles=resembles,
+    witnesses=witnesses,
     definition_html=(_HERE / "definition.html").read_text(encoding="utf-8"),
     # Tight enough that a result rounded to 2 or 4 decimals fails, loose enough for any summation order.
     rel_tol=1e-9,

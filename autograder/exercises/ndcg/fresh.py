@@ -11,11 +11,13 @@ loses exactly the groups it loses on the fixed cases.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable, Mapping
 
-from ...grading import Case, CaseTemplate
+from ...grading import Call, Case, CaseTemplate
 from .cases import _contract, _dcg, _ndcg, _same, _zero
+from .diagnosis.variants import CUTS, ORDERS, SCOPES, ideal_list
 
 Draw = Callable[[random.Random], Case]
 GRADES = (1, 2, 3)
@@ -122,8 +124,8 @@ def _ndcg_k_beyond(rng: random.Random) -> Case:
 
 
 def _single(rng: random.Random) -> Case:
-    grade = rng.choice(FRACTIONS)
-    return _same("ndcg", [grade], rng.randint(1, 4), [grade] + [0] * rng.randint(1, 3), 1, "")
+    grade = rng.choice((*FRACTIONS, 2.5, 3))
+    return _same("ndcg", [grade], rng.randint(1, 5), [grade] + [0] * rng.randint(1, 3), 1, "")
 
 
 def _only_below(rng: random.Random) -> Case:
@@ -178,3 +180,44 @@ TEMPLATES: Mapping[str, tuple[CaseTemplate, ...]] = {
     "test_ndcg_zero": _templates(("nothing relevant, iDCG = 0", _ndcg_nothing_relevant)),
     "test_ndcg_contract": _templates(("a number, input list unchanged", _contract_of("ndcg"))),
 }
+
+
+# ----- witnesses: ordinary rankings on which every way of computing a DCG shows its shape ------------
+#: How many rankings each function is called on, per submission.
+WITNESSES_PER_FUNCTION = 10
+
+
+def _ordinary(rng: random.Random) -> tuple[tuple[float, ...], int]:
+    """A ranking of 4 to 10 documents, two relevant ones at least (grades 0-3, some fractional), k inside it."""
+    n = rng.randint(4, 10)
+    rels: list[float] = [rng.choice((0, 0, 1, 2, 3, 0.5, 1.5)) for _ in range(n)]
+    for index in rng.sample(range(n), 2):
+        rels[index] = rng.choice(GRADES)
+    return tuple(rels), rng.randint(2, n)
+
+
+def _mostly_relevant(rng: random.Random) -> tuple[tuple[float, ...], int]:
+    """A ranking with at most two irrelevant documents and k beyond them: every ideal ranking a known
+    mistake builds (ascending ones too) has a DCG that is not 0, so every model can be checked."""
+    n = rng.randint(4, 10)
+    zeros = rng.randint(0, 2)
+    rels: list[float] = [0] * zeros + [rng.choice((1, 2, 3, 0.5, 1.5, 2.5)) for _ in range(n - zeros)]
+    rng.shuffle(rels)
+    return tuple(rels), rng.randint(zeros + 1, n)
+
+
+def witnesses(rng: random.Random) -> tuple[Call, ...]:
+    """The witness calls of one submission (:attr:`autograder.grading.Exercise.witnesses`).
+
+    dcg on ordinary rankings; ndcg on others, with the student's dcg on every list an ndcg may
+    divide (each ideal ranking a known mistake builds), so that an ndcg dividing the student's own
+    dcg can be told from one that computes nothing.
+    """
+    calls = [Call("dcg", _ordinary(rng)) for _ in range(WITNESSES_PER_FUNCTION)]
+    for _ in range(WITNESSES_PER_FUNCTION):
+        rels, k = _mostly_relevant(rng)
+        calls += [Call("ndcg", (rels, k)), Call("dcg", (rels, k))]
+        for order, scope, cut in itertools.product(ORDERS, SCOPES, CUTS):
+            ideal = ideal_list(rels, k, order, scope)
+            calls.append(Call("dcg", (ideal, k if cut.rule else len(ideal))))
+    return tuple(dict.fromkeys(calls))

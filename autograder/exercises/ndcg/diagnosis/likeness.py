@@ -23,9 +23,11 @@ from .probes import k_of, rels_of
 SHAPE_TOLERANCE = 1e-6
 #: The share of a function's values a model may get wrong and still explain the function.
 ALLOWED_MISSES = 0.1
-#: A model must explain at least this many values, two different ones not 0 among them (a function
-#: that returns 0 "agrees" with any model on inputs where nothing relevant is in the top k).
-MINIMUM_VALUES = {"dcg": 4, "ndcg": 3}
+#: A model must explain at least this many values, with this many different ones not 0 among them (a
+#: function that returns 0 "agrees" with any model on inputs where nothing relevant is in the top k,
+#: one that returns 1 with an ideal ranking that is the ranking itself).
+MINIMUM_VALUES = {"dcg": 6, "ndcg": 6}
+DISTINCT_VALUES = 3
 
 
 def _close(a: float, b: float) -> bool:
@@ -54,16 +56,21 @@ def _explains(model: Model, observed: Mapping[Call, float], student_dcg: Student
                 return False
         elif value != 0:
             nonzero.add(value)
-    return compared - misses >= minimum and misses <= ALLOWED_MISSES * compared and len(nonzero) >= 2
+    return compared - misses >= minimum and misses <= ALLOWED_MISSES * compared and len(nonzero) >= DISTINCT_VALUES
 
 
 def _any_explains(models: Iterable[Model], observed: Mapping[Call, float], student_dcg: StudentDcg,
                   minimum: int) -> bool:
-    roundings = possible_roundings(observed.values())
+    roundings = possible_roundings(v for v in observed.values() if math.isfinite(v))
     return any(
-        model.rounding in roundings and _explains(model, observed, student_dcg, minimum)
-        for model in models if len(model.mistakes) <= MAX_MISTAKES
+        model.rounding in roundings and _explains(model, observed, student_dcg, minimum) for model in models
     )
+
+
+# Models with more mistakes than the diagnosis believes fit almost anything: left out, once.
+_DCG_MODELS = tuple(m for m in DCG_MODELS if len(m.mistakes) <= MAX_MISTAKES)
+_NDCG_MODELS = tuple(m for m in NDCG_MODELS if len(m.mistakes) <= MAX_MISTAKES)
+_NDCG_OWN_DCG = tuple(m for m in _NDCG_MODELS if m.source is not None)
 
 
 def _ordinary(call: Call) -> bool:
@@ -96,10 +103,10 @@ def resembles(function: str, values: Mapping[Call, float]) -> bool:
     student_dcg: StudentDcg = {
         (rels_of(call), k_of(call)): value for call, value in values.items() if call.function == "dcg"
     }
-    dcg_like = _any_explains(DCG_MODELS, dcg_values, student_dcg, MINIMUM_VALUES["dcg"])
+    dcg_like = _any_explains(_DCG_MODELS, dcg_values, student_dcg, MINIMUM_VALUES["dcg"])
     if function == "dcg":
         return dcg_like
     if function != "ndcg":
         raise ValueError(f"no such function in this exercise: {function!r} (dcg or ndcg)")
-    models: Sequence[Model] = NDCG_MODELS if dcg_like else [m for m in NDCG_MODELS if m.source is not None]
+    models: Sequence[Model] = _NDCG_MODELS if dcg_like else _NDCG_OWN_DCG
     return _any_explains(models, _of("ndcg", values), student_dcg, MINIMUM_VALUES["ndcg"])
