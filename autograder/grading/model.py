@@ -15,7 +15,8 @@ from ..sandbox import CellOutcome
 
 #: Version of the layout of ``results.json`` (and of the resume cache's records).
 #: 3: each test has ``case_results`` (what each case checks and whether it passed).
-SCHEMA_VERSION = 3
+#: 4: each student has ``warnings`` (about the submission folder and the gradebook, not the grade).
+SCHEMA_VERSION = 4
 
 
 class Status(StrEnum):
@@ -115,6 +116,9 @@ class StudentResult:
     #: The notebook graded and its SHA-256 (None when none could be read).
     notebook: str | None = None
     sha256: str | None = None
+    #: For the tutor, about the submission folder and the gradebook, never the score: "timestamp
+    #: unknown: ...", "not copied: leak.html (a link)", "not recorded in the gradebook: ...".
+    warnings: list[str] = field(default_factory=list)
 
     @classmethod
     def without_grading(cls, student_id: str, status: Status, message: str, max_score: float) -> StudentResult:
@@ -141,6 +145,7 @@ class StudentResult:
             "cells": [{**asdict(cell), "outcome": cell.outcome.value} for cell in self.cells],
             "notebook": self.notebook,
             "sha256": self.sha256,
+            "warnings": list(self.warnings),
         }
 
     @classmethod
@@ -164,6 +169,7 @@ class StudentResult:
             cells=[CellProblem(**{**cell, "outcome": CellOutcome(cell["outcome"])}) for cell in data["cells"]],
             notebook=data["notebook"],
             sha256=data["sha256"],
+            warnings=[str(warning) for warning in data["warnings"]],
         )
 
 
