@@ -48,3 +48,14 @@ c.Autograde.autograde_preprocessors = [
 # Per code cell and per test call; "required": refuse to grade rather than run student code unsandboxed.
 c.SandboxedExecute.timeout = 10
 c.SandboxedExecute.sandbox = "required"
+
+# nbgrader copies every extra file of a submission, following links, into autograded/ and then
+# feedback/, and release_feedback puts any *.html there into the exchange. The course's Autograde
+# and GenerateFeedback pass on only the notebooks, what `nbgrader collect` writes and what the
+# release ships, log what they drop, and read timestamp.txt safely (autograder/course/converters.py).
+from autograder.course.converters import install as install_course_converters  # noqa: E402
+
+install_course_converters()
+# Only each release notebook's feedback page reaches the exchange, never a link, and a student
+# whose feedback folder lacks submission_secret.txt is skipped with a warning, not the whole release.
+c.ExchangeFactory.release_feedback = "autograder.course.release_feedback.CourseReleaseFeedback"

@@ -16,26 +16,18 @@ from .course.autograded import write_autograded
 from .course.generated_cells import skipped_cell_ids
 from .course.nbgrader import find_root, release_notebook
 from .course.secret import course_secret
+from .course.submission_folder import Collected, read_collected, shipped_files
 from .errors import CourseError, GradebookError, UsageError
 from .files import write_atomic
 from .grading import BatchResult, Exercise, GradingSettings, GroupInfo, Status, default_workers, grade_batch
-from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, read_small_file
+from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids
 from .output.feedback import write_feedback
-from .output.gradebook import (
-    check_gradebook,
-    gradebook_errors,
-    gradebook_path,
-    parse_timestamp,
-    tool_environment,
-    try_record_scores,
-)
+from .output.gradebook import check_gradebook, gradebook_errors, gradebook_path, tool_environment, try_record_scores
 from .output.report import write_report
 from .output.results import write_results
 from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
 
 DEFAULT_TIMEOUT = 10.0
-#: Files ``nbgrader collect`` puts beside a notebook that ``release_feedback`` wants beside the feedback.
-COLLECT_FILES = ("timestamp.txt", "submission_secret.txt")
 #: ``--gradebook none``: do not record scores.
 NO_GRADEBOOK = "none"
 
@@ -104,16 +96,17 @@ def _course_root(options: GradeOptions) -> Path | None:
         return None
 
 
-def _collected_files(options: GradeOptions, batch: BatchResult) -> dict[str, dict[str, bytes]]:
-    """What ``nbgrader collect`` left beside each student's notebook (timestamp, submission secret)."""
+def _collected_files(options: GradeOptions, batch: BatchResult, root: Path | None) -> dict[str, Collected]:
+    """What ``nbgrader collect`` left beside each student's notebook; its problems become the student's warnings."""
     assignment = options.exercise.assignment
-    return {
-        student.student_id: {
-            name: data for name in COLLECT_FILES
-            if (data := read_small_file(options.submitted, student.student_id, assignment, name))
-        }
-        for student in batch.students
-    }
+    shipped = shipped_files(root, assignment) if root is not None else frozenset()
+    collected = {}
+    for student in batch.students:
+        keep = shipped | {options.exercise.notebook, *([student.notebook] if student.notebook else [])}
+        found = read_collected(options.submitted, student.student_id, assignment, keep)
+        student.warnings.extend(found.warnings)
+        collected[student.student_id] = found
+    return collected
 
 
 def _course_feedback(root: Path, exercise: Exercise, student: str, page: Path, files: dict[str, bytes]) -> None:
@@ -187,28 +180,30 @@ def grade_course(options: GradeOptions) -> GradeRun:
         groups=[GroupInfo(g.grade_id, g.description, g.points, g.visible) for g in exercise.groups],
         students=students,
     )
-    collected = _collected_files(options, batch)
+    collected = _collected_files(options, batch, root)
+    files = {student: found.files for student, found in collected.items()}
     for student in batch.students:
         page = write_feedback(options.out, exercise, batch, student, show_solution=options.show_solution)
         if root is not None and student.status is not Status.MISSING:
-            _course_feedback(root, exercise, student.student_id, options.out / page, collected[student.student_id])
+            _course_feedback(root, exercise, student.student_id, options.out / page, files[student.student_id])
     if root is not None:  # what nbgrader autograde leaves, for the formgrader
-        write_autograded(
-            root, options.submitted, exercise, batch, options.timeout, collected, settings.max_notebook_bytes
-        )
+        write_autograded(root, options.submitted, exercise, batch, options.timeout, files, settings.max_notebook_bytes)
     write_results(options.out, batch)
     write_report(options.out, exercise, batch)
     url = options.gradebook or (f"sqlite:///{root / 'gradebook.db'}" if root else None)
     if not url or url == NO_GRADEBOOK:
         return GradeRun(batch, options.out, "gradebook: skipped", gradebook_failed=False)
-    timestamps = {
-        student: stamp for student, files in collected.items()
-        if (stamp := parse_timestamp(files.get("timestamp.txt"))) is not None
-    }
+    timestamps = {student: found.timestamp for student, found in collected.items() if found.timestamp is not None}
     try:
         # the cells generate_assignment records, if the gradebook lacks them
         cells_note = _record_cells(root, url, exercise) if root is not None else ""
-        note = try_record_scores(url, exercise, batch, timestamps) + cells_note
+        note, refused = try_record_scores(url, exercise, batch, timestamps)
     except GradebookError as error:
         return GradeRun(batch, options.out, f"gradebook: {error}", gradebook_failed=True)
-    return GradeRun(batch, options.out, note, gradebook_failed=False)
+    if refused:  # that student's problem, shown with their result; everyone else is recorded
+        for student in batch.students:
+            if student.student_id in refused:
+                student.warnings.append(f"not recorded in the gradebook: {refused[student.student_id]}")
+        write_results(options.out, batch)
+        write_report(options.out, exercise, batch)
+    return GradeRun(batch, options.out, note + cells_note, gradebook_failed=False)

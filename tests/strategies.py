@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+
 from hypothesis import strategies as st
 
 #: Integer grades 0..3, as in TREC-style graded judgements.
@@ -21,3 +24,60 @@ any_rankings = st.lists(st.one_of(grades, fractional_grades), min_size=0, max_si
 
 #: A cut-off: None (whole list) or a positive integer that may exceed the list length.
 cutoffs = st.one_of(st.none(), st.integers(min_value=1, max_value=40))
+
+# ----- untrusted bytes of a submission folder ----------------------------------------------------
+#: A zone word as a student might write it: names, paths, long and odd text.
+zone_words = st.one_of(
+    st.sampled_from(["UTC", "GMT", "Europe/Berlin", "CEST", ":../x", "../../etc/passwd", "/dev/zero", "+0100",
+                     "-99999999999999", "EST5EDT,M3.2.0/2,M11.1.0", "Etc/GMT+1", "a/b/c/d"]),
+    st.text(min_size=1, max_size=320).filter(lambda word: " " not in word),
+)
+
+#: What a ``timestamp.txt`` may hold: anything, or a timestamp whose zone word is anything.
+timestamp_bytes = st.one_of(
+    st.binary(max_size=600),
+    st.builds(
+        lambda when, zone: f"{when:%Y-%m-%d %H:%M:%S.%f} {zone}".encode("utf-8", "surrogateescape"),
+        st.datetimes(), zone_words,
+    ),
+    st.builds(lambda when: f"{when:%Y-%m-%d %H:%M:%S.%f} UTC".encode(), st.datetimes()),
+)
+
+#: Any JSON value, a few levels deep.
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=20,
+)
+
+#: Something shaped like a notebook, with any values where nbgrader and nbformat expect some.
+notebook_like = st.fixed_dictionaries(
+    {"nbformat": st.sampled_from([1, 2, 3, 4, 5, "4", None]), "nbformat_minor": st.integers(-1, 10)},
+    optional={
+        "cells": st.lists(
+            st.one_of(json_values, st.fixed_dictionaries(
+                {"cell_type": st.sampled_from(["code", "markdown", "raw", None]), "source": json_values},
+                optional={"metadata": json_values},
+            )),
+            max_size=4,
+        ),
+        "worksheets": json_values,
+        "metadata": json_values,
+    },
+)
+
+#: A notebook file's bytes: anything, JSON-shaped text, or a notebook-like document.
+notebook_bytes = st.one_of(
+    st.binary(max_size=2000),
+    json_values.map(lambda value: json.dumps(value).encode()),
+    notebook_like.map(lambda document: json.dumps(document).encode()),
+)
+
+#: A student folder's name as the file system gives it: any bytes but ``/`` and NUL (a byte that is
+#: not UTF-8 becomes a lone surrogate, as ``os.fsdecode`` and unzip leave it), or any text.
+folder_names = st.one_of(
+    st.binary(min_size=1, max_size=200)
+    .filter(lambda name: b"/" not in name and b"\0" not in name and name not in (b".", b".."))
+    .map(os.fsdecode),
+    st.text(min_size=1, max_size=200).filter(lambda name: "/" not in name and name not in (".", "..")),
+)

@@ -15,7 +15,8 @@ from ..sandbox import CellOutcome
 
 #: Version of the layout of ``results.json`` (and of the resume cache's records).
 #: 3: each test has ``case_results`` (what each case checks and whether it passed).
-#: 4: each student has ``instances``, the label of the fresh hidden instances drawn for the submission.
+#: 4: each student has ``instances``, the label of the fresh hidden instances drawn for the submission,
+#:    and ``warnings`` (about the submission folder and the gradebook, not the grade).
 SCHEMA_VERSION = 4
 
 
@@ -118,6 +119,9 @@ class StudentResult:
     sha256: str | None = None
     #: Which fresh hidden instances were drawn (a digest of the seed): equal for a re-grade of the same notebook.
     instances: str | None = None
+    #: For the tutor, about the submission folder and the gradebook, never the score: "timestamp
+    #: unknown: ...", "not copied: leak.html (a link)", "not recorded in the gradebook: ...".
+    warnings: list[str] = field(default_factory=list)
 
     @classmethod
     def without_grading(cls, student_id: str, status: Status, message: str, max_score: float) -> StudentResult:
@@ -145,6 +149,7 @@ class StudentResult:
             "notebook": self.notebook,
             "sha256": self.sha256,
             "instances": self.instances,
+            "warnings": list(self.warnings),
         }
 
     @classmethod
@@ -169,6 +174,7 @@ class StudentResult:
             notebook=data["notebook"],
             sha256=data["sha256"],
             instances=data["instances"],
+            warnings=[str(warning) for warning in data["warnings"]],
         )
 
 

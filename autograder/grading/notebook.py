@@ -152,15 +152,27 @@ def _read_file(
     return NotebookFile(name, data, hashlib.sha256(data).hexdigest(), (info.st_dev, info.st_ino), note)
 
 
-def read_small_file(submitted: Path, student: str, assignment: str, name: str, limit: int = 1000) -> bytes | None:
-    """A small file nbgrader keeps beside the notebook (``timestamp.txt``), or None if absent or odd.
+def read_side_file(submitted: Path, student: str, assignment: str, name: str, limit: int = 1000) -> bytes | None:
+    """A small file nbgrader keeps beside the notebook (``timestamp.txt``), or None if there is none.
 
     Read as the notebook is: no link on the way, a regular file, at most ``limit`` bytes.
+
+    Raises
+    ------
+    SubmissionProblem
+        With status ``error`` when the file is there but is a link, not a regular file, over
+        ``limit`` bytes or unreadable; the message names the file and says which.
     """
     try:
         return read_notebook(submitted, student, assignment, name, max_bytes=limit, fallback=False).data
-    except SubmissionProblem:
-        return None
+    except SubmissionProblem as problem:
+        if problem.status is Status.MISSING:
+            return None
+        if "is a link" in problem.message:  # the notebook's wording asks for the notebook itself
+            raise SubmissionProblem(Status.ERROR, f"{name} is a link") from None
+        if " MiB" in problem.message:
+            raise SubmissionProblem(Status.ERROR, f"{name} is over {limit} bytes") from None
+        raise
 
 
 def file_ids(folders: list[Path]) -> frozenset[FileId]:

@@ -12,6 +12,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -58,26 +59,51 @@ def tool_environment() -> dict[str, str]:
     return env
 
 
-def parse_timestamp(data: bytes | None) -> datetime | None:
-    """The submission time ``nbgrader collect`` wrote to ``timestamp.txt`` (None if absent or unreadable)."""
-    from nbgrader.utils import parse_utc
+#: nbgrader's column for a student id (``String(128)``; PostgreSQL enforces it, SQLite does not).
+MAX_STUDENT_ID = 128
 
-    if data is None:
-        return None
+
+def student_id_problem(student_id: str) -> str | None:
+    """Why nbgrader's gradebook cannot store ``student_id`` (a folder's name), or None if it can.
+
+    Examples
+    --------
+    >>> import os
+    >>> student_id_problem(os.fsdecode(b"caf\\xe9"))
+    'its name is not valid UTF-8 (rename the folder)'
+    >>> student_id_problem("alice") is None
+    True
+    """
     try:
-        parsed: datetime = parse_utc(data.decode("utf-8").strip())
-    except (ValueError, OverflowError):
-        return None
-    return parsed
+        student_id.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: bytes os.fsdecode kept from an old archive
+        return "its name is not valid UTF-8 (rename the folder)"
+    if "\x00" in student_id:
+        return "its name holds a NUL character"
+    if len(student_id) > MAX_STUDENT_ID:
+        return f"its name is {len(student_id)} characters long, over nbgrader's {MAX_STUDENT_ID} (rename the folder)"
+    return None
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What :func:`record_scores` did."""
+
+    #: Submissions whose scores are in the gradebook.
+    count: int
+    #: Students that could not be recorded, with why; every other student was recorded.
+    refused: dict[str, str]
 
 
 def record_scores(
     db_url: str, exercise: Exercise, batch: BatchResult, timestamps: dict[str, datetime] | None = None
-) -> int:
-    """Write every submitted student's per-test points into the gradebook at ``db_url``; return how many.
+) -> Recorded:
+    """Write every submitted student's per-test points into the gradebook at ``db_url``.
 
     As nbgrader's ``SaveAutoGrades`` does: each grade's ``auto_score``, and ``needs_manual_grade``
     only where a tutor's manual score exists; a submission's ``timestamp`` from ``timestamps``.
+    A student the gradebook cannot hold (a folder name that is not UTF-8, say) is refused with the
+    reason and costs no one else: each student's rows are added in a transaction of its own.
 
     Raises
     ------
@@ -93,7 +119,11 @@ def record_scores(
 
     assignment = exercise.assignment
     notebook_id = Path(exercise.notebook).stem
-    submitted = [s for s in batch.students if s.status is not Status.MISSING]
+    refused = {
+        s.student_id: problem for s in batch.students
+        if s.status is not Status.MISSING and (problem := student_id_problem(s.student_id))
+    }
+    submitted = [s for s in batch.students if s.status is not Status.MISSING and s.student_id not in refused]
     with warnings.catch_warnings(), Gradebook(db_url) as gradebook:
         # nbgrader's own models emit SQLAlchemy "not in session" warnings that mean nothing here
         warnings.simplefilter("ignore")
@@ -106,11 +136,16 @@ def record_scores(
         existing = {s.student.id: s for s in gradebook.find_assignment(assignment).submissions}
         for student in submitted:
             timestamp = (timestamps or {}).get(student.student_id)
-            if student.student_id not in existing:
-                gradebook.update_or_create_student(student.student_id)
-                gradebook.add_submission(assignment, student.student_id, timestamp=timestamp)
-            elif timestamp is not None:
-                existing[student.student_id].timestamp = timestamp
+            try:
+                if student.student_id not in existing:
+                    gradebook.update_or_create_student(student.student_id)
+                    gradebook.add_submission(assignment, student.student_id, timestamp=timestamp)
+                elif timestamp is not None:
+                    existing[student.student_id].timestamp = timestamp
+                    gradebook.db.commit()
+            except Exception as error:  # the database refused this id or time: that student's problem only
+                gradebook.db.rollback()
+                refused[student.student_id] = f"the gradebook refused it ({type(error).__name__})"
         # one query for every grade of the assignment, instead of one per student and cell
         grades = {
             (student_id, cell_name): grade
@@ -123,7 +158,8 @@ def record_scores(
             .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
             .filter(Assignment.name == assignment, Notebook.name == notebook_id)
         }
-        for student in submitted:
+        recorded = [s for s in submitted if s.student_id not in refused]
+        for student in recorded:
             points = {test.name: test.points for test in student.tests}
             for group in exercise.groups:
                 # a score a tutor set by hand (manual_score) still wins and asks for a look, as in nbgrader
@@ -131,7 +167,7 @@ def record_scores(
                 grade.auto_score = points.get(group.grade_id, 0.0)
                 grade.needs_manual_grade = grade.manual_score is not None
         gradebook.db.commit()
-    return len(submitted)
+    return Recorded(len(recorded), refused)
 
 
 @contextmanager
@@ -147,8 +183,12 @@ def gradebook_errors() -> Iterator[None]:
 
 def try_record_scores(
     db_url: str, exercise: Exercise, batch: BatchResult, timestamps: dict[str, datetime] | None = None
-) -> str:
-    """:func:`record_scores`, turning any failure into :class:`GradebookError` (the results on disk stand)."""
+) -> tuple[str, dict[str, str]]:
+    """:func:`record_scores`, turning any failure into :class:`GradebookError` (the results on disk stand).
+
+    Returns the one-line note and the refused students with why.
+    """
     with gradebook_errors():
         recorded = record_scores(db_url, exercise, batch, timestamps)
-    return f"gradebook: {recorded} submissions recorded in {db_url}"
+    refused = f"; {len(recorded.refused)} NOT recorded (see their warnings)" if recorded.refused else ""
+    return f"gradebook: {recorded.count} submissions recorded in {db_url}{refused}", recorded.refused

@@ -58,7 +58,7 @@ def write_results(out: Path, batch: BatchResult) -> None:
 
 def _table_message(student: StudentResult) -> str:
     message = "" if student.status is Status.GRADED and student.message == "graded" else student.message
-    text = printable(", ".join(student.diagnosis.ids + ([message] if message else [])))
+    text = printable(", ".join(student.diagnosis.ids + ([message] if message else []) + student.warnings))
     return text[:87] + "..." if len(text) > 90 else text
 
 

@@ -66,8 +66,9 @@ class RosterRow:
 
     @property
     def note(self) -> str:
-        """The result's one-line message, empty when there is nothing to say."""
-        return "" if self.student.message == "graded" else self.student.message
+        """The result's one-line message and its warnings, empty when there is nothing to say."""
+        message = "" if self.student.message == "graded" else self.student.message
+        return "; ".join(([message] if message else []) + self.student.warnings)
 
 
 @dataclass(frozen=True)

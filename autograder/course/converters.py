@@ -1,0 +1,149 @@
+"""nbgrader's ``autograde`` and ``generate_feedback`` for this course: no link, device or stray file travels on.
+
+nbgrader copies every extra file of ``submitted/<student>/<assignment>/`` into ``autograded/``
+(``BaseConverter.init_assignment``, with ``shutil.copy``, which follows links and blocks on a
+FIFO), ``generate_feedback`` copies them on into ``feedback/``, and ``release_feedback`` puts every
+``*.html`` there into the exchange: a link ``leak.html`` to the instructor's notebook reached the
+student. nbgrader reads ``timestamp.txt`` with ``open`` (a FIFO hangs the whole run) and
+``parse_utc`` (a bad zone stops that student). So these two converters, before nbgrader's own
+``init_assignment``:
+
+- refuse the student (nbgrader's per-student error; the others go on) when the student's or the
+  assignment's folder is a link, or a notebook to convert is a link, not a regular file, or a
+  hard link to a file of the course;
+- add every entry that :func:`~autograder.course.submission_folder.screen_folder` drops to
+  nbgrader's own filter (``CourseDirectory.ignore``, as exact paths, for that student only) and
+  log one line naming them with the reason;
+- read ``timestamp.txt`` through the kit's reader (:mod:`autograder.output.timestamps`): a bad one
+  is "timestamp unknown" in the log, never a stop.
+
+nbgrader has no setting for the converter class, so :func:`install` (called from the course's
+``nbgrader_config.py``) binds these classes where nbgrader's apps and its API (the formgrader)
+look them up; ``tests/sandbox/test_threat_extra_files_to_exchange.py`` fails if an nbgrader upgrade moves them.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from nbgrader.converters import Autograde, GenerateFeedback
+from nbgrader.converters.base import NbGraderException
+
+from ..grading.notebook import SubmissionProblem, file_ids, read_side_file
+from ..output.text import printable
+from ..output.timestamps import TimestampProblem, parse_timestamp
+from .submission_folder import WHOLE_FOLDER_IS_A_LINK, screen_folder, shipped_files
+
+
+def read_timestamp(log: Any, folder: str) -> datetime | None:
+    """``CourseDirectory.get_existing_timestamp`` without trusting the file: None, and a log line, if unreadable."""
+    path = Path(folder)
+    try:
+        data = read_side_file(path.parent, ".", path.name, "timestamp.txt")
+        return None if data is None else parse_timestamp(data)
+    except SubmissionProblem as problem:
+        reason = problem.message
+    except TimestampProblem as problem:
+        reason = f"timestamp.txt is not a readable time: {problem.message}"
+    log.warning("timestamp unknown for %s: %s", printable(folder), reason)
+    return None
+
+
+class _Screened:
+    """What both converters add to nbgrader's: the screening of each student's folder (see the module)."""
+
+    coursedir: Any
+    log: Any
+    notebooks: list[str]
+    _format_source: Any  # nbgrader's BaseConverter: annotations only, so its methods stay in force
+
+    @contextmanager
+    def _safe_timestamps(self) -> Iterator[None]:
+        coursedir = self.coursedir
+        coursedir.get_existing_timestamp = lambda folder: read_timestamp(self.log, folder)
+        try:
+            yield
+        finally:
+            del coursedir.get_existing_timestamp  # nbgrader's own method again
+
+    def _check_notebooks(self, student_id: str) -> None:
+        course = file_ids([Path(self.coursedir.root) / "source", Path(self.coursedir.root) / "release"])
+        for notebook in self.notebooks:
+            info = os.lstat(notebook)
+            name = printable(os.path.basename(notebook))
+            if stat.S_ISLNK(info.st_mode):
+                problem = f"{name} is a link"
+            elif not stat.S_ISREG(info.st_mode):
+                problem = f"{name} is not a regular file"
+            elif (info.st_dev, info.st_ino) in course:
+                problem = f"{name} is a hard link to a file of the course"
+            else:
+                continue
+            message = f"{printable(student_id)}: {problem}, not graded: only the student's own notebook is"
+            self.log.error(message)
+            raise NbGraderException(message)
+
+    @contextmanager
+    def _screened(self, assignment_id: str, student_id: str) -> Iterator[None]:
+        source = self._format_source(assignment_id, student_id)
+        keep = shipped_files(Path(self.coursedir.root), assignment_id)
+        dropped = screen_folder(Path(source), keep)
+        if dropped == [WHOLE_FOLDER_IS_A_LINK]:
+            message = f"{printable(student_id)}: the submission's folder is a link, not graded"
+            self.log.error(message)
+            raise NbGraderException(message)
+        self._check_notebooks(student_id)
+        if dropped:
+            self.log.warning(
+                "Not copied from %s: %s", printable(source), ", ".join(str(item) for item in dropped)
+            )
+        ignore = list(self.coursedir.ignore)
+        # nbgrader's own filter: an absolute pattern replaces the folder nbgrader joins it to, and
+        # glob.escape makes the name literal, so exactly these entries are left out
+        self.coursedir.ignore = ignore + [glob.escape(os.path.join(source, item.path)) for item in dropped]
+        try:
+            yield
+        finally:
+            self.coursedir.ignore = ignore
+
+
+class CourseAutograde(_Screened, Autograde):  # type: ignore[misc]  # nbgrader ships no type information
+    """nbgrader's ``Autograde``, passing on from ``submitted/`` only what the course allows."""
+
+    def start(self) -> None:
+        with self._safe_timestamps():
+            super().start()
+
+    def init_assignment(self, assignment_id: str, student_id: str) -> None:
+        with self._screened(assignment_id, student_id):
+            super().init_assignment(assignment_id, student_id)
+
+
+class CourseGenerateFeedback(_Screened, GenerateFeedback):  # type: ignore[misc]
+    """nbgrader's ``GenerateFeedback``, passing on from ``autograded/`` only what the course allows."""
+
+    def start(self) -> None:
+        with self._safe_timestamps():
+            super().start()
+
+    def init_assignment(self, assignment_id: str, student_id: str) -> None:
+        with self._screened(assignment_id, student_id):
+            super().init_assignment(assignment_id, student_id)
+
+
+def install() -> None:
+    """Make ``nbgrader autograde``/``generate_feedback`` and the formgrader use the course's converters.
+
+    Called from ``nbgrader_config.py``, which every nbgrader app and the formgrader load first.
+    """
+    from nbgrader.apps import api, autogradeapp, generatefeedbackapp
+
+    autogradeapp.Autograde = api.Autograde = CourseAutograde
+    generatefeedbackapp.GenerateFeedback = api.GenerateFeedback = CourseGenerateFeedback
