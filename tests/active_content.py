@@ -49,7 +49,7 @@ def inline(vector: str) -> str:
     return f"eval(atob('{base64.b64encode(canary_script(vector).encode()).decode()}'))"
 
 
-def _markdown_vectors() -> list[nbformat.NotebookNode]:
+def _markdown_vectors(forged_metadata: bool) -> list[nbformat.NotebookNode]:
     svg_doc = f'<svg xmlns="http://www.w3.org/2000/svg"><script>{canary_script("attachment")}</script></svg>'
     page = f"<script>{canary_script('md-data-link')}</script>"
     cells = [
@@ -82,7 +82,9 @@ def _markdown_vectors() -> list[nbformat.NotebookNode]:
     tagged.metadata["tags"] = [f'x"><img src="x" onerror="{inline("cell-tags")}">']
     raw_html = new_raw_cell(f'<img src="x" onerror="{inline("raw-html")}">')
     raw_html.metadata["raw_mimetype"] = "text/html"
-    return [*cells, attached, forged, tagged, raw_html, new_raw_cell(f"<script>{canary_script('raw-html')}</script>")]
+    if forged_metadata:
+        cells.append(forged)
+    return [*cells, attached, tagged, raw_html, new_raw_cell(f"<script>{canary_script('raw-html')}</script>")]
 
 
 def _locked_outputs() -> list[nbformat.NotebookNode]:
@@ -108,8 +110,12 @@ def _widget_state() -> dict:
     }}}
 
 
-def hostile_notebook() -> nbformat.NotebookNode:
-    """The release with correct solutions, honest notes, and every vector of :data:`VECTORS`."""
+def hostile_notebook(forged_metadata: bool = True) -> nbformat.NotebookNode:
+    """The release with correct solutions, honest notes, and every vector of :data:`VECTORS`.
+
+    ``forged_metadata=False`` leaves out the cell with a forged nbgrader ``grade_id``: nbgrader's own
+    ``OverwriteCells`` stops that student's autograde on it (nothing is stored, nothing shown).
+    """
     notebook = fill_solutions(nbformat.read(RELEASE, as_version=4), {"dcg": CORRECT_DCG, "ndcg": CORRECT_NDCG})
     for cell in notebook.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -119,7 +125,7 @@ def hostile_notebook() -> nbformat.NotebookNode:
     own = new_code_cell("x = 1", outputs=[
         new_output("display_data", data={"application/javascript": canary_script("js-student-output")}),
     ])
-    notebook.cells[first_solution:first_solution] = [*_markdown_vectors(), own]
+    notebook.cells[first_solution:first_solution] = [*_markdown_vectors(forged_metadata), own]
     notebook.metadata["widgets"] = _widget_state()
     return notebook
 
@@ -131,7 +137,8 @@ def dangerous_elements_script() -> str:
       const unsafe = v => /^\\s*(javascript|vbscript|data):/i.test(v || '') && !/^data:image\\/(png|jpeg|gif);/i.test(v);
       for (const el of document.querySelectorAll('*')) {
         for (const attr of el.attributes) {
-          if (/^on/i.test(attr.name)) bad.push(`${el.tagName} ${attr.name}`);
+          // the pages' own handlers (the formgrader's buttons) are not the student's: look for the payload
+          if (/^on/i.test(attr.name) && /atob|canary/i.test(attr.value)) bad.push(`${el.tagName} ${attr.name}`);
           if (['href', 'src', 'action', 'formaction', 'data', 'xlink:href'].includes(attr.name.toLowerCase()) && unsafe(attr.value))
             bad.push(`${el.tagName} ${attr.name}=${attr.value.slice(0, 40)}`);
           if (attr.name.toLowerCase() === 'srcdoc') bad.push(`${el.tagName} srcdoc`);
