@@ -34,10 +34,14 @@ from nbgrader.preprocessors import (  # noqa: E402
     SaveAutoGrades,
 )
 
-from autograder.course.preprocessor import SandboxedExecute  # noqa: E402
+from autograder.course.preprocessor import SandboxedExecute, SanitiseNotebook  # noqa: E402
 
+# SanitiseNotebook then makes the stored notebook inert: the release's read-only cells (with the
+# release's outputs), the student's markdown, raw cells, attachments and metadata with nothing that
+# could run in the formgrader's submission view or in generate_feedback's pages (docs/security.md).
 c.Autograde.autograde_preprocessors = [
     SandboxedExecute,
+    SanitiseNotebook,
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,

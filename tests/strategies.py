@@ -81,3 +81,17 @@ folder_names = st.one_of(
     .map(os.fsdecode),
     st.text(min_size=1, max_size=200).filter(lambda name: "/" not in name and name not in (".", "..")),
 )
+
+#: Pieces of markdown and HTML that an attacker would combine: tags, handlers, schemes, entities,
+#: link and reference syntax, math and code spans.
+_markup_pieces = st.sampled_from([
+    "<", ">", "</", "<!--", "-->", "<img src=x onerror=alert(1)>", "<svg onload=alert(1)>", "<script>", "</script>",
+    "<iframe srcdoc='<script>x</script>'>", "<a href='javascript:x'>", "<b>", "</b>", "<sub>", "<br/>",
+    "<B onclick=x>", "<details open ontoggle=x>", "javascript:", "JaVaScRiPt:", "jav&#x09;ascript&colon;",
+    "data:text/html,", "vbscript:", "&#106;avascript:", "&lt;", "&amp;", "&#60;", "[", "]", "(", ")", "](", "]:",
+    "![", "[x]: ", "\n", "\n\n", " ", "    ", "`", "```", "$", "$$", "\\", "\\href{javascript:x}{y}", "\"", "'", "=",
+    "http://example.org", "mailto:a@b", "#top", "attachment:a.png", "text", "onerror=", "\t", "\x00",
+])
+
+#: Markdown as a hostile student would write it.
+hostile_markdown = st.lists(st.one_of(_markup_pieces, st.text(max_size=3)), max_size=40).map("".join)

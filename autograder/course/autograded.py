@@ -1,13 +1,15 @@
 """The batch command's ``autograded/`` notebooks: what ``nbgrader autograde`` with the sandbox leaves.
 
-For each graded submission: the student's notebook with the release's test and helper cells put
-back (as nbgrader's ``OverwriteCells`` does), every test cell's outcome as its output, hidden test
-cells showing only what they check, and nbgrader's ``timestamp.txt`` beside it, in
+For each graded submission: the student's notebook with the release's read-only cells put back
+(as nbgrader's ``OverwriteCells`` does, and with the release's outputs, never the student's), every
+test cell's outcome as its output, hidden test cells showing only what they check, everything of
+the student's made inert (:mod:`.sanitise`), and nbgrader's ``timestamp.txt`` beside it, in
 ``autograded/<student>/<assignment>/`` where the formgrader looks.
 """
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import nbformat
@@ -17,6 +19,7 @@ from ..grading import BatchResult, Exercise, StudentResult
 from ..grading.notebook import SubmissionProblem, read_notebook
 from .generated_cells import grade_id, skipped_cell_ids, student_code_cells
 from .preprocessor import write_outcomes
+from .sanitise import sanitise_notebook
 
 
 def autograded_notebook(
@@ -25,13 +28,13 @@ def autograded_notebook(
 ) -> nbformat.NotebookNode:
     """The autograded version of a submitted notebook (``data``) for ``result``."""
     notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
-    locked = {grade_id(cell): cell.source for cell in release.cells if grade_id(cell) in skip}
+    locked = {grade_id(cell): cell for cell in release.cells if grade_id(cell) in skip}
     for cell in notebook.cells:
-        cell_id = grade_id(cell)
-        if cell_id in locked:
-            cell.source = locked[cell_id]  # whatever the student did to a test or helper cell
+        original = locked.get(grade_id(cell))
+        if original is not None and cell.cell_type == "code":  # whatever the student did to a test or helper cell
+            cell.source, cell.outputs = original.source, copy.deepcopy(original.outputs)
     write_outcomes(notebook, exercise, result, student_code_cells(notebook, skip), timeout)
-    return notebook
+    return sanitise_notebook(notebook, release)
 
 
 def write_autograded(

@@ -12,6 +12,10 @@ engine as ``python -m autograder grade``). Then, in the notebook nbgrader saves 
 - every hidden test cell's source is replaced by its description, so nothing hidden reaches
   ``autograded/`` or the feedback generated from it;
 - a code cell of the student's that raised, hung or crashed gets that as its output.
+
+:class:`SanitiseNotebook`, next in the course's list, then makes everything of the student's in the
+notebook inert (:mod:`.sanitise`), so that the formgrader and ``generate_feedback`` show nothing
+active a student wrote.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 import nbformat
 from nbconvert.exporters.exporter import ResourcesDict
 from nbformat.notebooknode import NotebookNode
+from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
@@ -32,6 +37,7 @@ from ..grading.submission import cell_message
 from ..sandbox import Sandbox, choose_sandbox
 from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells
 from .secret import course_secret
+from .sanitise import sanitise_notebook
 
 _SANDBOXES: dict[str, Sandbox] = {}
 
@@ -79,6 +85,25 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
             result.max_score, result.instances,
         )
         write_outcomes(nb, exercise, result, student_code_cells(nb, skip), self.timeout)
+        return nb, resources
+
+
+class SanitiseNotebook(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader ships no type information
+    """Make a notebook inert before nbgrader stores it in ``autograded/`` (see :mod:`.sanitise`).
+
+    The release's read-only cells are taken from ``release/<assignment>/<notebook>.ipynb`` of the
+    course directory; where it is missing, every cell is treated as the student's.
+    """
+
+    def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
+        info = resources["nbgrader"]
+        coursedir = CourseDirectory(config=self.config)
+        path = Path(coursedir.root) / coursedir.release_directory / info["assignment"] / f"{info['notebook']}.ipynb"
+        release = nbformat.read(path, as_version=4) if path.is_file() else None
+        if release is None:
+            self.log.warning("no release notebook at %s: every cell of %s is sanitised as the student's", path,
+                             info["student"])
+        sanitise_notebook(nb, release)
         return nb, resources
 
 

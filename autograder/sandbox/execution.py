@@ -26,6 +26,7 @@ from typing import Any
 
 from .base import Sandbox
 from .deadline import ItemClock
+from .paths import redact_paths
 from .protocol import (
     NOT_RUN_CALL,
     CallOutcome,
@@ -199,7 +200,7 @@ def _one_run(
         )
     except OSError as error:
         launch.end()
-        return reports, "startup", f"could not start the sandbox: {error}"
+        return reports, "startup", redact_paths(f"could not start the sandbox: {error}")
     launch.close_fds()
     clock = ItemClock(launch.group.cpu_seconds if launch.group is not None else None, remaining)
     try:
@@ -262,7 +263,9 @@ def _read_reports(
             process.wait()
             if not ready:
                 error = process.stderr.read(2000).decode(errors="replace").strip()
-                return reports, "startup", f"the sandbox failed to start (exit {process.returncode}): {error}"
+                # shown in the feedback: no path of this machine (bubblewrap names the folders it mounts)
+                failed = f"the sandbox failed to start (exit {process.returncode}): {error}"
+                return reports, "startup", redact_paths(failed)
             return reports, "crashed", _exit_text(process.returncode)
         buffer += chunk
         while b"\n" in buffer:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from .paths import redact_paths
+
 #: Longest exception type name and message kept from a report.
 MAX_NAME = 200
 MAX_MESSAGE = 400
@@ -86,8 +88,9 @@ def _text(record: dict[str, Any], key: str, limit: int) -> str:
     value = record.get(key)
     if not isinstance(value, str):
         raise ProtocolError(f"field {key!r} is not text")
+    # no path of the tutor's machine (see .paths), redacted before cutting so no piece of one is left;
     # JSON can carry lone surrogates ("\udcff"), which no file can hold as UTF-8: keep them as escapes
-    return value[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
+    return redact_paths(value)[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _finite_or_big(value: int | float) -> float | None:
