@@ -14,11 +14,11 @@ import pytest
 
 from autograder.sandbox.base import Limits
 from autograder.sandbox.bubblewrap import Bubblewrap
-from autograder.sandbox.seccomp import keyring_filter
+from autograder.sandbox.seccomp import sandbox_filter
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap"),
-    pytest.mark.skipif(keyring_filter() is None, reason="no seccomp table for this machine"),
+    pytest.mark.skipif(sandbox_filter() is None, reason="no seccomp table for this machine"),
 ]
 
 PROBE = r"""
