@@ -36,8 +36,8 @@ from ..grading.notebook import NotebookFile
 from ..grading.submission import cell_message
 from ..sandbox import Sandbox, choose_sandbox
 from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells
-from .secret import course_secret
 from .sanitise import sanitise_notebook
+from .secret import course_secret
 
 _SANDBOXES: dict[str, Sandbox] = {}
 

@@ -114,7 +114,8 @@ class Sandbox(Protocol):
     name: str
     #: False for the fallback that only limits resources.
     isolated: bool
-    #: One line for tutors when resources are limited per process only (no cgroups), else None.
+    #: Lines for tutors when the sandbox is weaker than designed (no cgroups: limits per process only;
+    #: no seccomp table for this machine), else None.
     resource_warning: str | None
 
     def launch(self, scratch: Path, slot: int) -> Launch:

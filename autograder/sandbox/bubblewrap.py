@@ -31,7 +31,7 @@ from .base import (
     sandbox_environment,
 )
 from .cgroups import Cgroups
-from .seccomp import filter_fd, keyring_filter
+from .seccomp import UnsupportedMachine, filter_fd, sandbox_filter
 from .uids import lease_uid
 
 SANDBOX_RUNNER = "/opt/grader/runner.py"
@@ -54,6 +54,12 @@ class Bubblewrap:
         self.as_root = os.geteuid() == 0
         #: One cgroup per run where they work here (see :func:`.cgroups.detect`).
         self.cgroups = cgroups
+        #: The seccomp allowlist (:mod:`.seccomp`), built once; None on a machine it has no table for.
+        self.seccomp: bytes | None = None
+        try:
+            self.seccomp = sandbox_filter()
+        except UnsupportedMachine as error:  # bubblewrap's isolation still holds: say what is missing
+            resource_warning = "\n".join(line for line in (resource_warning, str(error)) if line)
         self.resource_warning = resource_warning
 
     def _tmpfs(self, path: str, perms: str) -> list[str]:
@@ -102,9 +108,8 @@ class Bubblewrap:
         if not self.as_root:
             args += ["--unshare-user"]
         pass_fds: tuple[int, ...] = ()
-        program = keyring_filter()
-        if program is not None:  # no kernel keyrings: they would outlive the run (see .seccomp)
-            fd = filter_fd(program)
+        if self.seccomp is not None:  # the system call allowlist (see .seccomp_policy)
+            fd = filter_fd(self.seccomp)
             pass_fds = (fd,)
             args += ["--seccomp", str(fd)]
         args += self._binds()

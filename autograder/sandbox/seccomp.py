@@ -1,18 +1,20 @@
-"""A seccomp filter for the sandbox: no kernel keyrings, no file locks, no file watches.
+"""The sandbox's seccomp filter: an allowlist of system calls, everything else refused with EPERM.
 
-The kernel keyring of a user id outlives every process of that user (since Linux 5.3 it is kept
-per user namespace), so without this a process that has seen hidden inputs could store them in
-its user's keyring (``add_key``) for a later sandbox of the same worker slot to read back
-(``keyctl``): a channel between runs, and between students. File locks and watches are a channel
-between sandboxes that run at the same time: every sandbox sees the same read-only files (the
-venv, ``/usr``), and a lock taken on one (``flock``, or ``fcntl``'s record locks, which a
-read-only descriptor allows) or a watch on it (inotify, fanotify) is seen by every other one, so a
-student's hidden-test process could spell out hidden inputs in locks for a classmate's
-visible process to read back into their feedback. The filter makes ``add_key``, ``request_key``,
-``keyctl``, ``flock``, the ``fcntl`` lock commands and the inotify/fanotify calls fail with
-``EPERM``, refuses every system call of a foreign ABI (i386 on x86-64, x32), and allows the rest.
-bubblewrap installs it (``--seccomp FD``) after setting ``no_new_privs``, before it runs anything
-of the student's.
+bubblewrap installs it (``--seccomp FD``) after setting ``no_new_privs``, in its init process and
+just before it executes the launch command, so it holds for everything that runs in the sandbox:
+``setpriv`` (as root), Python, the student's code and whatever that starts. What is allowed and
+why is :mod:`.seccomp_policy`; the numbers are :mod:`.syscalls`; this module compiles them into
+classic BPF (:mod:`.bpf`) for x86-64 and aarch64, and refuses to guess on any other machine.
+
+The program:
+
+1. a system call of another ABI (i386 on x86-64, 32-bit Arm on aarch64) is refused, and so is an
+   x32 one on x86-64 (its numbers have bit 30 set);
+2. a number beyond the newest known to us gets ``ENOSYS`` (a future libc falls back);
+3. the number is looked up in a binary search over the allowed calls (a few comparisons per
+   call, not hundreds): allowed, ``ENOSYS`` (:data:`.seccomp_policy.FALL_BACK`), or on to the
+   check of its arguments;
+4. everything else is refused with ``EPERM``.
 """
 
 from __future__ import annotations
@@ -20,78 +22,102 @@ from __future__ import annotations
 import errno
 import os
 import platform
-import struct
-from dataclasses import dataclass
+import sys
 
-# classic BPF, as seccomp runs it (linux/filter.h, linux/seccomp.h)
-_LD_W_ABS = 0x20
-_JEQ_K = 0x15
-_JGE_K = 0x35
-_RET_K = 0x06
-_RET_ALLOW = 0x7FFF0000
-_RET_ERRNO = 0x00050000
-#: struct seccomp_data: int nr at offset 0, __u32 arch at offset 4
-_NR, _ARCH = 0, 4
+from .bpf import JEQ_K, JGE_K, JGT_K, JSET_K, Item, JumpTo, Label, assemble, load, ret, skip_if, skip_unless
+from .seccomp_policy import ALLOWED, CHECKED, FALL_BACK, NoBits
+from .syscalls import MACHINES, NUMBERS, Machine
 
-#: struct seccomp_data: __u64 args[6] from offset 16; the low half of args[1] (little-endian machines)
-_ARG1_LOW = 24
+SECCOMP_RET_ALLOW = 0x7FFF0000
+SECCOMP_RET_ERRNO = 0x00050000
+ALLOW = ret(SECCOMP_RET_ALLOW)
+REFUSE = ret(SECCOMP_RET_ERRNO | errno.EPERM)
+UNKNOWN = ret(SECCOMP_RET_ERRNO | errno.ENOSYS)
 
-
-@dataclass(frozen=True)
-class _Table:
-    """One machine's audit architecture and system call numbers."""
-
-    arch: int
-    #: add_key, request_key, keyctl; flock; inotify_init (x86-64 only), inotify_init1, inotify_add_watch;
-    #: fanotify_init
-    denied: tuple[int, ...]
-    fcntl: int
+# struct seccomp_data (linux/seccomp.h): int nr; __u32 arch; __u64 instruction_pointer; __u64 args[6]
+_NR, _ARCH, _ARGS = 0, 4, 16
+#: Comparisons at the bottom of the search, before it is cheaper to branch again.
+_LEAF = 4
 
 
-_TABLES = {
-    "x86_64": _Table(0xC000003E, (248, 249, 250, 73, 253, 294, 254, 300), 72),
-    "aarch64": _Table(0xC00000B7, (217, 218, 219, 32, 26, 27, 262), 25),
-}
-#: x32 system calls on x86-64 have this bit set: a second table the filter must not let through.
-_X32_BIT = 0x40000000
-#: fcntl's record-lock commands: F_GETLK, F_SETLK, F_SETLKW and their open-file-description forms.
-_LOCK_COMMANDS = (5, 6, 7, 36, 37, 38)
+class UnsupportedMachine(RuntimeError):
+    """No system call table for this machine: the filter cannot be built."""
 
 
-def _instruction(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
-    return struct.pack("=HBBI", code, jt, jf, k)
+def _low_word(argument: int) -> int:
+    """Offset of the low 32 bits of ``args[argument]`` (the machines here are little-endian)."""
+    return _ARGS + 8 * argument
 
 
-def keyring_filter(machine: str | None = None) -> bytes | None:
-    """The filter program for this machine (None where its system call numbers are not known)."""
-    table = _TABLES.get(machine or platform.machine())
-    if table is None:
-        return None
-    # Layout (jumps count the instructions skipped after the jump itself):
-    #   0 load arch; 1 native? skip 1; 2 refuse (ENOSYS); 3 load nr; 4 x32 -> DENY;
-    #   5.. each denied call -> DENY; F fcntl? skip the ALLOW; F+1 ALLOW;
-    #   F+2 load args[1]; F+3.. each lock command -> DENY; ALLOW; DENY (EPERM)
-    fcntl_at = 5 + len(table.denied)
-    deny_at = fcntl_at + 4 + len(_LOCK_COMMANDS)
+def _check(name: str) -> list[Item]:
+    """The block that decides one call by its argument (the accumulator is loaded here)."""
+    rule = CHECKED[name]
+    items: list[Item] = [Label(f"check {name}"), load(_low_word(rule.argument))]
+    if isinstance(rule, NoBits):
+        return [*items, skip_if(JSET_K, rule.mask), ALLOW, REFUSE]
+    for value in sorted(rule.values):
+        items += [skip_unless(JEQ_K, value), ALLOW]
+    return [*items, REFUSE]
 
-    def to_deny(at: int) -> int:
-        return deny_at - at - 1
 
-    program = [
-        _instruction(_LD_W_ABS, _ARCH),
-        _instruction(_JEQ_K, table.arch, jt=1, jf=0),  # the native ABI: go on; any other: refuse
-        _instruction(_RET_K, _RET_ERRNO | errno.ENOSYS),
-        _instruction(_LD_W_ABS, _NR),
-        _instruction(_JGE_K, _X32_BIT, jt=to_deny(4), jf=0),  # x32 numbers
-        *(_instruction(_JEQ_K, number, jt=to_deny(5 + i), jf=0) for i, number in enumerate(table.denied)),
-        _instruction(_JEQ_K, table.fcntl, jt=1, jf=0),
-        _instruction(_RET_K, _RET_ALLOW),
-        _instruction(_LD_W_ABS, _ARG1_LOW),
-        *(_instruction(_JEQ_K, cmd, jt=to_deny(fcntl_at + 3 + i), jf=0) for i, cmd in enumerate(_LOCK_COMMANDS)),
-        _instruction(_RET_K, _RET_ALLOW),
-        _instruction(_RET_K, _RET_ERRNO | errno.EPERM),
+def _search(entries: list[tuple[int, Item]]) -> list[Item]:
+    """Binary search over ``(number, action)`` sorted by number; a number not among them is refused."""
+    if len(entries) <= _LEAF:
+        items: list[Item] = []
+        for number, action in entries:
+            items += [skip_unless(JEQ_K, number), action]
+        return [*items, REFUSE]
+    middle = len(entries) // 2
+    upper = f"from {entries[middle][0]}"
+    # number >= middle: jump to the upper half; else fall through into the lower half
+    return [
+        skip_unless(JGE_K, entries[middle][0]), JumpTo(upper),
+        *_search(entries[:middle]),
+        Label(upper), *_search(entries[middle:]),
     ]
-    return b"".join(program)
+
+
+def _actions(machine: Machine) -> list[tuple[int, Item]]:
+    actions: dict[str, Item] = {name: ALLOW for name in ALLOWED}
+    actions.update({name: UNKNOWN for name in FALL_BACK})
+    actions.update({name: JumpTo(f"check {name}") for name in CHECKED})
+    numbered = []
+    for name, action in actions.items():
+        number = NUMBERS[name][machine.column]
+        if number is not None:
+            numbered.append((number, action))
+    return sorted(numbered, key=lambda entry: entry[0])
+
+
+def sandbox_filter(machine: str | None = None) -> bytes:
+    """The filter program for ``machine`` (default: this one), for ``bwrap --seccomp``.
+
+    Raises
+    ------
+    UnsupportedMachine
+        On a machine other than x86-64 and aarch64 (little-endian), with a message saying so.
+    """
+    name = machine or platform.machine()
+    known = MACHINES.get(name)
+    if known is None or sys.byteorder != "little":
+        supported = " and ".join(MACHINES)
+        raise UnsupportedMachine(
+            f"no seccomp system call table for this machine ({name}, {sys.byteorder}-endian; known: {supported}): "
+            "the bubblewrap sandbox runs without its system call allowlist"
+        )
+    actions = _actions(known)
+    items: list[Item] = [
+        load(_ARCH), skip_if(JEQ_K, known.audit_arch), REFUSE,  # another ABI
+        load(_NR),
+    ]
+    if known.foreign_bit is not None:
+        items += [skip_unless(JSET_K, known.foreign_bit), REFUSE]  # x32
+    items += [skip_unless(JGT_K, known.known_up_to), UNKNOWN]
+    items += _search(actions)
+    for checked in sorted(CHECKED):
+        if NUMBERS[checked][known.column] is not None:
+            items += _check(checked)
+    return assemble(items)
 
 
 def filter_fd(program: bytes) -> int:

@@ -5,6 +5,7 @@ Each call is tried on a file the test created in the sandbox's own scratch home.
 
 from __future__ import annotations
 
+import platform
 import shutil
 import subprocess
 import tempfile
@@ -14,11 +15,11 @@ import pytest
 
 from autograder.sandbox.base import Limits
 from autograder.sandbox.bubblewrap import Bubblewrap
-from autograder.sandbox.seccomp import keyring_filter
+from autograder.sandbox.syscalls import MACHINES
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap"),
-    pytest.mark.skipif(keyring_filter() is None, reason="no seccomp table for this machine"),
+    pytest.mark.skipif(platform.machine() not in MACHINES, reason="no seccomp table for this machine"),
 ]
 
 PROBE = r"""
