@@ -68,6 +68,17 @@ def test_both_ways_give_the_same_scores(both_ways):
     assert set(ours) == set(students)
 
 
+def test_both_ways_draw_the_same_fresh_instances(both_ways):
+    course, students, log, *_ = both_ways
+    labels = {student: result["instances"] for student, result in results(course).items() if result["instances"]}
+    assert set(labels) == set(students)
+    assert len(set(labels.values())) == len(labels)  # every student gets instances of their own
+    for student, label in labels.items():
+        assert f"{student}: " in log and f"(fresh instances {label})" in log, student
+    secret = course / ".grading-secret"
+    assert secret.is_file() and secret.stat().st_mode & 0o777 == 0o600
+
+
 def test_nbgrader_records_them_as_autograded(both_ways):
     course = both_ways[0]
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:

@@ -1,0 +1,58 @@
+"""The evidence rule: beyond the contract, points only for a function that computes some DCG.
+
+A search over generated families of functions that compute no DCG (``tests/non_dcg.py``), scored
+in-process with the real scoring, fresh instances and witness calls: none earns more than the
+contract points, on any draw. (The same families graded in the sandbox:
+``tests/sandbox/test_threat_non_dcg_points.py``.) And the other side: a non-finite value passes nothing.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg.catalogue import CORRECT_DCG, CORRECT_NDCG
+
+from non_dcg import NonDcg, non_dcg
+from solutions import functions_of, scored
+
+CONTRACT = sum(group.points for group in EXERCISE.groups if group.contract)
+
+
+@settings(max_examples=150, deadline=None)
+@given(member=non_dcg(), seed=st.binary(min_size=32, max_size=32))
+def test_no_non_dcg_function_earns_more_than_the_contract(member: NonDcg, seed: bytes) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            functions = functions_of(member.dcg, member.ndcg)
+            results = scored(functions, seed)
+        except RecursionError:  # pragma: no cover - a generated shape that recurses is no submission
+            return
+    earned = {test.name: test.points for test in results if test.points}
+    assert sum(earned.values()) <= CONTRACT, (member.label, earned)
+
+
+def test_infinity_passes_no_property_and_no_contract() -> None:
+    infinite = "def dcg(rels, k):\n    return float('inf') if any(rels[:k]) else 0.0"
+    results = scored(functions_of(infinite, CORRECT_NDCG), b"\1" * 32)
+    dcg_tests = [t for t in results if t.name.startswith("test_dcg_")]
+    assert all(not t.passed for t in dcg_tests), [t.name for t in dcg_tests if t.passed]
+    assert any("not a finite number" in t.message for t in dcg_tests)
+
+
+def test_a_correct_ndcg_over_a_dcg_that_computes_nothing_earns_no_ndcg_group() -> None:
+    two_valued = "def dcg(rels, k):\n    return 3.0 if any(rels[:k]) else 0.0"
+    results = {t.name: t for t in scored(functions_of(two_valued, CORRECT_NDCG), b"\2" * 32)}
+    earned = {name for name, test in results.items() if test.points}
+    assert earned == {"test_dcg_contract", "test_ndcg_contract"}
+    assert "nothing" in results["test_ndcg_lecture"].message  # says why its values prove nothing
+
+
+def test_a_correct_solution_is_recognised_on_every_draw() -> None:
+    for number in range(20):
+        results = scored(functions_of(CORRECT_DCG, CORRECT_NDCG), bytes([number]) * 32)
+        assert all(test.passed for test in results), [t.message for t in results if not t.passed]
