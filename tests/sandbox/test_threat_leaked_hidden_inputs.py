@@ -75,7 +75,7 @@ def test_answers_to_every_fixed_hidden_input_earn_only_the_contract(tmp_path: Pa
     # every hidden group fails on an instance drawn for this submission, which no table held
     for test in hidden:
         drawn = [c for c in test["case_results"] if c["provenance"].startswith("drawn for this submission")]
-        assert drawn and not all(c["passed"] for c in drawn) or "proves nothing" in test["message"], test
+        assert (drawn and not all(c["passed"] for c in drawn)) or "proves nothing" in test["message"], test
 
 
 def test_the_same_notebook_draws_the_same_instances_and_a_changed_one_new_ones(tmp_path: Path) -> None:
