@@ -54,12 +54,9 @@ def _leaked_table() -> dict[tuple, float]:
 
 
 def _lookup_source(table: dict[tuple, float]) -> tuple[str, str]:
-    body = (
-        f"TABLE = {table!r}\n\n\n"
-        "def {name}(rels, k):\n"
-        "    return TABLE.get(('{name}', tuple(rels), k), 0.5)\n"
-    )
-    return body.format(name="dcg"), body.format(name="ndcg")
+    def function(name: str) -> str:
+        return f"TABLE = {table!r}\n\n\ndef {name}(rels, k):\n    return TABLE.get(({name!r}, tuple(rels), k), 0.5)\n"
+    return function("dcg"), function("ndcg")
 
 
 def test_answers_to_every_fixed_hidden_input_earn_only_the_contract(tmp_path: Path) -> None:
