@@ -97,3 +97,18 @@ def secret_inputs() -> list[str]:
     shown |= {probe.args[0] for probe in ALL_PROBES}
     hidden = {case.call.args[0] for group in EXERCISE.groups if not group.visible for case in group.cases}
     return [str(list(rels)) for rels in hidden - shown]
+
+
+def python_in_sandbox(sandbox, code: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run ``python -c code`` in one run of ``sandbox`` (from a fresh scratch home), as the grader starts it."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        launch = sandbox.launch(Path(scratch), slot=0)
+        try:
+            return subprocess.run(
+                [*launch.argv[:-1], "-c", code], cwd=launch.cwd, env=launch.env, pass_fds=launch.pass_fds,
+                capture_output=True, text=True, timeout=timeout,
+            )
+        finally:
+            launch.end()

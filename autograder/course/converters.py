@@ -113,29 +113,22 @@ class _Screened:
         finally:
             self.coursedir.ignore = ignore
 
+    # the converters' own steps, with the screening around them (super(): the nbgrader converter)
+    def start(self) -> None:
+        with self._safe_timestamps():
+            super().start()  # type: ignore[misc]  # nbgrader's converter, after this mixin in the MRO
+
+    def init_assignment(self, assignment_id: str, student_id: str) -> None:
+        with self._screened(assignment_id, student_id):
+            super().init_assignment(assignment_id, student_id)  # type: ignore[misc]
+
 
 class CourseAutograde(_Screened, Autograde):  # type: ignore[misc]  # nbgrader ships no type information
     """nbgrader's ``Autograde``, passing on from ``submitted/`` only what the course allows."""
 
-    def start(self) -> None:
-        with self._safe_timestamps():
-            super().start()
-
-    def init_assignment(self, assignment_id: str, student_id: str) -> None:
-        with self._screened(assignment_id, student_id):
-            super().init_assignment(assignment_id, student_id)
-
 
 class CourseGenerateFeedback(_Screened, GenerateFeedback):  # type: ignore[misc]
     """nbgrader's ``GenerateFeedback``, passing on from ``autograded/`` only what the course allows."""
-
-    def start(self) -> None:
-        with self._safe_timestamps():
-            super().start()
-
-    def init_assignment(self, assignment_id: str, student_id: str) -> None:
-        with self._screened(assignment_id, student_id):
-            super().init_assignment(assignment_id, student_id)
 
 
 def install() -> None:

@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import platform
 import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 
 from autograder.sandbox.base import Limits
 from autograder.sandbox.bubblewrap import Bubblewrap
 from autograder.sandbox.syscalls import MACHINES
+
+from grading_run import python_in_sandbox
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap"),
@@ -48,15 +47,7 @@ print(fcntl.fcntl(fd, fcntl.F_GETFL) >= 0, refused)  # other fcntl commands stil
 
 
 def test_file_locks_and_watches_are_refused_and_other_fcntl_works():
-    with tempfile.TemporaryDirectory() as scratch:
-        launch = Bubblewrap("bwrap", Limits()).launch(Path(scratch), slot=0)
-        try:
-            done = subprocess.run(
-                [*launch.argv[:-1], "-c", PROBE], cwd=launch.cwd, env=launch.env, pass_fds=launch.pass_fds,
-                capture_output=True, text=True, timeout=60,
-            )
-        finally:
-            launch.end()
+    done = python_in_sandbox(Bubblewrap("bwrap", Limits()), PROBE, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
     works, refused = done.stdout.strip().split(" ", 1)
     assert works == "True"

@@ -20,8 +20,6 @@ import json
 import math
 import platform
 import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -33,7 +31,7 @@ from autograder.sandbox.syscalls import MACHINES
 from ndcg_ref import ndcg
 
 from corpus import CORPUS
-from grading_run import add_student, new_course
+from grading_run import add_student, new_course, python_in_sandbox
 from honest_workload import honest_cells
 from solutions import CORRECT_SOLUTIONS
 
@@ -59,15 +57,7 @@ UNPRIVILEGED = (
 
 
 def _probe(sandbox: Bubblewrap) -> dict[str, int]:
-    with tempfile.TemporaryDirectory() as scratch:
-        launch = sandbox.launch(Path(scratch), slot=0)
-        try:
-            done = subprocess.run(
-                [*launch.argv[:-1], "-c", PROBE], cwd=launch.cwd, env=launch.env, pass_fds=launch.pass_fds,
-                capture_output=True, text=True, timeout=120,
-            )
-        finally:
-            launch.end()
+    done = python_in_sandbox(sandbox, PROBE)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
 
