@@ -163,7 +163,10 @@ def grade_course(options: GradeOptions) -> GradeRun:
     sandbox = choose_sandbox(options.sandbox)
     if not sandbox.isolated:
         as_root = getattr(sandbox, "runs_as_root", False)
-        banner = WEAK_ISOLATION_WARNING + (f"\n{RUNS_AS_ROOT_WARNING}" if as_root else "")
+        reason = getattr(sandbox, "root_reason", None)  # why an unprivileged user cannot run it here
+        banner = WEAK_ISOLATION_WARNING + (f"\n{RUNS_AS_ROOT_WARNING}" if as_root else "") + (
+            f" (Not as an unprivileged user: {reason}.)" if as_root and reason else ""
+        )
         print("\n" + "!" * 78 + "\n" + banner + "\n" + "!" * 78 + "\n", file=sys.stderr)
     if sandbox.resource_warning:
         print(sandbox.resource_warning, file=sys.stderr)
