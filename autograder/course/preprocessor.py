@@ -29,7 +29,7 @@ from ..exercises import exercise_for
 from ..grading import Exercise, GradingSettings, Status, StudentResult, grade_submission
 from ..grading.notebook import NotebookFile
 from ..grading.submission import cell_message
-from ..sandbox import Sandbox, SandboxUnavailable, choose_sandbox
+from ..sandbox import MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
 from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells
 
 _SANDBOXES: dict[str, Sandbox] = {}
@@ -67,7 +67,7 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         settings = GradingSettings(exercise, self.timeout, skip)
         try:
             result = grade_submission(student, file, Path("."), settings, _sandbox(self.sandbox))
-        except SandboxUnavailable:  # this machine cannot grade (one line says why): nbgrader's failure, never a 0
+        except (SandboxUnavailable, MachineOverloaded):  # this machine cannot grade now: nbgrader's failure, not a 0
             raise
         except Exception as error:  # a grader bug must not stop nbgrader's batch
             self.log.exception("internal grader error on %s", student)
