@@ -157,7 +157,10 @@ def grade_course(options: GradeOptions) -> GradeRun:
     sandbox = choose_sandbox(options.sandbox)
     if not sandbox.isolated:
         as_root = getattr(sandbox, "runs_as_root", False)
-        banner = WEAK_ISOLATION_WARNING + (f"\n{RUNS_AS_ROOT_WARNING}" if as_root else "")
+        reason = getattr(sandbox, "root_reason", None)  # why an unprivileged user cannot run it here
+        banner = WEAK_ISOLATION_WARNING + (f"\n{RUNS_AS_ROOT_WARNING}" if as_root else "") + (
+            f" (Not as an unprivileged user: {reason}.)" if as_root and reason else ""
+        )
         print("\n" + "!" * 78 + "\n" + banner + "\n" + "!" * 78 + "\n", file=sys.stderr)
     if sandbox.resource_warning:
         print(sandbox.resource_warning, file=sys.stderr)
@@ -184,7 +187,7 @@ def grade_course(options: GradeOptions) -> GradeRun:
     files = {student: found.files for student, found in collected.items()}
     for student in batch.students:
         page = write_feedback(options.out, exercise, batch, student, show_solution=options.show_solution)
-        if root is not None and student.status is not Status.MISSING:
+        if root is not None and student.status not in (Status.MISSING, Status.NOT_GRADED):
             _course_feedback(root, exercise, student.student_id, options.out / page, files[student.student_id])
     if root is not None:  # what nbgrader autograde leaves, for the formgrader
         write_autograded(root, options.submitted, exercise, batch, options.timeout, files, settings.max_notebook_bytes)

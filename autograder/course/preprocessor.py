@@ -34,7 +34,7 @@ from ..exercises import exercise_for
 from ..grading import Exercise, GradingSettings, Status, StudentResult, grade_submission
 from ..grading.notebook import NotebookFile
 from ..grading.submission import cell_message
-from ..sandbox import Sandbox, choose_sandbox
+from ..sandbox import MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
 from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells
 from .sanitise import sanitise_notebook
 from .secret import course_secret
@@ -76,6 +76,8 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         settings = GradingSettings(exercise, self.timeout, skip, draw_key=course_secret(Path.cwd()))
         try:
             result = grade_submission(student, file, Path("."), settings, _sandbox(self.sandbox))
+        except (SandboxUnavailable, MachineOverloaded):  # this machine cannot grade now: nbgrader's failure, not a 0
+            raise
         except Exception as error:  # a grader bug must not stop nbgrader's batch
             self.log.exception("internal grader error on %s", student)
             message = f"internal grader error: {type(error).__name__}"

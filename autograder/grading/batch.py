@@ -21,7 +21,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ..files import DiskFull, source_digest, write_atomic
-from ..sandbox import Sandbox
+from ..sandbox import MachineOverloaded, Sandbox
 from .exercise import Exercise
 from .model import SCHEMA_VERSION, Status, StudentResult
 from .notebook import FileId, SubmissionProblem, read_notebook
@@ -137,6 +137,8 @@ def grade_batch(
         slot = slots.get()
         try:
             result = grade_submission(student, file, submitted, settings, sandbox, slot)
+        except MachineOverloaded as overloaded:  # ungraded, not saved: the next run grades them
+            return ungraded(student, Status.NOT_GRADED, str(overloaded))
         except Exception as error:  # a grader bug must not cost the other students their grades
             return ungraded(student, Status.ERROR, f"internal grader error: {type(error).__name__}: {error}")
         finally:

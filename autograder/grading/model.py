@@ -30,6 +30,9 @@ class Status(StrEnum):
     ERROR = "error"
     #: No notebook was found.
     MISSING = "missing"
+    #: Not graded, through no doing of the student's: the machine was overloaded. Nothing is saved or
+    #: recorded for them; the next run grades them.
+    NOT_GRADED = "not graded"
 
 
 @dataclass(frozen=True)

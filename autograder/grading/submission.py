@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..sandbox import NOT_RUN_CALL, CallOrder, CallOutcome, CallRecord, CellOutcome, RunOutcome, Sandbox, run_submission
+from ..sandbox import (
+    NOT_RUN_CALL,
+    Budget,
+    CallOrder,
+    CallOutcome,
+    CallRecord,
+    CellOutcome,
+    RunOutcome,
+    Sandbox,
+    run_submission,
+)
 from .calls import call_orders, extra_call_orders, next_call_id, plan_calls, same_group
 from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
 from .exercise import Call, Exercise
@@ -41,7 +50,7 @@ class GradingSettings:
 
     @property
     def budget(self) -> float:
-        """Seconds one submission may take in all: ten timeouts, at least one minute."""
+        """Seconds one submission may take in all: ten timeouts, at least one minute (charged: see sandbox.deadline)."""
         return max(60.0, 10 * self.timeout)
 
 
@@ -52,6 +61,11 @@ def grade_submission(
 
     Never raises for anything the submission does: a corrupt, hanging or crashing submission
     gets a status (``error``, ``timeout``) and a message.
+
+    Raises
+    ------
+    MachineOverloaded
+        When the machine, not the submission, used up the time: the student must stay ungraded.
     """
     exercise = settings.exercise
     try:
@@ -80,21 +94,20 @@ def grade_submission(
     # Two processes, so that nothing shown to the student comes from one that has seen a hidden
     # input: the first makes the visible tests and the probes (its messages may be shown), the
     # second, started afterwards, only the hidden tests (only its numbers and built-in names count).
-    started = time.monotonic()
+    budget = Budget(settings.budget)  # one for all three processes
     shown = run_submission(
         sandbox, cells, call_orders(visible) + [CallOrder(i, p.function, p.args) for i, p in probes.items()],
-        timeout=settings.timeout, budget=settings.budget, slot=slot, skip_after_timeout=skip_after_timeout,
+        timeout=settings.timeout, budget=budget, slot=slot, skip_after_timeout=skip_after_timeout,
     )
     blind = run_submission(
-        sandbox, cells, call_orders(hidden), timeout=settings.timeout,
-        budget=max(0.0, settings.budget - (time.monotonic() - started)), slot=slot, skip_after_timeout=tests_skip,
+        sandbox, cells, call_orders(hidden), timeout=settings.timeout, budget=budget, slot=slot,
+        skip_after_timeout=tests_skip,
     )
     # A third, also blind: the cases' extra calls (companions, own-ratio calls), so that a function
     # with state cannot answer a companion with what its case's call returned; and the witness calls.
     extras = extra_call_orders(plan) + [CallOrder(i, c.function, c.args) for i, c in witnesses.items()]
     companions = run_submission(
-        sandbox, cells, extras, timeout=settings.timeout,
-        budget=max(0.0, settings.budget - (time.monotonic() - started)), slot=slot, skip_after_timeout=extras_skip,
+        sandbox, cells, extras, timeout=settings.timeout, budget=budget, slot=slot, skip_after_timeout=extras_skip,
     ) if extras else None
     blind_runs = [blind, *([companions] if companions is not None else [])]
     outcome = RunOutcome(

@@ -123,7 +123,11 @@ def record_scores(
         s.student_id: problem for s in batch.students
         if s.status is not Status.MISSING and (problem := student_id_problem(s.student_id))
     }
-    submitted = [s for s in batch.students if s.status is not Status.MISSING and s.student_id not in refused]
+    # a student the machine could not grade keeps what the gradebook holds (no 0 until the next run)
+    submitted = [
+        s for s in batch.students
+        if s.status not in (Status.MISSING, Status.NOT_GRADED) and s.student_id not in refused
+    ]
     with warnings.catch_warnings(), Gradebook(db_url) as gradebook:
         # nbgrader's own models emit SQLAlchemy "not in session" warnings that mean nothing here
         warnings.simplefilter("ignore")

@@ -9,6 +9,7 @@ from .base import RUNNER, Launch, Limits, Sandbox, SandboxUnavailable
 from .bubblewrap import Bubblewrap
 from .cgroups import Cgroups, CgroupsUnavailable
 from .choice import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
+from .deadline import Budget, MachineOverloaded
 from .execution import CallOrder, RunOutcome, run_submission
 from .protocol import NOT_RUN_CALL, RAN, CallOutcome, CallRecord, CellOutcome, CellRecord
 from .rlimits import ResourceLimitsOnly
@@ -20,6 +21,7 @@ __all__ = [
     "RUNS_AS_ROOT_WARNING",
     "WEAK_ISOLATION_WARNING",
     "Bubblewrap",
+    "Budget",
     "CallOrder",
     "CallOutcome",
     "CallRecord",
@@ -29,6 +31,7 @@ __all__ = [
     "CgroupsUnavailable",
     "Launch",
     "Limits",
+    "MachineOverloaded",
     "ResourceLimitsOnly",
     "RunOutcome",
     "Sandbox",

@@ -147,6 +147,24 @@ class RunGroup:
             pass
         return None
 
+    def task_delays(self) -> dict[int, float]:
+        """Seconds each live task (thread) of the run has waited for a CPU while ready to run.
+
+        The kernel's ``run_delay`` (``/proc/<tid>/schedstat``): time a task spent runnable on a run
+        queue, not running. A task that has ended is no longer listed; empty if nothing can be read.
+        """
+        try:
+            tasks = (self.folders[0] / ("tasks" if self.version == 1 else "cgroup.threads")).read_text().split()
+        except OSError:
+            return {}
+        delays: dict[int, float] = {}
+        for task in tasks:
+            try:
+                delays[int(task)] = int(Path(f"/proc/{task}/schedstat").read_text().split()[1]) / 1e9
+            except (OSError, ValueError, IndexError):
+                pass  # ended meanwhile, or a kernel without schedstat
+        return delays
+
     def kill(self) -> None:
         """SIGKILL every process in the group until none is left (or give up after a few seconds)."""
         kill_file = self.folders[0] / "cgroup.kill"

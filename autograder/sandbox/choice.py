@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
 from .base import Limits, Sandbox, SandboxUnavailable
 from .bubblewrap import Bubblewrap
 from .cgroups import Cgroups, CgroupsUnavailable, detect
+from .preflight import sandbox_problem
 from .rlimits import ResourceLimitsOnly
 
 MODES = ("auto", "required", "none")
+INSTALL_BWRAP = "install bubblewrap (apt-get install bubblewrap)"
 
 WEAK_ISOLATION_WARNING = (
     "WARNING: bubblewrap (bwrap) is not available or not wanted, so student code runs WITHOUT isolation: it can "
@@ -38,23 +37,6 @@ NO_CGROUPS_WARNING = (
     "(children and shared memory escape them) and time limits are wall-clock time, so a busy machine or "
     "a hostile neighbour can cost an honest student a timeout."
 )
-
-
-def _probe(sandbox: Sandbox) -> str | None:
-    """Run ``python -c pass`` in the sandbox; return an error text, or None if it works."""
-    with tempfile.TemporaryDirectory(prefix="ndcg-probe-") as scratch:
-        launch = sandbox.launch(Path(scratch), slot=0)
-        argv = [*launch.argv[:-1], "-c", "pass"]  # the same sandbox, without the runner
-        try:
-            done = subprocess.run(
-                argv, cwd=launch.cwd, env=launch.env, capture_output=True, text=True, timeout=60,
-                pass_fds=launch.pass_fds,
-            )
-        except (OSError, subprocess.TimeoutExpired) as error:
-            return str(error)
-        finally:
-            launch.end()
-    return None if done.returncode == 0 else (done.stderr.strip()[-500:] or f"exit code {done.returncode}")
 
 
 def _cgroups(limits: Limits) -> tuple[Cgroups | None, str | None]:
@@ -84,7 +66,9 @@ def choose_sandbox(mode: str, limits: Limits = Limits()) -> Sandbox:
     ------
     SandboxUnavailable
         With ``mode="required"`` when bubblewrap is missing or does not work here; with
-        ``mode="auto"`` as root when neither bubblewrap nor an unprivileged Python works.
+        ``mode="auto"`` as root when neither bubblewrap nor an unprivileged Python works; in any
+        mode when the chosen sandbox cannot start the course's Python and read what it needs
+        (:mod:`.preflight`: one line naming the folder in the way and the fix).
     ValueError
         For an unknown mode.
     """
@@ -97,25 +81,36 @@ def choose_sandbox(mode: str, limits: Limits = Limits()) -> Sandbox:
         problem = "bwrap is not installed"
         if bwrap is not None:
             sandbox = Bubblewrap(bwrap, limits, cgroups, warning)
-            problem = _probe(sandbox) or ""
+            problem = sandbox_problem(sandbox) or ""
             if not problem:
                 return sandbox
             problem = f"bwrap does not work here: {problem}"
         if mode == "required":
-            raise SandboxUnavailable(f"--sandbox=required but {problem}; install bubblewrap or use --sandbox=auto")
+            raise SandboxUnavailable(f"--sandbox=required but {problem}; {INSTALL_BWRAP} or use --sandbox=auto")
     if os.geteuid() != 0:
-        return ResourceLimitsOnly(limits, cgroups, warning)
+        weak = ResourceLimitsOnly(limits, cgroups, warning)
+        _check(weak, f"{INSTALL_BWRAP}")
+        return weak
     try:
         weak = ResourceLimitsOnly(limits, cgroups, warning)
-        drop_problem = _probe(weak)
+        drop_problem = sandbox_problem(weak)
     except SandboxUnavailable as error:
         drop_problem = str(error)
     if drop_problem is None:
         return weak
     if mode == "none":
-        return ResourceLimitsOnly(limits, cgroups, warning, keep_root=True)
+        as_root = ResourceLimitsOnly(limits, cgroups, warning, keep_root=True, root_reason=drop_problem)
+        _check(as_root, INSTALL_BWRAP)
+        return as_root
+    # auto, as root: bwrap is missing or broken and student code would run as root: refuse, in one line
     raise SandboxUnavailable(
-        f"{problem}, and as root student code would run as root: Python does not start as an unprivileged "
-        f"user here ({drop_problem.splitlines()[-1] if drop_problem else '?'}); install bubblewrap, or pass "
-        "--sandbox none to run student code as root"
+        f"{problem}, and without it {drop_problem}; or {INSTALL_BWRAP}, or pass --sandbox none to run student code "
+        "as root"
     )
+
+
+def _check(sandbox: Sandbox, fix: str) -> None:
+    """Refuse (one line, exit code 2) when ``sandbox`` cannot start the course's Python."""
+    problem = sandbox_problem(sandbox)
+    if problem is not None:
+        raise SandboxUnavailable(f"{problem}; or {fix}")

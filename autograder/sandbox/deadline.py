@@ -1,25 +1,73 @@
-"""Has the item in progress overrun? Judged on the sandbox's own CPU time where a cgroup measures it.
+"""Has the item in progress overrun? Judged on what the sandbox did, not on how busy the machine was.
 
 A wall-clock limit charges the machine's load to the student: beside busy neighbours an honest
-``import matplotlib.pyplot`` can take several seconds. So where the run has a cgroup, an item may
-use ``allowance`` seconds of the *sandbox's* CPU time (all its processes together), with a
-generous wall-clock backstop, ``max(3 x allowance, allowance + 30 s)``, for code that sleeps or
-blocks instead of computing. Without a cgroup the allowance is wall-clock time, as before. The
-submission's whole budget is wall-clock time in both cases.
+``import matplotlib.pyplot`` can take several seconds, and at a load of 39 on 2 cores three runs
+of an honest notebook with many ``%time`` lines took longer than the submission's wall-clock
+budget. So where the run has a cgroup:
+
+- an item may use ``allowance`` seconds of the *sandbox's* CPU time (all its processes together);
+- code that sleeps or blocks instead of computing is stopped by a backstop,
+  ``max(3 x allowance, allowance + 30 s)``, and the submission by its budget, both counted in
+  *charged* seconds: wall-clock time minus the time the sandbox was ready to run but waited for
+  a CPU (the kernel's ``run_delay`` of its tasks, :meth:`.cgroups.RunGroup.task_delays`). Idle,
+  charged time is wall time; on a loaded machine the waiting is not the student's;
+- when even so ``OVERLOAD_FACTOR`` times a limit passes on the wall clock, the grader gives up
+  on the submission as ``overloaded``: it is left ungraded with a message that says so
+  (:class:`MachineOverloaded`), never given a score it did not earn.
+
+Without a cgroup the allowance, the backstop and the budget are wall-clock time, as before.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
-#: Longest pause between two looks at the CPU time.
+#: Longest pause between two looks at the CPU time and the waiting time.
 POLL = 0.5
+#: How many times its limit an item or a submission may take on the wall clock while the machine
+#: makes it wait, before the grader gives up on it as overloaded (code that sleeps is stopped by its
+#: charged limits long before; an honest notebook at a load of 40 on 2 cores takes about 20 times its CPU time).
+OVERLOAD_FACTOR = 10.0
+
+
+class MachineOverloaded(RuntimeError):
+    """The machine gave a sandbox too little CPU to judge it in time: the submission stays ungraded.
+
+    The message says so, with the sandbox's CPU time and wall time; grading it again on a
+    quieter machine gives its result.
+    """
 
 
 def backstop(allowance: float) -> float:
-    """Wall-clock seconds an item may take when its CPU time is what is judged."""
+    """Wall-clock seconds (charged: waiting for a CPU excluded) an item may take when its CPU time is judged."""
     return max(3 * allowance, allowance + 30.0)
+
+
+@dataclass
+class Budget:
+    """A submission's time over all its runs: ``seconds`` charged, at most ``OVERLOAD_FACTOR`` x that on the wall."""
+
+    seconds: float
+    #: Charged seconds the runs so far took.
+    spent: float = 0.0
+    #: ``time.monotonic()`` after which the grader gives up on the submission as overloaded.
+    give_up: float = field(default=0.0)
+
+    def __post_init__(self) -> None:
+        if not self.give_up:
+            self.give_up = time.monotonic() + OVERLOAD_FACTOR * self.seconds
+
+    @property
+    def left(self) -> float:
+        """Charged seconds left."""
+        return max(0.0, self.seconds - self.spent)
+
+
+def _waited(delays: dict[int, float], baseline: dict[int, float]) -> float:
+    """The longest a task has waited for a CPU since ``baseline`` (a new task: since it started)."""
+    return max((delay - baseline.get(task, 0.0) for task, delay in delays.items()), default=0.0)
 
 
 class ItemClock:
@@ -29,16 +77,29 @@ class ItemClock:
     ----------
     cpu_seconds : callable or None
         The run's CPU time so far (None when it cannot be read); None for wall-clock judging.
-    budget : float
-        Wall-clock seconds left for the whole run.
+    budget : float or Budget
+        The submission's budget (a number: a budget of its own for this run).
+    task_delays : callable or None
+        Seconds each live task of the run has waited for a CPU so far (:meth:`.cgroups.RunGroup.task_delays`);
+        only with ``cpu_seconds`` (without a CPU limit a submission's own busy children would count as load).
+    now : callable
+        The wall clock (``time.monotonic``; tests pass their own).
     """
 
-    def __init__(self, cpu_seconds: Callable[[], float | None] | None, budget: float) -> None:
+    def __init__(
+        self, cpu_seconds: Callable[[], float | None] | None, budget: float | Budget,
+        task_delays: Callable[[], dict[int, float]] | None = None, now: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._cpu = cpu_seconds
-        self._end = time.monotonic() + budget
+        self._delays = task_delays if cpu_seconds is not None else None
+        self._now = now
+        self.budget = budget if isinstance(budget, Budget) else Budget(budget, give_up=now() + OVERLOAD_FACTOR * budget)
+        self._run_started = self._started = now()
+        self._run_cpu = cpu_seconds() if cpu_seconds is not None else None
+        self._run_baseline = self._item_baseline = self._look()
+        self._run_waited = self._item_waited = 0.0
         self.allowance = 0.0
         self._wall_limit = 0.0
-        self._started = time.monotonic()
         self._cpu_start: float | None = None
         self._why = ""
 
@@ -47,32 +108,54 @@ class ItemClock:
         """True when items are judged on CPU time."""
         return self._cpu is not None
 
+    def _look(self) -> dict[int, float]:
+        return self._delays() if self._delays is not None else {}
+
     def start(self, allowance: float) -> None:
         """A new item begins now and may take ``allowance`` seconds."""
         self.allowance = allowance
-        self._started = time.monotonic()
+        self._started = self._now()
         self._cpu_start = self._cpu() if self._cpu is not None else None
         self._wall_limit = backstop(allowance) if self._cpu_start is not None else allowance
+        self._item_baseline = self._look()
+        self._item_waited = 0.0
 
-    def _cpu_used(self) -> float | None:
-        if self._cpu is None or self._cpu_start is None:
+    def _cpu_used(self, since: float | None) -> float | None:
+        if self._cpu is None or since is None:
             return None
         now = self._cpu()
-        return None if now is None else now - self._cpu_start
+        return None if now is None else now - since
+
+    def charged(self) -> float:
+        """Seconds of this run charged to the submission so far: wall time minus waiting for a CPU."""
+        return max(0.0, self._now() - self._run_started - self._run_waited)
 
     def overrun(self) -> str | None:
-        """None while the item may go on; else ``"budget"`` or ``"timeout"`` (see :attr:`detail`)."""
-        now = time.monotonic()
-        if now >= self._end:
-            self._why = f"no answer within {self.allowance:g} s (the submission's time budget ran out)"
-            return "budget"
-        if now - self._started >= self._wall_limit:
-            self._why = f"no answer within {self._wall_limit:g} s"
-            return "timeout"
-        used = self._cpu_used()
+        """None while the item may go on; else ``"timeout"``, ``"budget"`` or ``"overloaded"`` (see :attr:`detail`)."""
+        now = self._now()
+        if self._delays is not None:
+            delays = self._look()
+            # the most any one task waited: the runner's own thread is what the items wait for
+            self._item_waited = max(self._item_waited, _waited(delays, self._item_baseline))
+            self._run_waited = max(self._run_waited, _waited(delays, self._run_baseline))
+        used = self._cpu_used(self._cpu_start)
         if used is not None and used >= self.allowance:
             self._why = f"no answer after {self.allowance:g} s of CPU time"
             return "timeout"
+        if now - self._started - self._item_waited >= self._wall_limit:
+            self._why = f"no answer within {self._wall_limit:g} s"
+            return "timeout"
+        if self.budget.spent + self.charged() >= self.budget.seconds:
+            self._why = f"no answer before the submission's time budget of {self.budget.seconds:g} s ran out"
+            return "budget"
+        if now - self._started >= OVERLOAD_FACTOR * self._wall_limit or now >= self.budget.give_up:
+            cpu = self._cpu_used(self._run_cpu)
+            self._why = (
+                f"not graded: the machine was overloaded (the sandbox waited {self._run_waited:.0f} s for a CPU "
+                f"and got {cpu if cpu is not None else 0:.1f} s of CPU time in {now - self._run_started:.0f} s); "
+                "grade it again when the machine is less busy"
+            )
+            return "overloaded"
         return None
 
     @property
@@ -82,9 +165,16 @@ class ItemClock:
 
     def wait(self) -> float:
         """Seconds to wait for the sandbox before asking :meth:`overrun` again."""
-        now = time.monotonic()
-        left = min(self._started + self._wall_limit, self._end) - now
-        used = self._cpu_used()
+        now = self._now()
+        left = min(
+            self._started + self._item_waited + self._wall_limit,
+            self._run_started + self._run_waited + self.budget.seconds - self.budget.spent,
+            self._started + OVERLOAD_FACTOR * self._wall_limit,
+            self.budget.give_up,
+        ) - now
+        if self._delays is not None:
+            left = min(left, POLL)  # waiting moves the limits: look again soon
+        used = self._cpu_used(self._cpu_start)
         if used is not None:
             left = min(left, max(0.01, min(self.allowance - used, POLL)))
         return max(0.0, left)

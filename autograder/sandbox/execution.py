@@ -7,7 +7,8 @@ time (:mod:`.deadline`).
 When an item hangs (even one that ignores every signal) or kills its own process, the whole
 sandbox is killed, that item is recorded as ``timeout`` or ``crashed``, and a fresh sandbox
 runs the items that are left, without the bad one. A submission never takes longer than its
-``budget``; what is left then is recorded as not run.
+``budget``; what is left then is recorded as not run. Where the machine, not the submission,
+used up the time, :class:`.deadline.MachineOverloaded` is raised instead: no outcome is made up.
 """
 
 from __future__ import annotations
@@ -18,14 +19,13 @@ import selectors
 import signal
 import subprocess
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .base import Sandbox
-from .deadline import ItemClock
+from .deadline import Budget, ItemClock, MachineOverloaded
 from .paths import redact_paths
 from .protocol import (
     NOT_RUN_CALL,
@@ -89,7 +89,7 @@ def run_submission(
     calls: list[CallOrder],
     *,
     timeout: float,
-    budget: float,
+    budget: float | Budget,
     slot: int = 0,
     skip_after_timeout: Callable[[int], list[int]] = lambda call_id: [],
 ) -> RunOutcome:
@@ -105,8 +105,9 @@ def run_submission(
         The calls to make after the cells; no expected values.
     timeout : float
         Seconds each cell and each call may take.
-    budget : float
-        Seconds the whole submission may take, restarts included.
+    budget : float or Budget
+        Seconds the whole submission may take, restarts included (charged seconds: see
+        :mod:`.deadline`); pass one :class:`Budget` to several calls for one submission's runs.
     slot : int
         Worker slot, so that parallel sandboxes run under different user ids.
     skip_after_timeout : callable
@@ -115,28 +116,34 @@ def run_submission(
     Returns
     -------
     RunOutcome
+
+    Raises
+    ------
+    MachineOverloaded
+        When the machine let the sandbox wait so long that the grader gave up (see :mod:`.deadline`).
     """
+    budget = budget if isinstance(budget, Budget) else Budget(budget)
     outcome = RunOutcome()
     bad_cells: set[int] = set()
     pending_calls = [call.id for call in calls]
     by_id = {call.id: call for call in calls}
-    started = time.monotonic()
     while True:
         # Every run starts afresh, so it re-runs all cells except those that hung or crashed.
         run_cells = [index for index in range(len(cells)) if index not in bad_cells]
-        remaining = budget - (time.monotonic() - started)
-        if remaining <= 0:
+        if budget.left <= 0:
             for index in run_cells:
                 outcome.cells.setdefault(index, CellRecord(CellOutcome.NOT_RUN))
             for call_id in pending_calls:
                 outcome.calls[call_id] = NOT_RUN_CALL
-            outcome.notes.append(f"stopped after the submission's time budget of {budget:g} s")
+            outcome.notes.append(f"stopped after the submission's time budget of {budget.seconds:g} s")
             break
         with tempfile.TemporaryDirectory(prefix="ndcg-scratch-") as scratch:
             reports, stop, detail = _one_run(
                 sandbox, Path(scratch), slot, [cells[i] for i in run_cells],
-                [by_id[c] for c in pending_calls], timeout, remaining,
+                [by_id[c] for c in pending_calls], timeout, budget,
             )
+        if stop == "overloaded":
+            raise MachineOverloaded(detail)
         cells_done = calls_done = 0
         for report in reports:
             if isinstance(report.record, CellRecord):
@@ -186,7 +193,7 @@ _Stop = tuple[list[_Report], str, str]
 
 def _one_run(
     sandbox: Sandbox, scratch: Path, slot: int, cells: list[str], calls: list[CallOrder], timeout: float,
-    remaining: float,
+    budget: Budget,
 ) -> _Stop:
     """One sandboxed process. Returns (reports, stop reason, detail)."""
     launch = sandbox.launch(scratch, slot)
@@ -202,13 +209,17 @@ def _one_run(
         launch.end()
         return reports, "startup", redact_paths(f"could not start the sandbox: {error}")
     launch.close_fds()
-    clock = ItemClock(launch.group.cpu_seconds if launch.group is not None else None, remaining)
+    group = launch.group
+    clock = ItemClock(
+        group.cpu_seconds if group is not None else None, budget, group.task_delays if group is not None else None
+    )
     try:
         _send(process, cells_line, close=False)
         if not cells:
             _send_call(process, call_lines, 0)
         return _read_reports(process, reports, len(cells), call_lines, [call.id for call in calls], timeout, clock)
     finally:
+        budget.spent += clock.charged()
         _kill(process)
         launch.end()  # the cgroup's removal kills whatever escaped the process group
         for stream in (process.stdout, process.stderr):
@@ -253,7 +264,7 @@ def _read_reports(
     while True:
         overrun = clock.overrun()
         if overrun is not None:
-            if not ready:
+            if not ready and overrun != "overloaded":
                 return reports, "startup", f"the sandbox did not start: {clock.detail}"
             return reports, overrun, clock.detail
         if not selector.select(timeout=clock.wait()):

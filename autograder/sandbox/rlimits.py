@@ -10,6 +10,7 @@ limited for the run as a whole, and every process it started is killed at its en
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -28,6 +29,9 @@ from .base import (
 from .cgroups import Cgroups
 from .uids import lease_uid
 
+#: The runner's copy in the scratch folder of a run under a user id of its own.
+RUNNER_COPY = ".ndcg-runner.py"
+
 
 class ResourceLimitsOnly:
     """No isolation, only resource limits in a temporary directory (when bubblewrap is missing).
@@ -42,6 +46,8 @@ class ResourceLimitsOnly:
     keep_root : bool
         As root, run student code as root (only with an explicit ``--sandbox none``); by default
         it runs as an unprivileged user id.
+    root_reason : str or None
+        With ``keep_root``: why an unprivileged user cannot run it here (shown in the warning).
     """
 
     name = "resource limits only (WEAK isolation)"
@@ -49,9 +55,11 @@ class ResourceLimitsOnly:
 
     def __init__(
         self, limits: Limits = Limits(), cgroups: Cgroups | None = None, resource_warning: str | None = None,
-        *, keep_root: bool = False,
+        *, keep_root: bool = False, root_reason: str | None = None,
     ) -> None:
         self.limits = limits
+        #: Why student code runs as root (``--sandbox none`` where an unprivileged user cannot run it), or None.
+        self.root_reason = root_reason if keep_root else None
         self.cgroups = cgroups
         self.resource_warning = resource_warning
         self.setpriv: str | None = None
@@ -74,6 +82,12 @@ class ResourceLimitsOnly:
         lease = None
         if self.setpriv is not None:
             lease = lease_uid(slot)
+            # a copy the user can read wherever the course lives (a folder only root may enter, say);
+            # it is read before any student code runs, and the folder is the run's alone
+            runner = scratch / RUNNER_COPY
+            shutil.copyfile(RUNNER, runner)
+            runner.chmod(0o444)
+            argv[-1] = str(runner)
             os.chown(scratch, lease.uid, lease.uid)
             argv = drop_privileges(lease.uid, self.setpriv) + argv
             processes = self.limits.processes  # RLIMIT_NPROC counts the processes of that user id only
