@@ -279,18 +279,20 @@ def score(
 
     ``plan`` holds the cases graded (with one submission's drawn instances, if any); the groups
     come in the exercise's order. ``witnesses`` are the records of the exercise's witness calls
-    drawn for the submission (:attr:`~.exercise.Exercise.witnesses`), which tell whether a function
-    computes anything like the measure; without them, the test calls' own values do.
+    drawn for the submission (:attr:`~.exercise.Exercise.witnesses`): with the test calls' own
+    values, they tell whether a function computes anything like the measure.
     """
     by_group: dict[str, list[CallPlan]] = {}
     for p in plan:
         by_group.setdefault(p.group.grade_id, []).append(p)
-    if witnesses is None:
-        witnesses = {
-            call: calls.get(call_id, NOT_RUN_CALL)
-            for p in plan for call_id, call in zip(p.ids, (p.case.call, *p.case.extra_calls), strict=True)
-        }
-    observed = observed_values(witnesses)
+    # The function must compute one way of the measure on the witnesses (ordinary rankings, where every
+    # way shows its shape) *and* on the test calls that earn the points: a function that could tell the
+    # witness calls apart (by their number, their order) and compute a DCG only there earns nothing.
+    graded = {
+        call: calls.get(call_id, NOT_RUN_CALL)
+        for p in plan for call_id, call in zip(p.ids, (p.case.call, *p.case.extra_calls), strict=True)
+    }
+    observed = {**observed_values(graded), **observed_values(witnesses or {})}
     resemblance: dict[str, bool] = {}
 
     def resembles(function: str) -> bool:

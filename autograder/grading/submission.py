@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -106,6 +107,7 @@ def grade_submission(
     # A third, also blind: the cases' extra calls (companions, own-ratio calls), so that a function
     # with state cannot answer a companion with what its case's call returned; and the witness calls.
     extras = extra_call_orders(plan) + [CallOrder(i, c.function, c.args) for i, c in witnesses.items()]
+    random.Random(seed).shuffle(extras)  # no call's place (or count before it) says what it is for
     companions = run_submission(
         sandbox, cells, extras, timeout=settings.timeout, budget=budget, slot=slot, skip_after_timeout=extras_skip,
     ) if extras else None
