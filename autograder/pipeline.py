@@ -20,7 +20,7 @@ from .course.submission_folder import Collected, read_collected, shipped_files
 from .errors import CourseError, GradebookError, UsageError
 from .files import write_atomic
 from .grading import BatchResult, Exercise, GradingSettings, GroupInfo, Status, default_workers, grade_batch
-from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids
+from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code
 from .output.feedback import write_feedback
 from .output.gradebook import check_gradebook, gradebook_errors, gradebook_path, tool_environment, try_record_scores
 from .output.report import write_report
@@ -166,7 +166,9 @@ def grade_course(options: GradeOptions) -> GradeRun:
         print(sandbox.resource_warning, file=sys.stderr)
     release = release_notebook(root, exercise.assignment, exercise.notebook) if root else None
     settings = GradingSettings(
-        exercise, options.timeout, skipped_cell_ids(exercise, release),
+        exercise, options.timeout, skip := skipped_cell_ids(exercise, release),
+        # a notebook whose code is exactly the release's was not attempted
+        release_cells=release_code(release, skip),
         max_notebook_bytes=int(options.max_notebook_mb * 1024**2),
         # a submitted notebook that is one of these files (a hard link) is not the student's work
         course_files=file_ids([root / "source", root / "release"]) if root else frozenset(),

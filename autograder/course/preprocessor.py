@@ -32,7 +32,7 @@ from traitlets import Float, Unicode
 
 from ..exercises import exercise_for
 from ..grading import Exercise, GradingSettings, Status, StudentResult, grade_submission
-from ..grading.notebook import NotebookFile
+from ..grading.notebook import NotebookFile, release_code
 from ..grading.submission import cell_message
 from ..sandbox import MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
 from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells
@@ -73,7 +73,10 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         file = NotebookFile(exercise.notebook, data, hashlib.sha256(data).hexdigest(), (0, 0))
         # nbgrader's converters run from the course directory (they chdir to CourseDirectory.root):
         # the same secret as the batch command's, so the same fresh instances for the same submission
-        settings = GradingSettings(exercise, self.timeout, skip, draw_key=course_secret(Path.cwd()))
+        release = Path.cwd() / "release" / exercise.assignment / exercise.notebook
+        settings = GradingSettings(
+            exercise, self.timeout, skip, draw_key=course_secret(Path.cwd()), release_cells=release_code(release, skip)
+        )
         try:
             result = grade_submission(student, file, Path("."), settings, _sandbox(self.sandbox))
         except (SandboxUnavailable, MachineOverloaded):  # this machine cannot grade now: nbgrader's failure, not a 0

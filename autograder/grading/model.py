@@ -30,6 +30,8 @@ class Status(StrEnum):
     ERROR = "error"
     #: No notebook was found.
     MISSING = "missing"
+    #: The notebook's code is the release's, unchanged: the student did not attempt the exercise.
+    NOT_ATTEMPTED = "not attempted"
     #: Not graded, through no doing of the student's: the machine was overloaded. Nothing is saved or
     #: recorded for them; the next run grades them.
     NOT_GRADED = "not graded"

@@ -225,6 +225,43 @@ def student_code(file: NotebookFile, skip_ids: frozenset[str]) -> list[str]:
         raise SubmissionProblem(Status.ERROR, message) from error
 
 
+def release_code(release: Path | None, skip_ids: frozenset[str]) -> tuple[str, ...] | None:
+    """The code cells the release gives a student (the stubs), read as :func:`student_code` does; None if none."""
+    if release is None or not release.is_file():
+        return None
+    data = release.read_bytes()
+    try:
+        return tuple(student_code(NotebookFile(release.name, data, "", (0, 0)), skip_ids))
+    except SubmissionProblem:
+        return None
+
+
+def cell_labels(file: NotebookFile, skip_ids: frozenset[str], functions: frozenset[str]) -> list[str]:
+    """How the student finds each of their code cells (in :func:`student_code`'s order) in their notebook.
+
+    An answer cell whose nbgrader id names a function is "the cell that defines `dcg`"; any other is
+    "cell N of your notebook", N counting every cell from the top (markdown included), as the
+    notebook shows them. Empty where the file cannot be read (:func:`student_code` says why).
+    """
+    try:
+        document = json.loads(file.data.decode("utf-8"))
+        cells = document["cells"]
+    except Exception:
+        return []
+    labels = []
+    for number, cell in enumerate(cells if isinstance(cells, list) else [], start=1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        metadata = cell.get("metadata", {})
+        nbgrader = metadata.get("nbgrader", {}) if isinstance(metadata, dict) else {}
+        cell_id = nbgrader.get("grade_id") if isinstance(nbgrader, dict) else None
+        if cell_id in skip_ids:
+            continue
+        defines = cell_id in functions
+        labels.append(f"the cell that defines `{cell_id}`" if defines else f"cell {number} of your notebook")
+    return labels
+
+
 def _code_cells(cells: object, skip_ids: frozenset[str]) -> list[str]:
     if not isinstance(cells, list):
         raise TypeError("its cells are not a list")

@@ -20,12 +20,21 @@ from ..sandbox import (
 from .calls import call_orders, extra_call_orders, next_call_id, plan_calls, same_group
 from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
 from .exercise import Call, Exercise
-from .model import CellProblem, Status, StudentResult
-from .notebook import DEFAULT_MAX_NOTEBOOK_BYTES, FileId, NotebookFile, SubmissionProblem, student_code
+from .model import CellProblem, Status, StudentResult, TestResult
+from .notebook import (
+    DEFAULT_MAX_NOTEBOOK_BYTES,
+    FileId,
+    NotebookFile,
+    SubmissionProblem,
+    cell_labels,
+    student_code,
+)
 from .scoring import hidden_exception_name, hidden_type_name, score
 
 #: Told when the process that ran the hidden tests could not be used (its own words may carry them).
 BLIND_FAILED = "the hidden tests could not be run: the process running them broke the grader's protocol"
+#: The message of a notebook whose code is the release's, unchanged.
+NOT_ATTEMPTED = "not attempted: the notebook's code is the released notebook's, unchanged"
 #: Cells with a problem listed in a result, named in its message (the rest are counted), the longest message.
 MAX_LISTED_CELLS = 20
 MAX_NAMED_CELLS = 5
@@ -48,6 +57,8 @@ class GradingSettings:
     #: The course's secret that keys the draw of fresh hidden instances (:mod:`.draws`); never
     #: mounted into a sandbox. Empty: instances anyone can recompute (tests, examples).
     draw_key: bytes = field(default=b"", repr=False)
+    #: The release's own code cells (the stubs): a notebook whose code is exactly these was not attempted.
+    release_cells: tuple[str, ...] | None = None
 
     @property
     def budget(self) -> float:
@@ -74,6 +85,12 @@ def grade_submission(
     except SubmissionProblem as problem:
         return StudentResult.without_grading(student_id, problem.status, problem.message, exercise.max_score)
     note, path = file.note, submitted / student_id / exercise.assignment / file.name
+    if _unchanged_release(cells, settings.release_cells):
+        result = StudentResult.without_grading(student_id, Status.NOT_ATTEMPTED, NOT_ATTEMPTED, exercise.max_score)
+        result.notebook, result.sha256 = str(path), file.sha256
+        return result
+    labels = cell_labels(file, settings.skip_ids, frozenset(group.function for group in exercise.groups))
+    labels = labels if len(labels) == len(cells) else []
     # this submission's fresh instances beside the fixed cases: a leaked hidden input is worth nothing
     seed = draw_seed(settings.draw_key, student_id, cells)
     plan = plan_calls(exercise, groups=drawn_groups(exercise, seed))
@@ -141,8 +158,9 @@ def grade_submission(
     probe_records = {probe: outcome.calls.get(call_id, NOT_RUN_CALL) for call_id, probe in probes.items()}
     result.diagnosis = exercise.diagnose(probe_records)
     result.score = sum(test.points for test in result.tests)
+    result.tests = _with_broken_cell(result.tests, problems, labels)
     messages = [note] if note else []
-    messages += [cell_message(cell, settings.timeout) for cell in problems[:MAX_NAMED_CELLS]]
+    messages += [cell_message(cell, settings.timeout, _label(cell, labels)) for cell in problems[:MAX_NAMED_CELLS]]
     if problem_count > MAX_NAMED_CELLS:
         messages.append(f"and {problem_count - MAX_NAMED_CELLS} more code cells that did not run cleanly")
     hung = sum(
@@ -170,13 +188,44 @@ def _blinded(record: CallRecord) -> CallRecord:
     )
 
 
-def cell_message(cell: CellProblem, timeout: float) -> str:
-    """What the student is told about one of their cells that did not run cleanly."""
-    number = cell.index + 1
+def _unchanged_release(cells: list[str], release: tuple[str, ...] | None) -> bool:
+    """Whether the student's code is the release's, unchanged (trailing blanks aside)."""
+    return release is not None and [c.rstrip() for c in cells] == [c.rstrip() for c in release]
+
+
+def _label(cell: CellProblem, labels: list[str]) -> str | None:
+    return labels[cell.index] if cell.index < len(labels) else None
+
+
+def _with_broken_cell(tests: list[TestResult], problems: list[CellProblem], labels: list[str]) -> list[TestResult]:
+    """Failed tests whose function could not run because a cell of the student's failed: say so.
+
+    "raised Exception on a hidden case" (the hidden process's exception names are cut to a short
+    list) or "does not define" says nothing useful when the real cause is a cell that did not run.
+    """
+    broken = next((p for p in problems if p.outcome is CellOutcome.ERROR), None)
+    if broken is None:
+        return tests
+    where = _label(broken, labels) or f"your code cell {broken.index + 1}"
+    cause = f"{where} did not run ({broken.error}): fix that first"
+    vague = ("raised Exception", "raised NameError", "does not define")
+    return [
+        replace(test, message=f"{test.message.split(' on ')[0].split(' (')[0]}: {cause}")
+        if not test.passed and any(phrase in test.message for phrase in vague) else test
+        for test in tests
+    ]
+
+
+def cell_message(cell: CellProblem, timeout: float, label: str | None = None) -> str:
+    """What the student is told about one of their cells that did not run cleanly.
+
+    ``label`` says where the cell is as the student sees it (:func:`~.notebook.cell_labels`).
+    """
+    where = label or f"your code cell {cell.index + 1}"
     if cell.outcome is CellOutcome.ERROR:
-        return f"your code cell {number} raised {cell.error}: {cell.message}"
+        return f"{where} raised {cell.error}: {cell.message}"
     if cell.outcome is CellOutcome.TIMEOUT:
-        return f"your code cell {number} did not finish within {timeout:g} s and was skipped"
+        return f"{where} did not finish within {timeout:g} s and was skipped"
     if cell.outcome is CellOutcome.CRASHED:
-        return f"your code cell {number} ended the Python process and was skipped"
-    return f"your code cell {number} was not run"
+        return f"{where} ended the Python process and was skipped"
+    return f"{where} was not run"

@@ -25,6 +25,7 @@ STATUS_TEXT = {
     Status.TIMEOUT: "Your notebook was graded, but some of your code did not finish in time (see below).",
     Status.ERROR: "Your notebook could not be graded.",
     Status.MISSING: "No notebook was found for you.",
+    Status.NOT_ATTEMPTED: "Your notebook's code is the released notebook's, unchanged: there was nothing to grade.",
     Status.NOT_GRADED: "Your notebook has not been graded yet (the grading machine was too busy); it will be.",
 }
 

@@ -27,7 +27,7 @@ from .feedback import feedback_path
 #: from :attr:`StudentResult.counted`, so that the report and the model cannot disagree on it.
 SCORED_STATUSES = tuple(status for status in Status if StudentResult("", status, 0, 0, "").counted)
 #: Statuses a tutor should look at, in the order the report lists them.
-TROUBLE_STATUSES = (Status.TIMEOUT, Status.ERROR, Status.MISSING, Status.NOT_GRADED)
+TROUBLE_STATUSES = (Status.TIMEOUT, Status.ERROR, Status.NOT_ATTEMPTED, Status.MISSING, Status.NOT_GRADED)
 #: How a case's provenance marks a case written for the exercise (see :class:`~autograder.grading.Case`).
 CONSTRUCTED = "constructed: "
 
