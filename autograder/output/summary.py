@@ -6,7 +6,8 @@ and the number be computed over another:
 - **scored** submissions are those with status ``graded`` or ``timeout``
   (:attr:`~autograder.grading.StudentResult.counted`): the notebook ran and every test was
   scored (a call that hung costs only its own test);
-- ``error`` and ``missing`` submissions were not scored: they have 0 points, count in the
+- ``error``, ``missing``, ``not attempted`` (the release's code, unchanged) and ``not graded``
+  (the machine was overloaded) submissions were not scored: they have 0 points, count in the
   statistics over *all students* only, and in no chart.
 
 Hidden test cases are described by what they check (their provenance), never by their inputs
