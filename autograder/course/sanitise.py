@@ -156,6 +156,16 @@ def safe_markdown(text: str, attachments: set[str] | frozenset[str] | None = Non
     """
     text = _escape_markup(text)
     text = _disarm_links(text, None if attachments is None else frozenset(attachments))
+    return no_mathjax_links(text)
+
+
+def no_mathjax_links(text: str) -> str:
+    """``text`` with MathJax's ``\\href``, ``\\url`` and ``\\require`` disarmed (MathJax typesets the
+    page's markdown, LaTeX and HTML outputs, and would make them links or load code).
+
+    >>> no_mathjax_links(r"$\\href{javascript:alert(1)}{x}$")
+    '$\\\\\\\\href{javascript:alert(1)}{x}$'
+    """
     return _MATHJAX.sub(lambda match: "\\\\" + match.group(1), text)
 
 
@@ -216,10 +226,14 @@ def safe_output(output: Any) -> NotebookNode | None:
         text = _text(value)
         if text is None:
             continue
-        if (mime in IMAGE_TYPES and _BASE64.fullmatch(text)) or mime in TEXT_TYPES:
+        if mime in IMAGE_TYPES and _BASE64.fullmatch(text):
+            data[mime] = text
+        elif mime == "text/latex":
+            data[mime] = no_mathjax_links(text)
+        elif mime == "text/plain":
             data[mime] = text
         elif mime == "text/html":
-            data[mime] = clean_html(text)
+            data[mime] = no_mathjax_links(clean_html(text))
         elif mime == "text/markdown":
             data[mime] = safe_markdown(text)
     if not data:

@@ -102,6 +102,16 @@ def test_mathjax_links_and_loaders_are_disarmed():
     assert not re.search(r"(?<!\\)\\(href|require|url)\b", text.replace("\\\\", ""))
 
 
+@pytest.mark.parametrize("mime", ["text/latex", "text/html"])
+def test_mathjax_links_in_latex_and_html_outputs_are_disarmed(mime):
+    # MathJax typesets these outputs in the page (a red-team review found them kept as written)
+    hostile = r"$\href{javascript:alert(1)}{click}$ $\require{action}$ $\url{javascript:x}$"
+    output = safe_output(new_output("display_data", data={mime: hostile}))
+    assert output is not None
+    assert not re.search(r"(?<!\\)\\(href|require|url)\b", output.data[mime].replace("\\\\", ""))
+    assert "click" in output.data[mime]
+
+
 def test_honest_markdown_still_shows():
     honest = (
         "# My notes\n\n**DCG** sums *discounted* gains: $\\sum_i rel_i / \\log_2(i + 1)$, and a < b, "
