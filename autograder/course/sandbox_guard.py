@@ -12,6 +12,7 @@ course's ``Autograde`` (:mod:`.converters`):
 - for a student whose grading the machine refuses mid-run, puts the gradebook back as it was
   before that student (a submission or student created for it removed, an existing submission's
   timestamp restored), logs one line, and lets nbgrader go on with the other students;
+- refuses the run while another grader works on the course (:mod:`.lock`);
 - ends the run with nbgrader's failure (``nbgrader autograde`` exits 1, the API's ``success`` is
   False) whose message names every refused student and the reason, which is what the
   formgrader's Autograde button shows.
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from contextlib import chdir
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from nbgrader.api import Gradebook, MissingEntry
@@ -30,6 +32,7 @@ from nbgrader.converters.base import NbGraderException
 
 from ..output.text import printable
 from ..sandbox import MachineOverloaded, SandboxUnavailable
+from .lock import CourseBusy, grading_lock
 from .preprocessor import SandboxedExecute, sandbox_for
 
 #: The start of every refusal, so that the tutor (and a test) can find it in nbgrader's log.
@@ -67,7 +70,11 @@ class SandboxGuard:
                 self._refuse(f"{REFUSED}: the sandbox is unavailable: {error} (c.SandboxedExecute.sandbox in "
                              "nbgrader_config.py)")
         try:
-            super().start()  # type: ignore[misc]  # nbgrader's converter, after this mixin in the MRO
+            # one grader per course: not beside `python -m autograder grade` or another autograde (.lock)
+            with grading_lock(Path(self.coursedir.root), who="nbgrader autograde"):
+                super().start()  # type: ignore[misc]  # nbgrader's converter, after this mixin in the MRO
+        except CourseBusy as busy:
+            self._refuse(f"{REFUSED}: {busy}")
         except NbGraderException:
             if self._refused:  # nbgrader's own last line says only "see the above traceback"
                 self._refuse(f"{REFUSED} for {len(self._refused)} student(s): " + "; ".join(self._refused))
