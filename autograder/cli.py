@@ -40,6 +40,11 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"seconds each code cell and each test call may take (default: {DEFAULT_TIMEOUT:g}); "
                         "a submission takes at most max(60, 10 x timeout) seconds in all")
     parser.add_argument("--force", action="store_true", help="re-grade students already graded by an earlier run")
+    parser.add_argument("--student", action="append", default=[], metavar="ID",
+                        help="re-grade this student even if an earlier run graded them (repeatable); the others' "
+                        "saved results are reused, and the outputs still cover the whole class")
+    parser.add_argument("--wait", action="store_true",
+                        help="if another grader is working on this course, wait for it to finish (default: refuse)")
     parser.add_argument("--sandbox", choices=MODES, default="auto",
                         help="auto: bubblewrap if it works here, else resource limits only with a warning (as root "
                         "as an unprivileged user, or refuse); required: refuse to grade without bubblewrap; none: "
@@ -72,9 +77,13 @@ def parser() -> argparse.ArgumentParser:
     grade = commands.add_parser(
         "grade",
         help="grade every submission in a sandbox: results.json, grades.csv, feedback, report, gradebook",
-        description="Grade every submission in its own sandbox and write results.json, grades.csv, "
+        description="Grade every submission in its own sandbox and write results.json, grades.csv,\n"
         "one feedback page per student, the class report and the scores in the nbgrader gradebook.",
-        epilog="example: python -m autograder grade --submitted submitted --out graded --workers 4",
+        epilog="examples: python -m autograder grade --submitted submitted --out graded --workers 4\n"
+        "          python -m autograder grade --student alice --student bob   (re-grade just these two)\n"
+        "exit codes: 0 graded (whatever the students did), 1 the gradebook was not updated (results on disk), "
+        "2 the grader could not run, 3 another grader is working on this course",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_grade_arguments(grade)
     commands.add_parser("docs", help="regenerate docs/misconceptions.md from the misconception catalogue")
@@ -88,6 +97,7 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
         exercise=exercise_for(args.assignment), submitted=args.submitted, out=args.out, workers=args.workers,
         timeout=args.timeout, force=args.force, sandbox=args.sandbox, gradebook=args.gradebook,
         progress=not args.quiet, max_notebook_mb=args.max_notebook_mb, show_solution=args.show_solution,
+        students=tuple(args.student), wait=args.wait,
     )
 
 
@@ -108,6 +118,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "grade":
         run = grade_course(grade_options(args))
         print_run(run, table=not args.quiet)
+        if args.student:
+            print(f"re-graded: {', '.join(args.student)}; the others' saved results were reused where unchanged")
         return run.exit_code
     root = find_root()
     if args.command == "sync":

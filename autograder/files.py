@@ -60,3 +60,36 @@ def source_digest(folder: Path) -> str:
     for source in sorted(folder.rglob("*.py")):
         digest.update(source.relative_to(folder).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+def holders(path: Path) -> list[str]:
+    """Other processes that have ``path`` open, as ``pid N (command)``, where ``/proc`` lets us see them.
+
+    What ``fuser`` does, for one message: which program holds a busy gradebook. Processes of
+    other users are invisible to an unprivileged grader; the list is then shorter, never wrong.
+    """
+    target = os.path.realpath(path)
+    try:
+        pids = [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
+    except OSError:
+        return []
+    found = []
+    for pid in pids:
+        if pid == os.getpid():
+            continue
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+            if any(_link(f"/proc/{pid}/fd/{fd}") == target for fd in fds):
+                with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                    command = cmdline.read(400).replace(b"\0", b" ").decode("utf-8", "replace").strip()
+                found.append(f"pid {pid} ({command[:120] or '?'})")
+        except OSError:  # gone meanwhile, or another user's
+            continue
+    return found
+
+
+def _link(path: str) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None

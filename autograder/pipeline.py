@@ -14,17 +14,20 @@ from pathlib import Path
 from .course.assignment_cells import MissingSource, record_assignment_cells
 from .course.autograded import write_autograded
 from .course.generated_cells import skipped_cell_ids
+from .course.lock import grading_lock
 from .course.nbgrader import find_root, release_notebook
 from .course.secret import course_secret
 from .course.submission_folder import Collected, read_collected, shipped_files
 from .errors import CourseError, GradebookError, UsageError
 from .files import write_atomic
 from .grading import BatchResult, Exercise, GradingSettings, GroupInfo, Status, default_workers, grade_batch
+from .grading.batch import student_folders
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code
 from .output.feedback import write_feedback
 from .output.gradebook import check_gradebook, gradebook_errors, gradebook_path, tool_environment, try_record_scores
 from .output.report import write_report
 from .output.results import write_results
+from .output.text import printable
 from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
 
 DEFAULT_TIMEOUT = 10.0
@@ -57,6 +60,10 @@ class GradeOptions:
     #: Show the parts of the exercise's definition marked as the solution in the feedback pages
     #: (off by default: a tutor turns it on after the deadline).
     show_solution: bool = False
+    #: Re-grade just these students (their saved results are not reused); the others as usual.
+    students: tuple[str, ...] = ()
+    #: Wait for another grader of the course to finish instead of refusing (:mod:`.course.lock`).
+    wait: bool = False
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,10 @@ def _check(options: GradeOptions) -> None:
     if not options.submitted.is_dir():
         layout = f"{options.submitted}/<student_id>/{options.exercise.assignment}/{options.exercise.notebook}"
         raise UsageError(f"no submissions folder {options.submitted} (expected {layout})")
+    unknown = sorted(set(options.students) - set(student_folders(options.submitted)))
+    if unknown:
+        raise UsageError(f"--student {printable(unknown[0])}: no such folder in {options.submitted} (the student ids "
+                         "are the folder names there)")
 
 
 def _course_root(options: GradeOptions) -> Path | None:
@@ -120,7 +131,7 @@ def _course_feedback(root: Path, exercise: Exercise, student: str, page: Path, f
 def _record_cells(root: Path, url: str, exercise: Exercise) -> str:
     """Record the notebook's cells as generate_assignment does, if the gradebook lacks them; a note or ""."""
     path = gradebook_path(url)
-    with gradebook_errors():
+    with gradebook_errors(path):
         if path is not None:
             check_gradebook(path)
         os.environ["PATH"] = tool_environment()["PATH"]  # nbgrader runs `alembic` to create a gradebook
@@ -150,8 +161,17 @@ def grade_course(options: GradeOptions) -> GradeRun:
     SandboxUnavailable
         With ``sandbox="required"`` where bubblewrap does not work; with ``"auto"`` as root where
         neither bubblewrap nor an unprivileged Python works.
+    CourseBusy
+        When another grader works on the course and ``options.wait`` is false.
     """
     _check(options)
+    root = _course_root(options)
+    # one grader per course (its feedback/, autograded/, gradebook); outside a course, per --out
+    with grading_lock(root if root is not None else options.out, who="python -m autograder grade", wait=options.wait):
+        return _grade_course(options)
+
+
+def _grade_course(options: GradeOptions) -> GradeRun:
     exercise = options.exercise
     root = _course_root(options)
     sandbox = choose_sandbox(options.sandbox)
@@ -177,7 +197,7 @@ def grade_course(options: GradeOptions) -> GradeRun:
     )
     students = grade_batch(
         options.submitted, options.out, settings, sandbox, workers=options.workers, force=options.force,
-        progress=options.progress,
+        progress=options.progress, regrade=frozenset(options.students),
     )
     batch = BatchResult(
         assignment=exercise.assignment, notebook=exercise.notebook, title=exercise.title,

@@ -39,6 +39,7 @@ from nbgrader.converters.base import NbGraderException
 from ..grading.notebook import SubmissionProblem, file_ids, read_side_file
 from ..output.text import printable
 from ..output.timestamps import TimestampProblem, parse_timestamp
+from .sandbox_guard import SandboxGuard
 from .submission_folder import WHOLE_FOLDER_IS_A_LINK, screen_folder, shipped_files
 
 
@@ -123,8 +124,8 @@ class _Screened:
             super().init_assignment(assignment_id, student_id)  # type: ignore[misc]
 
 
-class CourseAutograde(_Screened, Autograde):  # type: ignore[misc]  # nbgrader ships no type information
-    """nbgrader's ``Autograde``, passing on from ``submitted/`` only what the course allows."""
+class CourseAutograde(_Screened, SandboxGuard, Autograde):  # type: ignore[misc]  # nbgrader ships no type information
+    """nbgrader's ``Autograde``, passing on from ``submitted/`` only what the course allows, no score unsandboxed."""
 
 
 class CourseGenerateFeedback(_Screened, GenerateFeedback):  # type: ignore[misc]

@@ -42,8 +42,14 @@ from .secret import course_secret
 _SANDBOXES: dict[str, Sandbox] = {}
 
 
-def _sandbox(mode: str) -> Sandbox:
-    """One sandbox choice per process (the check starts a Python in bubblewrap)."""
+def sandbox_for(mode: str) -> Sandbox:
+    """The sandbox for ``mode``, chosen once per process (the check starts a Python in bubblewrap).
+
+    Raises
+    ------
+    SandboxUnavailable
+        When ``mode`` cannot be had here (not remembered: the next call checks again).
+    """
     if mode not in _SANDBOXES:
         _SANDBOXES[mode] = choose_sandbox(mode)
     return _SANDBOXES[mode]
@@ -78,8 +84,8 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
             exercise, self.timeout, skip, draw_key=course_secret(Path.cwd()), release_cells=release_code(release, skip)
         )
         try:
-            result = grade_submission(student, file, Path("."), settings, _sandbox(self.sandbox))
-        except (SandboxUnavailable, MachineOverloaded):  # this machine cannot grade now: nbgrader's failure, not a 0
+            result = grade_submission(student, file, Path("."), settings, sandbox_for(self.sandbox))
+        except (SandboxUnavailable, MachineOverloaded):  # this machine cannot grade now: no score (.sandbox_guard)
             raise
         except Exception as error:  # a grader bug must not stop nbgrader's batch
             self.log.exception("internal grader error on %s", student)

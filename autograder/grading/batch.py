@@ -94,11 +94,12 @@ def grade_batch(
     workers: int,
     force: bool = False,
     progress: bool = True,
+    regrade: frozenset[str] = frozenset(),
 ) -> list[StudentResult]:
     """Grade every student folder under ``submitted``; return the results in student order.
 
-    Results already in ``out/.state`` are reused unless ``force`` or the notebook or the grading
-    changed. Each new result is saved as soon as it is known.
+    Results already in ``out/.state`` are reused unless ``force``, the student is in ``regrade``,
+    or the notebook or the grading changed. Each new result is saved as soon as it is known.
 
     Raises
     ------
@@ -131,7 +132,7 @@ def grade_batch(
             message = f"{file.name} is the same file as the notebook of {', '.join(others)} (a hard link)"
             return ungraded(student, Status.ERROR, message)
         state = state_dir / state_name(student)
-        saved = None if force else _load_state(state, fingerprint, file.sha256)
+        saved = None if force or student in regrade else _load_state(state, fingerprint, file.sha256)
         if saved is not None:
             return saved
         slot = slots.get()

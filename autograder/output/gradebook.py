@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import CourseError, GradebookError
+from ..files import holders
 from ..grading import BatchResult, Exercise, Status
 
 #: The first bytes of every SQLite 3 database file.
@@ -174,14 +175,32 @@ def record_scores(
     return Recorded(len(recorded), refused)
 
 
+def busy_message(path: Path | None) -> str:
+    """What to tell the tutor when SQLite says the gradebook is locked: who has it open and what to do."""
+    where = str(path) if path is not None else "the gradebook"
+    held = holders(path) if path is not None else []
+    who = f"open in {'; '.join(held)}" if held else "the program is not visible from here"
+    return (
+        f"NOT updated: {where} is locked by another program ({who}; the formgrader or `nbgrader autograde` "
+        "holds it while saving, an sqlite3 shell or database browser until it is closed). The results on disk "
+        "are complete: close that program or let it finish, then run the same command again (it reuses the "
+        "results and records them)"
+    )
+
+
 @contextmanager
-def gradebook_errors() -> Iterator[None]:
-    """Turn any failure to update the gradebook into :class:`GradebookError` (the results on disk stand)."""
+def gradebook_errors(path: Path | None = None) -> Iterator[None]:
+    """Turn any failure to update the gradebook (at ``path`` if SQLite) into :class:`GradebookError`.
+
+    The results on disk stand. SQLite's "database is locked" gets :func:`busy_message`.
+    """
     try:
         yield
     except CourseError as error:
         raise GradebookError(f"NOT updated ({error})") from error
     except Exception as error:  # nbgrader/SQLAlchemy: locked, read-only, a schema of another version
+        if "database is locked" in str(error):  # sqlite3.OperationalError, wrapped by SQLAlchemy
+            raise GradebookError(busy_message(path)) from error
         raise GradebookError(f"NOT updated ({type(error).__name__}: {error})") from error
 
 
@@ -192,7 +211,7 @@ def try_record_scores(
 
     Returns the one-line note and the refused students with why.
     """
-    with gradebook_errors():
+    with gradebook_errors(gradebook_path(db_url)):
         recorded = record_scores(db_url, exercise, batch, timestamps)
     refused = f"; {len(recorded.refused)} NOT recorded (see their warnings)" if recorded.refused else ""
     return f"gradebook: {recorded.count} submissions recorded in {db_url}{refused}", recorded.refused

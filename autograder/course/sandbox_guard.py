@@ -1,0 +1,135 @@
+"""nbgrader's ``autograde`` writes no score when it cannot sandbox, and says so (exit 1, the formgrader's error).
+
+nbgrader creates the student's submission in the gradebook (``Autograde.init_assignment``) before
+any preprocessor runs. When :class:`~autograder.course.preprocessor.SandboxedExecute` then cannot
+grade (bubblewrap missing or broken: ``SandboxUnavailable``; the machine too loaded to judge the
+time limits: ``MachineOverloaded``), nbgrader logs a traceback, deletes ``autograded/<student>``
+and leaves that submission in the gradebook, scored 0 by every export. This mixin, part of the
+course's ``Autograde`` (:mod:`.converters`):
+
+- checks the sandbox once before nbgrader touches the gradebook, and refuses the whole run in
+  one line naming the reason when it is unavailable;
+- for a student whose grading the machine refuses mid-run, puts the gradebook back as it was
+  before that student (a submission or student created for it removed, an existing submission's
+  timestamp restored), logs one line, and lets nbgrader go on with the other students;
+- refuses the run while another grader works on the course (:mod:`.lock`);
+- ends the run with nbgrader's failure (``nbgrader autograde`` exits 1, the API's ``success`` is
+  False) whose message names every refused student and the reason, which is what the
+  formgrader's Autograde button shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import chdir
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.converters.base import NbGraderException
+
+from ..output.text import printable
+from ..sandbox import MachineOverloaded, SandboxUnavailable
+from .lock import CourseBusy, grading_lock
+from .preprocessor import SandboxedExecute, sandbox_for
+
+#: The start of every refusal, so that the tutor (and a test) can find it in nbgrader's log.
+REFUSED = "not autograded, no score written"
+
+
+@dataclass(frozen=True)
+class _Before:
+    """What the gradebook held for one student and assignment before nbgrader's ``init_assignment``."""
+
+    assignment_id: str
+    student_id: str
+    student_existed: bool
+    submission_existed: bool
+    timestamp: datetime | None
+
+
+class SandboxGuard:
+    """The refusal steps of the course's ``Autograde`` (see the module); a mixin before nbgrader's class."""
+
+    coursedir: Any
+    log: Any
+    config: Any
+    autograde_preprocessors: list[Any]
+
+    def start(self) -> None:
+        self._refused: list[str] = []
+        self._before: _Before | None = None
+        mode = self._sandbox_mode()
+        if mode is not None:
+            try:
+                with chdir(self.coursedir.root):  # where nbgrader grades (its converters chdir there)
+                    sandbox_for(mode)
+            except SandboxUnavailable as error:
+                self._refuse(f"{REFUSED}: the sandbox is unavailable: {error} (c.SandboxedExecute.sandbox in "
+                             "nbgrader_config.py)")
+        try:
+            # one grader per course: not beside `python -m autograder grade` or another autograde (.lock)
+            with grading_lock(Path(self.coursedir.root), who="nbgrader autograde"):
+                super().start()  # type: ignore[misc]  # nbgrader's converter, after this mixin in the MRO
+        except CourseBusy as busy:
+            self._refuse(f"{REFUSED}: {busy}")
+        except NbGraderException:
+            if self._refused:  # nbgrader's own last line says only "see the above traceback"
+                self._refuse(f"{REFUSED} for {len(self._refused)} student(s): " + "; ".join(self._refused))
+            raise
+
+    def init_assignment(self, assignment_id: str, student_id: str) -> None:
+        self._before = self._gradebook(lambda gb: _snapshot(gb, assignment_id, student_id))
+        super().init_assignment(assignment_id, student_id)  # type: ignore[misc]
+
+    def convert_single_notebook(self, notebook_filename: str) -> None:
+        try:
+            super().convert_single_notebook(notebook_filename)  # type: ignore[misc]
+        except (SandboxUnavailable, MachineOverloaded) as error:
+            before = self._before
+            student = printable(before.student_id) if before else "?"
+            if before is not None:
+                self._gradebook(lambda gb: _restore(gb, before))
+            self._refused.append(f"{student}: {error}")
+            # nbgrader catches this, deletes autograded/<student> and goes on with the next student
+            self._refuse(f"{student}: {REFUSED}: {error}")
+
+    def _sandbox_mode(self) -> str | None:
+        """The configured ``SandboxedExecute.sandbox``, or None when the course grades without it."""
+        if not any(isinstance(pp, type) and issubclass(pp, SandboxedExecute) for pp in self.autograde_preprocessors):
+            return None
+        return str(SandboxedExecute(config=self.config).sandbox)
+
+    def _gradebook(self, step: Callable[[Gradebook], Any]) -> Any:
+        with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gradebook:
+            return step(gradebook)
+
+    def _refuse(self, message: str) -> None:
+        self.log.error(message)
+        raise NbGraderException(message) from None
+
+
+def _snapshot(gradebook: Gradebook, assignment_id: str, student_id: str) -> _Before:
+    try:
+        gradebook.find_student(student_id)
+    except MissingEntry:
+        return _Before(assignment_id, student_id, False, False, None)
+    try:
+        submission = gradebook.find_submission(assignment_id, student_id)
+    except MissingEntry:
+        return _Before(assignment_id, student_id, True, False, None)
+    return _Before(assignment_id, student_id, True, True, submission.timestamp)
+
+
+def _restore(gradebook: Gradebook, before: _Before) -> None:
+    """Put the gradebook back as ``before`` found it (no grade of the student's was written since)."""
+    if not before.student_existed:
+        gradebook.remove_student(before.student_id)  # with the submission created for it
+    elif not before.submission_existed:
+        gradebook.remove_submission(before.assignment_id, before.student_id)
+    else:
+        submission = gradebook.find_submission(before.assignment_id, before.student_id)
+        submission.timestamp = before.timestamp
+        gradebook.db.commit()
