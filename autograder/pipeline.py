@@ -219,14 +219,20 @@ def _update_gradebook(
             s for s in batch.students
             if s.status not in (Status.MISSING, Status.NOT_GRADED) and s.student_id not in refused
         ]
-        with gradebook_errors():  # nbgrader's own late-penalty step, as `nbgrader autograde` runs it
+    except GradebookError as error:
+        return f"gradebook: {error}", True
+    try:  # nbgrader's own late-penalty step, as `nbgrader autograde` runs it after recording the scores
+        with gradebook_errors():
             late = apply_late_penalties(
                 root, url, exercise.assignment, Path(exercise.notebook).stem, [s.student_id for s in recorded]
             )
-    except GradebookError as error:
-        return f"gradebook: {error}", True
+    except GradebookError as error:  # the scores are recorded; the penalties are not: say which
+        late = {}
+        note, failed = f"{note}; late penalties {str(error).replace('NOT updated', 'NOT applied')}", True
+    else:
+        failed = False
     for student in batch.students:
         if student.student_id in refused:  # that student's problem, shown with their result
             student.warnings.append(f"not recorded in the gradebook: {refused[student.student_id]}")
         student.late = late.get(student.student_id)
-    return note + cells_note, False
+    return note + cells_note, failed
