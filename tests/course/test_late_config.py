@@ -49,7 +49,7 @@ def test_a_bad_extension_is_one_line_naming_it(text):
 def test_a_config_that_does_not_load_is_one_line(tmp_path):
     course = new_course(tmp_path / "course")
     (course / "nbgrader_config.py").write_text("c = get_config()\nc.CourseLatePenalties.extensions = {\n")
-    with pytest.raises(CourseError, match="cannot load .*nbgrader_config.py: SyntaxError"):
+    with pytest.raises(CourseError, match=r"cannot load .*nbgrader_config\.py: SyntaxError"):
         course_config(course)
 
 
