@@ -187,16 +187,15 @@ def apply_late_penalties(
         for assignment_id, granted in extensions.items():
             for student_id in granted:
                 extended_due(extensions, assignment_id, student_id)
-    late: dict[str, Lateness | None] = {}
     for student_id in students:
-        if step is not None:
-            resources = ResourcesDict(nbgrader={
-                "notebook": notebook_id, "assignment": assignment, "student": student_id, "db_url": db_url,
-            })
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # SQLAlchemy's "not in session" noise from nbgrader's models
-                step(config=config, log=_QUIET).preprocess(nbformat.v4.new_notebook(), resources)
-        with warnings.catch_warnings(), Gradebook(db_url) as gradebook:
-            warnings.simplefilter("ignore")
-            late[student_id] = _lateness(gradebook, assignment, notebook_id, student_id)
-    return late
+        if step is None:  # no late-penalty step in the course's list: none on nbgrader's path either
+            break
+        resources = ResourcesDict(nbgrader={
+            "notebook": notebook_id, "assignment": assignment, "student": student_id, "db_url": db_url,
+        })
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SQLAlchemy's "not in session" noise from nbgrader's models
+            step(config=config, log=_QUIET).preprocess(nbformat.v4.new_notebook(), resources)
+    with warnings.catch_warnings(), Gradebook(db_url) as gradebook:
+        warnings.simplefilter("ignore")
+        return {student_id: _lateness(gradebook, assignment, notebook_id, student_id) for student_id in students}
