@@ -27,13 +27,13 @@ c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedE
 # own Execute; tests/course/test_nbgrader_autograde.py loads this file and grades a hostile notebook.
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (  # noqa: E402
-    AssignLatePenalties,
     CheckCellMetadata,
     IgnorePattern,
     LimitOutput,
     SaveAutoGrades,
 )
 
+from autograder.course.late import CourseLatePenalties  # noqa: E402
 from autograder.course.preprocessor import SandboxedExecute, SanitiseNotebook  # noqa: E402
 
 # SanitiseNotebook then makes the stored notebook inert: the release's read-only cells (with the
@@ -46,12 +46,26 @@ c.Autograde.autograde_preprocessors = [
     ClearMetadataPreprocessor,
     LimitOutput,
     SaveAutoGrades,
-    AssignLatePenalties,
+    CourseLatePenalties,
     CheckCellMetadata,
 ]
 # Per code cell and per test call; "required": refuse to grade rather than run student code unsandboxed.
 c.SandboxedExecute.timeout = 10
 c.SandboxedExecute.sandbox = "required"
+
+# Late work. The due date is the gradebook's: `nbgrader db assignment add ndcg --duedate="2026-12-01 17:00:00 UTC"`.
+# The penalty is nbgrader's late-submission plugin's: "none" (lateness is shown, nothing taken off)
+# or "zero" (a late submission scores 0). CourseLatePenalties is nbgrader's AssignLatePenalties that
+# first applies the extensions below; `python -m autograder grade` runs the same step with this
+# file, so both grading paths give the same penalty (docs/tutor-guide.md, "Late work").
+c.LateSubmissionPlugin.penalty_method = "none"
+# Extensions: per assignment, a student's own later due date (UTC unless another zone is named).
+# Only the students listed here have one; remove an entry to take it back, then re-grade.
+c.CourseLatePenalties.extensions = {
+    "ndcg": {
+        # "ada": "2026-12-08 12:00:00 UTC",
+    },
+}
 
 # nbgrader copies every extra file of a submission, following links, into autograded/ and then
 # feedback/, and release_feedback puts any *.html there into the exchange. The course's Autograde

@@ -14,6 +14,7 @@ from pathlib import Path
 from .course.assignment_cells import MissingSource, record_assignment_cells
 from .course.autograded import write_autograded
 from .course.generated_cells import skipped_cell_ids
+from .course.late import apply_late_penalties
 from .course.lock import grading_lock
 from .course.nbgrader import find_root, release_notebook
 from .course.secret import course_secret
@@ -207,6 +208,8 @@ def _grade_course(options: GradeOptions) -> GradeRun:
     )
     collected = _collected_files(options, batch, root)
     files = {student: found.files for student, found in collected.items()}
+    # the gradebook first: lateness and penalties come from it and show in every output below
+    gradebook_note, gradebook_failed = _update_gradebook(options, root, batch, collected)
     for student in batch.students:
         page = write_feedback(options.out, exercise, batch, student, show_solution=options.show_solution)
         if root is not None and student.status not in (Status.MISSING, Status.NOT_GRADED):
@@ -215,20 +218,43 @@ def _grade_course(options: GradeOptions) -> GradeRun:
         write_autograded(root, options.submitted, exercise, batch, options.timeout, files, settings.max_notebook_bytes)
     write_results(options.out, batch)
     write_report(options.out, exercise, batch)
+    return GradeRun(batch, options.out, gradebook_note, gradebook_failed)
+
+
+def _update_gradebook(
+    options: GradeOptions, root: Path | None, batch: BatchResult, collected: dict[str, Collected]
+) -> tuple[str, bool]:
+    """Record the scores, then the course's late penalties; the note and whether it failed.
+
+    A failure leaves the results on disk as graded (without lateness): it is the note's to say.
+    """
+    exercise = options.exercise
     url = options.gradebook or (f"sqlite:///{root / 'gradebook.db'}" if root else None)
     if not url or url == NO_GRADEBOOK:
-        return GradeRun(batch, options.out, "gradebook: skipped", gradebook_failed=False)
+        return "gradebook: skipped", False
     timestamps = {student: found.timestamp for student, found in collected.items() if found.timestamp is not None}
     try:
         # the cells generate_assignment records, if the gradebook lacks them
         cells_note = _record_cells(root, url, exercise) if root is not None else ""
         note, refused = try_record_scores(url, exercise, batch, timestamps)
+        recorded = [
+            s for s in batch.students
+            if s.status not in (Status.MISSING, Status.NOT_GRADED) and s.student_id not in refused
+        ]
     except GradebookError as error:
-        return GradeRun(batch, options.out, f"gradebook: {error}", gradebook_failed=True)
-    if refused:  # that student's problem, shown with their result; everyone else is recorded
-        for student in batch.students:
-            if student.student_id in refused:
-                student.warnings.append(f"not recorded in the gradebook: {refused[student.student_id]}")
-        write_results(options.out, batch)
-        write_report(options.out, exercise, batch)
-    return GradeRun(batch, options.out, note + cells_note, gradebook_failed=False)
+        return f"gradebook: {error}", True
+    try:  # nbgrader's own late-penalty step, as `nbgrader autograde` runs it after recording the scores
+        with gradebook_errors():
+            late = apply_late_penalties(
+                root, url, exercise.assignment, Path(exercise.notebook).stem, [s.student_id for s in recorded]
+            )
+    except GradebookError as error:  # the scores are recorded; the penalties are not: say which
+        late = {}
+        note, failed = f"{note}; late penalties {str(error).replace('NOT updated', 'NOT applied')}", True
+    else:
+        failed = False
+    for student in batch.students:
+        if student.student_id in refused:  # that student's problem, shown with their result
+            student.warnings.append(f"not recorded in the gradebook: {refused[student.student_id]}")
+        student.late = late.get(student.student_id)
+    return note + cells_note, failed

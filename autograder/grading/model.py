@@ -8,6 +8,7 @@ these records; none of them builds or guesses at dictionaries. :meth:`StudentRes
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -17,7 +18,9 @@ from ..sandbox import CellOutcome
 #: 3: each test has ``case_results`` (what each case checks and whether it passed).
 #: 4: each student has ``instances``, the label of the fresh hidden instances drawn for the submission,
 #:    and ``warnings`` (about the submission folder and the gradebook, not the grade).
-SCHEMA_VERSION = 4
+#: 5: each student has ``late`` (null, or the due date, the submission time, the seconds late and the
+#:    penalty nbgrader's late-submission plugin gave) and ``final_score`` (``score`` less the penalty).
+SCHEMA_VERSION = 5
 
 
 class Status(StrEnum):
@@ -106,6 +109,46 @@ class CellProblem:
     detail: str | None = None
 
 
+@dataclass(frozen=True)
+class Lateness:
+    """A submission's time against its due date, and the penalty the course's late-submission plugin gave.
+
+    Times are UTC without a zone, as nbgrader's gradebook stores them.
+    """
+
+    #: The assignment's due date (``nbgrader db assignment add ... --duedate``).
+    due: datetime
+    #: The student's own later due date (an extension), None without one.
+    extended_due: datetime | None
+    #: When the submission came in (``timestamp.txt``); None: unknown, so lateness is unknown.
+    submitted: datetime | None
+    #: Seconds after the due date that applied; 0 on time; None when the time is unknown.
+    seconds_late: float | None
+    #: Points taken off by the plugin (0: none), as in the gradebook's ``late_submission_penalty``.
+    penalty: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form: times as ISO 8601 text."""
+        return {
+            "due": self.due.isoformat(),
+            "extended_due": None if self.extended_due is None else self.extended_due.isoformat(),
+            "submitted": None if self.submitted is None else self.submitted.isoformat(),
+            "seconds_late": self.seconds_late,
+            "penalty": self.penalty,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Lateness:
+        """Read back what :meth:`to_json` wrote."""
+        def time(text: str | None) -> datetime | None:
+            return None if text is None else datetime.fromisoformat(text)
+
+        due = datetime.fromisoformat(data["due"])
+        seconds = data["seconds_late"]
+        return cls(due, time(data["extended_due"]), time(data["submitted"]),
+                   None if seconds is None else float(seconds), float(data["penalty"]))
+
+
 @dataclass
 class StudentResult:
     """Everything the grader found out about one submission."""
@@ -127,6 +170,9 @@ class StudentResult:
     #: For the tutor, about the submission folder and the gradebook, never the score: "timestamp
     #: unknown: ...", "not copied: leak.html (a link)", "not recorded in the gradebook: ...".
     warnings: list[str] = field(default_factory=list)
+    #: Lateness against the gradebook's due date; None without a due date or a gradebook entry. Set
+    #: after grading (from the gradebook), never by the engine, so a re-run sees a changed due date.
+    late: Lateness | None = None
 
     @classmethod
     def without_grading(cls, student_id: str, status: Status, message: str, max_score: float) -> StudentResult:
@@ -137,6 +183,12 @@ class StudentResult:
     def counted(self) -> bool:
         """Whether the score counts in class statistics (the submission was run)."""
         return self.status in (Status.GRADED, Status.TIMEOUT)
+
+    @property
+    def final_score(self) -> float:
+        """The score less the late penalty (never below 0), as ``nbgrader export`` computes it."""
+        penalty = self.late.penalty if self.late is not None else 0.0
+        return max(0.0, self.score - penalty)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form, as in ``results.json``."""
@@ -155,6 +207,8 @@ class StudentResult:
             "sha256": self.sha256,
             "instances": self.instances,
             "warnings": list(self.warnings),
+            "late": None if self.late is None else self.late.to_json(),
+            "final_score": self.final_score,
         }
 
     @classmethod
@@ -180,6 +234,7 @@ class StudentResult:
             sha256=data["sha256"],
             instances=data["instances"],
             warnings=[str(warning) for warning in data["warnings"]],
+            late=None if data["late"] is None else Lateness.from_json(data["late"]),
         )
 
 

@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 from ..files import write_atomic
 from ..grading import BatchResult, Exercise, Finding, Mistake, Status, StudentResult
+from .lateness import due_text, duration, utc
 from .markup import without_solution
 from .templating import render
 
@@ -64,6 +65,10 @@ def render_feedback(exercise: Exercise, student: StudentResult, *, show_solution
         status_text=STATUS_TEXT[student.status],
         notes=student.message if student.message != "graded" else "",
         explained=explained,
+        late=student.late,
+        late_by="" if student.late is None or not student.late.seconds_late else duration(student.late.seconds_late),
+        due=due_text(student.late) if student.late is not None else "",
+        submitted="" if student.late is None or student.late.submitted is None else utc(student.late.submitted),
         unexplained=sorted(student.diagnosis.unexplained.items()),
         # written by the course author, not by a student: shown as HTML
         definition=Markup(definition),

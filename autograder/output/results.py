@@ -12,6 +12,7 @@ from typing import Any
 from ..files import write_atomic
 from ..grading import SCHEMA_VERSION, BatchResult, Status, StudentResult
 from .feedback import feedback_path
+from .lateness import lateness_note
 from .text import csv_cell, printable
 
 
@@ -36,16 +37,23 @@ def results_document(batch: BatchResult) -> dict[str, Any]:
 
 
 def grades_csv(batch: BatchResult) -> str:
-    """One row per student: id, status, score, max score, then points per test group."""
+    """One row per student: id, status, score, max score, then points per test group, then late penalty and final score.
+
+    ``score`` is the grader's (nbgrader's raw score), ``penalty`` the late penalty in the gradebook
+    (empty without a due date), ``final_score`` the score less the penalty, as ``nbgrader export`` has them.
+    """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     names = [group.name for group in batch.groups]
-    writer.writerow(["student_id", "status", "score", "max_score", *(csv_cell(name) for name in names)])
+    writer.writerow([
+        "student_id", "status", "score", "max_score", *(csv_cell(name) for name in names), "penalty", "final_score",
+    ])
     for student in batch.students:
         points = {test.name: test.points for test in student.tests}
         writer.writerow([
             csv_cell(student.student_id), student.status.value, f"{student.score:g}", f"{student.max_score:g}",
             *(f"{points[name]:g}" if name in points else "" for name in names),
+            "" if student.late is None else f"{student.late.penalty:g}", f"{student.final_score:g}",
         ])
     return buffer.getvalue()
 
@@ -58,17 +66,20 @@ def write_results(out: Path, batch: BatchResult) -> None:
 
 def _table_message(student: StudentResult) -> str:
     message = "" if student.status is Status.GRADED and student.message == "graded" else student.message
-    text = printable(", ".join(student.diagnosis.ids + ([message] if message else []) + student.warnings))
+    late = lateness_note(student.late)
+    text = printable(", ".join(([late] if late else []) + student.diagnosis.ids + ([message] if message else [])
+                               + student.warnings))
     return text[:87] + "..." if len(text) > 90 else text
 
 
 def score_table(batch: BatchResult) -> str:
-    """A plain-text table of the batch, for the terminal."""
+    """A plain-text table of the batch, for the terminal; the score is the final one (late penalty taken off)."""
     ids = {s.student_id: printable(s.student_id) for s in batch.students}
     width = min(40, max([len("student")] + [len(shown) for shown in ids.values()]))
     lines = [f"{'student':<{width}}  {'status':<8} {'score':>6} {'max':>5}  mistakes / message"]
     for s in batch.students:
         lines.append(
-            f"{ids[s.student_id]:<{width}}  {s.status.value:<8} {s.score:>6g} {s.max_score:>5g}  {_table_message(s)}"
+            f"{ids[s.student_id]:<{width}}  {s.status.value:<8} {s.final_score:>6g} {s.max_score:>5g}"
+            f"  {_table_message(s)}"
         )
     return "\n".join(lines)

@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 from ..grading import BatchResult, Exercise, Mistake, Status, StudentResult
 from .feedback import feedback_path
+from .lateness import due_text, duration, lateness_note, utc
 
 #: Statuses whose submissions were scored (their notebook ran): the set every chart is over. Taken
 #: from :attr:`StudentResult.counted`, so that the report and the model cannot disagree on it.
@@ -67,9 +68,24 @@ class RosterRow:
 
     @property
     def note(self) -> str:
-        """The result's one-line message and its warnings, empty when there is nothing to say."""
+        """Lateness, the result's one-line message and its warnings, empty when there is nothing to say."""
         message = "" if self.student.message == "graded" else self.student.message
-        return "; ".join(([message] if message else []) + self.student.warnings)
+        late = lateness_note(self.student.late)
+        return "; ".join(([late] if late else []) + ([message] if message else []) + self.student.warnings)
+
+
+@dataclass(frozen=True)
+class LateRow:
+    """A student the report's late-work table lists: late, of unknown lateness, or with an extension."""
+
+    student: StudentResult
+    href: str
+    #: The due date that applied, in words (an extension says so).
+    due: str
+    #: When it came in (empty: unknown), how late (``29 s``; ``on time``; ``unknown``).
+    submitted: str
+    late_by: str
+    penalty: float
 
 
 @dataclass(frozen=True)
@@ -135,6 +151,28 @@ class ClassSummary:
     def unexplained(self) -> tuple[RosterRow, ...]:
         """Students with behaviour no known mistake explains."""
         return tuple(row for row in self.roster if row.unexplained)
+
+    @property
+    def late(self) -> tuple[LateRow, ...]:
+        """Students who were late, whose lateness is unknown, or who have an extension, in roster order."""
+        rows = []
+        for row in self.roster:
+            late = row.student.late
+            if late is None or (late.seconds_late == 0 and late.extended_due is None):
+                continue
+            if late.seconds_late is None:
+                late_by = "unknown"
+            else:
+                late_by = duration(late.seconds_late) if late.seconds_late else "on time"
+            submitted = "" if late.submitted is None else utc(late.submitted)
+            rows.append(LateRow(row.student, row.href, due_text(late), submitted, late_by, late.penalty))
+        return tuple(rows)
+
+    @property
+    def due(self) -> str:
+        """The assignment's due date in words, or empty when the gradebook has none."""
+        dates = {s.student.late.due for s in self.roster if s.student.late is not None}
+        return ", ".join(utc(d) for d in sorted(dates))
 
     @property
     def trouble(self) -> tuple[RosterRow, ...]:

@@ -1,0 +1,201 @@
+"""Late work on both grading paths: nbgrader's own late-penalty step, with the course's extensions.
+
+nbgrader keeps one due date per assignment (``nbgrader db assignment add ndcg --duedate=...``) and,
+per submission, an ``extension`` (a time added to it, in the gradebook's ``submission`` table) that
+its ``SubmittedAssignment.total_seconds_late`` already honours, but nothing in nbgrader sets it. The
+course lists its extensions in ``nbgrader_config.py`` as each student's own later due date::
+
+    c.CourseLatePenalties.extensions = {"ndcg": {"ada": "2026-12-08 12:00:00 UTC"}}
+
+:class:`CourseLatePenalties` is nbgrader's ``AssignLatePenalties`` (in the course's autograde list in
+its place) that first writes the student's extension into the gradebook, then lets nbgrader's step
+ask the course's late-submission plugin (``c.AssignLatePenalties.plugin_class``, by default
+nbgrader's ``LateSubmissionPlugin`` with ``c.LateSubmissionPlugin.penalty_method``) and store the
+penalty in the submission's ``late_submission_penalty``. ``nbgrader autograde`` and the formgrader's
+Autograde button run it; :func:`apply_late_penalties` runs the very same step, configured from the
+same ``nbgrader_config.py``, for ``python -m autograder grade``. So whichever path graded last, the
+gradebook holds the same penalty.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbconvert.exporters.exporter import ResourcesDict
+from nbformat.notebooknode import NotebookNode
+from nbgrader.preprocessors import AssignLatePenalties
+from traitlets import Dict, Unicode
+from traitlets.config import Config
+from traitlets.utils.importstring import import_item
+
+from ..errors import CourseError
+from ..grading import Lateness
+from ..output.text import printable
+
+#: nbgrader's step logs "... is 29 seconds late" as a warning: the batch shows lateness in its table instead.
+_QUIET = logging.getLogger("autograder.late")
+_QUIET.addHandler(logging.NullHandler())
+_QUIET.propagate = False
+
+#: Where the extensions are configured, as a tutor writes it (for messages).
+SETTING = "c.CourseLatePenalties.extensions"
+
+
+def extended_due(extensions: dict[str, dict[str, str]], assignment: str, student_id: str) -> datetime | None:
+    """The student's own due date for ``assignment`` (UTC, naive), or None without an extension.
+
+    Raises
+    ------
+    CourseError
+        When the configured value is not a time nbgrader can read (one line naming the entry).
+    """
+    text = extensions.get(assignment, {}).get(student_id)
+    if text is None:
+        return None
+    from nbgrader.utils import parse_utc
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # dateutil's "unknown zone" warning: a typo, not UTC
+            parsed = parse_utc(text)
+    except Exception as error:  # dateutil: ValueError, OverflowError, its warnings
+        raise CourseError(
+            f"nbgrader_config.py: {SETTING}[{assignment!r}][{printable(student_id)!r}] = {printable(str(text))!r} "
+            f"is not a date nbgrader can read ({type(error).__name__}); write e.g. '2026-12-08 12:00:00 UTC'"
+        ) from None
+    if not isinstance(parsed, datetime):
+        raise CourseError(f"nbgrader_config.py: {SETTING}[{assignment!r}][{printable(student_id)!r}] is not a date")
+    return parsed
+
+
+def store_extension(gradebook: Any, extensions: dict[str, dict[str, str]], assignment: str, student_id: str) -> None:
+    """Set the submission's ``extension`` in ``gradebook`` from the course's list (None when unlisted).
+
+    The course's list is the one source: an extension that is no longer listed is removed. Without
+    a due date there is nothing to extend (and nbgrader could not add one to None).
+
+    Raises
+    ------
+    CourseError
+        For a configured date nbgrader cannot read, or one before the assignment's due date.
+    """
+    submission = gradebook.find_submission(assignment, student_id)
+    due = submission.assignment.duedate
+    extended = extended_due(extensions, assignment, student_id)
+    if due is None or extended is None:
+        submission.extension = None
+    elif extended < due:
+        raise CourseError(
+            f"nbgrader_config.py: {SETTING}[{assignment!r}][{printable(student_id)!r}] is before the assignment's "
+            f"due date {due:%Y-%m-%d %H:%M:%S} UTC; an extension can only move it later"
+        )
+    else:
+        submission.extension = extended - due
+    gradebook.db.commit()
+
+
+class CourseLatePenalties(AssignLatePenalties):  # type: ignore[misc]  # nbgrader ships no type information
+    """nbgrader's ``AssignLatePenalties``, honouring the course's extensions (see the module)."""
+
+    extensions = Dict(
+        value_trait=Dict(value_trait=Unicode()),
+        help="Per assignment, each student's own later due date: {'ndcg': {'ada': '2026-12-08 12:00:00 UTC'}}.",
+    ).tag(config=True)
+
+    def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
+        from nbgrader.api import Gradebook
+
+        info = resources["nbgrader"]
+        with Gradebook(info["db_url"]) as gradebook:
+            store_extension(gradebook, dict(self.extensions), info["assignment"], info["student"])
+        result: tuple[NotebookNode, ResourcesDict] = super().preprocess(nb, resources)
+        return result
+
+
+def course_config(root: Path | None) -> Config:
+    """The course's ``nbgrader_config.py`` loaded as nbgrader loads it (an empty config outside a course)."""
+    if root is None or not (root / "nbgrader_config.py").is_file():
+        return Config()
+    from traitlets.config.loader import PyFileConfigLoader
+
+    try:
+        return PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    except Exception as error:  # nbgrader would log it and run without the file: say so instead
+        raise CourseError(f"cannot load {root / 'nbgrader_config.py'}: {type(error).__name__}: {error}") from error
+
+
+def late_step(config: Config) -> type[AssignLatePenalties] | None:
+    """The late-penalty step of the course's autograde list (nbgrader's default list has one), or None."""
+    steps = config.Autograde.autograde_preprocessors if "autograde_preprocessors" in config.Autograde else None
+    if steps is None:
+        return AssignLatePenalties
+    for step in steps:
+        cls = import_item(step) if isinstance(step, str) else step
+        if isinstance(cls, type) and issubclass(cls, AssignLatePenalties):
+            return cls
+    return None
+
+
+def _lateness(gradebook: Any, assignment: str, notebook_id: str, student_id: str) -> Lateness | None:
+    submission = gradebook.find_submission(assignment, student_id)
+    due = submission.assignment.duedate
+    if due is None:
+        return None
+    notebook = gradebook.find_submission_notebook(notebook_id, assignment, student_id)
+    extension: timedelta | None = submission.extension
+    return Lateness(
+        due=due,
+        extended_due=None if extension is None else due + extension,
+        submitted=submission.timestamp,
+        seconds_late=None if submission.timestamp is None else float(submission.total_seconds_late),
+        penalty=float(notebook.late_submission_penalty or 0.0),
+    )
+
+
+def apply_late_penalties(
+    root: Path | None, db_url: str, assignment: str, notebook_id: str, students: list[str]
+) -> dict[str, Lateness | None]:
+    """Run the course's late-penalty step for each of ``students`` already recorded in the gradebook.
+
+    As ``nbgrader autograde`` runs it after ``SaveAutoGrades``: the class configured in the
+    course's ``c.Autograde.autograde_preprocessors``, with the course's config (the plugin, its
+    ``penalty_method``, the extensions). A course whose list has no such step gives no penalty,
+    on either path.
+
+    Returns
+    -------
+    dict
+        Each student's :class:`~autograder.grading.Lateness` as the gradebook now holds it (None
+        where the assignment has no due date).
+
+    Raises
+    ------
+    CourseError
+        For a config that does not load, or an extension that cannot be read.
+    """
+    from nbgrader.api import Gradebook
+
+    config = course_config(root)
+    step = late_step(config)
+    if step is not None and issubclass(step, CourseLatePenalties):  # a typo stops before any penalty is written
+        extensions = dict(step(config=config, log=_QUIET).extensions)
+        for assignment_id, granted in extensions.items():
+            for student_id in granted:
+                extended_due(extensions, assignment_id, student_id)
+    for student_id in students:
+        if step is None:  # no late-penalty step in the course's list: none on nbgrader's path either
+            break
+        resources = ResourcesDict(nbgrader={
+            "notebook": notebook_id, "assignment": assignment, "student": student_id, "db_url": db_url,
+        })
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SQLAlchemy's "not in session" noise from nbgrader's models
+            step(config=config, log=_QUIET).preprocess(nbformat.v4.new_notebook(), resources)
+    with warnings.catch_warnings(), Gradebook(db_url) as gradebook:
+        warnings.simplefilter("ignore")
+        return {student_id: _lateness(gradebook, assignment, notebook_id, student_id) for student_id in students}
