@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 
 from ..files import write_atomic
-from ..grading import BatchResult, Exercise, StudentResult
+from ..grading import BatchResult, Exercise, Status, StudentResult
 from ..grading.notebook import SubmissionProblem, read_notebook
 from .generated_cells import grade_id, skipped_cell_ids, student_code_cells
 from .preprocessor import write_outcomes
@@ -49,8 +49,8 @@ def write_autograded(
     skip = skipped_cell_ids(exercise, release_path)
     written = 0
     for student in batch.students:
-        if not student.tests:
-            continue  # not graded: nbgrader leaves no autograded folder either
+        if not student.tests and student.status is not Status.NOT_ATTEMPTED:
+            continue  # not graded: nbgrader leaves no autograded folder either (a stub is graded: 0 points)
         try:
             file = read_notebook(
                 submitted, student.student_id, exercise.assignment, exercise.notebook, max_bytes=max_bytes

@@ -203,11 +203,13 @@ def _case_difficulties(exercise: Exercise, scored: list[StudentResult]) -> list[
     difficulties = []
     for group in exercise.groups:
         tests = [t for s in scored for t in s.tests if t.name == group.grade_id]
-        for index, case in enumerate(group.cases):
+        # the fixed cases, then one row per template: each submission's instance drawn from it
+        provenances = [case.provenance for case in group.cases] + [t.provenance for t in group.templates]
+        for index, provenance in enumerate(provenances):
             # a result written without per-case outcomes (or for other cases) is left out, not guessed
-            outcomes = [t.case_results[index].passed for t in tests if len(t.case_results) == len(group.cases)]
+            outcomes = [t.case_results[index].passed for t in tests if len(t.case_results) == len(provenances)]
             difficulties.append(CaseDifficulty(
-                group.grade_id, index + 1, len(group.cases), case.provenance.removeprefix(CONSTRUCTED),
+                group.grade_id, index + 1, len(provenances), provenance.removeprefix(CONSTRUCTED),
                 group.visible, failed=outcomes.count(False), scored=len(outcomes),
             ))
     return difficulties

@@ -93,12 +93,13 @@ def test_the_statistics_match_results_json(graded):
         for r in _soup(out / "report.html").find(id="cases").find_all("tr")[1:]
     }
     for group in EXERCISE.groups:
-        for index in range(len(group.cases)):
+        cases = len(group.cases) + len(group.templates)  # the fixed cases, then each submission's drawn ones
+        for index in range(cases):
             failed = sum(
                 not t["case_results"][index]["passed"] for s in results if s["status"] in ("graded", "timeout")
                 for t in s["tests"] if t["name"] == group.grade_id
             )
-            assert case_rows[(group.grade_id, f"{index + 1}/{len(group.cases)}")] == f"{failed} of {len(scored)}"
+            assert case_rows[(group.grade_id, f"{index + 1}/{cases}")] == f"{failed} of {len(scored)}"
 
 
 def test_feedback_renders_code_spans_from_the_results(graded):
