@@ -157,6 +157,25 @@ def _lateness(gradebook: Any, assignment: str, notebook_id: str, student_id: str
     )
 
 
+def _no_due_date(db_url: str, assignment: str, notebook_id: str, students: list[str]) -> bool:
+    """Whether ``assignment`` has no due date; then clear the students' penalties as nbgrader's step would.
+
+    nbgrader's step resets each notebook's penalty and sets one only for a submission that is late,
+    which needs a due date: without one, one gradebook session does the same for the whole class
+    (the step opens the gradebook once per student, about 20 ms each).
+    """
+    from nbgrader.api import Gradebook
+
+    with warnings.catch_warnings(), Gradebook(db_url) as gradebook:
+        warnings.simplefilter("ignore")
+        if gradebook.find_assignment(assignment).duedate is not None:
+            return False
+        for student_id in students:
+            gradebook.find_submission_notebook(notebook_id, assignment, student_id).late_submission_penalty = None
+        gradebook.db.commit()
+    return True
+
+
 def apply_late_penalties(
     root: Path | None, db_url: str, assignment: str, notebook_id: str, students: list[str]
 ) -> dict[str, Lateness | None]:
@@ -187,6 +206,8 @@ def apply_late_penalties(
         for assignment_id, granted in extensions.items():
             for student_id in granted:
                 extended_due(extensions, assignment_id, student_id)
+    if step is not None and _no_due_date(db_url, assignment, notebook_id, students):
+        step = None  # nobody can be late: what nbgrader's step would do for each student is done above, at once
     for student_id in students:
         if step is None:  # no late-penalty step in the course's list: none on nbgrader's path either
             break

@@ -30,6 +30,9 @@ POLL = 0.5
 #: makes it wait, before the grader gives up on it as overloaded (code that sleeps is stopped by its
 #: charged limits long before; an honest notebook at a load of 40 on 2 cores takes about 20 times its CPU time).
 OVERLOAD_FACTOR = 10.0
+#: A run's processes get at most one core (the cgroup's CPU quota, in periods of 0.1 s): an item younger
+#: than its allowance less this cannot have used its CPU time, so the counters need not be read yet.
+CPU_SLACK = 0.25
 
 
 class MachineOverloaded(RuntimeError):
@@ -126,29 +129,39 @@ class ItemClock:
         now = self._cpu()
         return None if now is None else now - since
 
+    def _read_waiting(self) -> None:
+        """Bring the waiting for a CPU up to date from the kernel's counters (where they can be read)."""
+        if self._delays is None:
+            return
+        delays = self._look()
+        # the most any one task waited: the runner's own thread is what the items wait for
+        self._item_waited = max(self._item_waited, _waited(delays, self._item_baseline))
+        self._run_waited = max(self._run_waited, _waited(delays, self._run_baseline))
+
     def charged(self) -> float:
         """Seconds of this run charged to the submission so far: wall time minus waiting for a CPU."""
+        self._read_waiting()
         return max(0.0, self._now() - self._run_started - self._run_waited)
 
     def overrun(self) -> str | None:
         """None while the item may go on; else ``"timeout"``, ``"budget"`` or ``"overloaded"`` (see :attr:`detail`)."""
         now = self._now()
-        if self._delays is not None:
-            delays = self._look()
-            # the most any one task waited: the runner's own thread is what the items wait for
-            self._item_waited = max(self._item_waited, _waited(delays, self._item_baseline))
-            self._run_waited = max(self._run_waited, _waited(delays, self._run_baseline))
-        used = self._cpu_used(self._cpu_start)
+        # The counters are read only where a limit may have been reached: most items answer within
+        # milliseconds, and reading the kernel's files for each of thousands of calls is what costs.
+        if self._wall_limit_reached(now):
+            self._read_waiting()
+        used = self._cpu_used(self._cpu_start) if now - self._started >= self.allowance - CPU_SLACK else None
         if used is not None and used >= self.allowance:
             self._why = f"no answer after {self.allowance:g} s of CPU time"
             return "timeout"
         if now - self._started - self._item_waited >= self._wall_limit:
             self._why = f"no answer within {self._wall_limit:g} s"
             return "timeout"
-        if self.budget.spent + self.charged() >= self.budget.seconds:
+        if self.budget.spent + max(0.0, now - self._run_started - self._run_waited) >= self.budget.seconds:
             self._why = f"no answer before the submission's time budget of {self.budget.seconds:g} s ran out"
             return "budget"
         if now - self._started >= OVERLOAD_FACTOR * self._wall_limit or now >= self.budget.give_up:
+            self._read_waiting()
             cpu = self._cpu_used(self._run_cpu)
             self._why = (
                 f"not graded: the machine was overloaded (the sandbox waited {self._run_waited:.0f} s for a CPU "
@@ -157,6 +170,12 @@ class ItemClock:
             )
             return "overloaded"
         return None
+
+    def _wall_limit_reached(self, now: float) -> bool:
+        """Whether a limit on the wall clock is reached with the waiting known so far (it only grows)."""
+        item = now - self._started - self._item_waited >= self._wall_limit
+        run = self.budget.spent + max(0.0, now - self._run_started - self._run_waited) >= self.budget.seconds
+        return item or run
 
     @property
     def detail(self) -> str:

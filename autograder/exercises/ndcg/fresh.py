@@ -184,7 +184,7 @@ TEMPLATES: Mapping[str, tuple[CaseTemplate, ...]] = {
 
 # ----- witnesses: ordinary rankings on which every way of computing a DCG shows its shape ------------
 #: How many rankings each function is called on, per submission.
-WITNESSES_PER_FUNCTION = 10
+WITNESSES_PER_FUNCTION = 6
 
 
 def _ordinary(rng: random.Random) -> tuple[tuple[float, ...], int]:
