@@ -30,9 +30,6 @@ POLL = 0.5
 #: makes it wait, before the grader gives up on it as overloaded (code that sleeps is stopped by its
 #: charged limits long before; an honest notebook at a load of 40 on 2 cores takes about 20 times its CPU time).
 OVERLOAD_FACTOR = 10.0
-#: A run's processes get at most one core (the cgroup's CPU quota, in periods of 0.1 s): an item younger
-#: than its allowance less this cannot have used its CPU time, so the counters need not be read yet.
-CPU_SLACK = 0.25
 
 
 class MachineOverloaded(RuntimeError):
@@ -146,11 +143,11 @@ class ItemClock:
     def overrun(self) -> str | None:
         """None while the item may go on; else ``"timeout"``, ``"budget"`` or ``"overloaded"`` (see :attr:`detail`)."""
         now = self._now()
-        # The counters are read only where a limit may have been reached: most items answer within
-        # milliseconds, and reading the kernel's files for each of thousands of calls is what costs.
+        # The waiting counters (a file per task) are read only where a wall-clock limit may have been
+        # reached: most items answer within milliseconds, and thousands of calls each read them.
         if self._wall_limit_reached(now):
             self._read_waiting()
-        used = self._cpu_used(self._cpu_start) if now - self._started >= self.allowance - CPU_SLACK else None
+        used = self._cpu_used(self._cpu_start)
         if used is not None and used >= self.allowance:
             self._why = f"no answer after {self.allowance:g} s of CPU time"
             return "timeout"

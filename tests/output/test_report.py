@@ -41,8 +41,10 @@ def _tests(failing: set[tuple[str, int]]) -> list[TestResult]:
     """Every group's result when exactly the ``(grade_id, case index)`` cases in ``failing`` fail."""
     tests = []
     for group in EXERCISE.groups:
+        # the fixed cases, then the instance drawn from each template (as a graded submission's results hold them)
+        provenances = [case.provenance for case in group.cases] + [t.provenance for t in group.templates]
         outcomes = tuple(
-            CaseResult(case.provenance, (group.grade_id, i) not in failing) for i, case in enumerate(group.cases)
+            CaseResult(provenance, (group.grade_id, i) not in failing) for i, provenance in enumerate(provenances)
         )
         passed = all(o.passed for o in outcomes)
         tests.append(TestResult(
@@ -180,14 +182,16 @@ def test_each_case_shows_how_many_scored_students_failed_it(written):
     rows = {(row[0].get_text(), row[1].get_text()): row for row in _rows(soup, "cases")}
     scored = [s for s in batch.students if s.status in SCORED]
     for group in EXERCISE.groups:
-        for index, case in enumerate(group.cases):
-            row = rows[(group.grade_id, f"{index + 1}/{len(group.cases)}")]
+        # the fixed cases, then a row per template: the instance drawn for each submission
+        provenances = [case.provenance for case in group.cases] + [t.provenance for t in group.templates]
+        for index, provenance in enumerate(provenances):
+            row = rows[(group.grade_id, f"{index + 1}/{len(provenances)}")]
             failed = sum(
                 not t.case_results[index].passed for s in scored for t in s.tests if t.name == group.grade_id
             )
             assert row[4].get_text() == f"{failed} of {len(scored)}"
-            assert row[2].get_text() == case.provenance.removeprefix("constructed: ")
-    assert len(rows) == sum(len(g.cases) for g in EXERCISE.groups)
+            assert row[2].get_text() == provenance.removeprefix("constructed: ")
+    assert len(rows) == sum(len(g.cases) + len(g.templates) for g in EXERCISE.groups)
 
 
 def test_the_report_shows_no_hidden_input(written):
