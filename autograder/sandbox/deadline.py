@@ -30,6 +30,9 @@ POLL = 0.5
 #: makes it wait, before the grader gives up on it as overloaded (code that sleeps is stopped by its
 #: charged limits long before; an honest notebook at a load of 40 on 2 cores takes about 20 times its CPU time).
 OVERLOAD_FACTOR = 10.0
+#: Seconds between two readings of the waiting counters while an item runs: often enough that a task
+#: which ends (and takes its counter with it) is seen, rarely enough that quick calls read none.
+READ_EVERY = 0.05
 
 
 class MachineOverloaded(RuntimeError):
@@ -98,6 +101,7 @@ class ItemClock:
         self._run_cpu = cpu_seconds() if cpu_seconds is not None else None
         self._run_baseline = self._item_baseline = self._look()
         self._run_waited = self._item_waited = 0.0
+        self._read_at = self._now()
         self.allowance = 0.0
         self._wall_limit = 0.0
         self._cpu_start: float | None = None
@@ -131,6 +135,7 @@ class ItemClock:
         if self._delays is None:
             return
         delays = self._look()
+        self._read_at = self._now()
         # the most any one task waited: the runner's own thread is what the items wait for
         self._item_waited = max(self._item_waited, _waited(delays, self._item_baseline))
         self._run_waited = max(self._run_waited, _waited(delays, self._run_baseline))
@@ -143,9 +148,9 @@ class ItemClock:
     def overrun(self) -> str | None:
         """None while the item may go on; else ``"timeout"``, ``"budget"`` or ``"overloaded"`` (see :attr:`detail`)."""
         now = self._now()
-        # The waiting counters (a file per task) are read only where a wall-clock limit may have been
-        # reached: most items answer within milliseconds, and thousands of calls each read them.
-        if self._wall_limit_reached(now):
+        # The waiting counters (a file per task) are read every READ_EVERY seconds or where a wall-clock
+        # limit may have been reached: most items answer within milliseconds, thousands of them a run.
+        if self._wall_limit_reached(now) or now - self._read_at >= READ_EVERY:
             self._read_waiting()
         used = self._cpu_used(self._cpu_start)
         if used is not None and used >= self.allowance:
