@@ -76,10 +76,11 @@ def score_table(batch: BatchResult) -> str:
     """A plain-text table of the batch, for the terminal; the score is the final one (late penalty taken off)."""
     ids = {s.student_id: printable(s.student_id) for s in batch.students}
     width = min(40, max([len("student")] + [len(shown) for shown in ids.values()]))
-    lines = [f"{'student':<{width}}  {'status':<8} {'score':>6} {'max':>5}  mistakes / message"]
+    status_width = max([len("status")] + [len(s.status.value) for s in batch.students])
+    lines = [f"{'student':<{width}}  {'status':<{status_width}} {'score':>6} {'max':>5}  mistakes / message"]
     for s in batch.students:
         lines.append(
-            f"{ids[s.student_id]:<{width}}  {s.status.value:<8} {s.final_score:>6g} {s.max_score:>5g}"
+            f"{ids[s.student_id]:<{width}}  {s.status.value:<{status_width}} {s.final_score:>6g} {s.max_score:>5g}"
             f"  {_table_message(s)}"
         )
     return "\n".join(lines)
