@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbformat.v4 import new_code_cell
 
 from autograder.course.example_notebooks import fill_solutions
@@ -112,3 +113,20 @@ def python_in_sandbox(sandbox, code: str, timeout: float = 120) -> subprocess.Co
             )
         finally:
             launch.end()
+
+
+def _cgroup_problem() -> str | None:
+    """Why this machine has no writable cgroups for the sandbox, or None if it has."""
+    from autograder.sandbox.base import Limits
+    from autograder.sandbox.cgroups import CgroupsUnavailable, detect
+
+    try:
+        detect(Limits()).close()
+    except CgroupsUnavailable as error:
+        return str(error)
+    return None
+
+
+CGROUP_PROBLEM = _cgroup_problem()
+needs_cgroups = pytest.mark.skipif(CGROUP_PROBLEM is not None, reason=f"no writable cgroups: {CGROUP_PROBLEM}")
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")

@@ -11,7 +11,6 @@ themselves after two minutes and are killed at the end; nothing here is hostile.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -27,24 +26,9 @@ from autograder.grading import GradingSettings, Status, grade_batch
 from autograder.grading.notebook import read_notebook
 from autograder.grading.submission import grade_submission
 from autograder.sandbox import MachineOverloaded, choose_sandbox, deadline
-from autograder.sandbox.base import Limits
-from autograder.sandbox.cgroups import CgroupsUnavailable, detect
 from autograder.sandbox.deadline import OVERLOAD_FACTOR, Budget, ItemClock, backstop
 
-from grading_run import add_student, new_course, notebook_path
-
-
-def _cgroup_problem() -> str | None:
-    try:
-        detect(Limits()).close()
-    except CgroupsUnavailable as error:
-        return str(error)
-    return None
-
-
-CGROUP_PROBLEM = _cgroup_problem()
-needs_cgroups = pytest.mark.skipif(CGROUP_PROBLEM is not None, reason=f"no writable cgroups: {CGROUP_PROBLEM}")
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+from grading_run import add_student, needs_bwrap, needs_cgroups, new_course, notebook_path
 
 #: Five cells of 150 ``%time`` lines each: IPython in the sandbox, three runs of about 2 s of CPU time each.
 TIME_MAGICS = "\n".join(f"%time x{i} = {i}" for i in range(150))

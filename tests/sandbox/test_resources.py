@@ -11,7 +11,6 @@ and memory, never the machine.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -25,22 +24,11 @@ from autograder.sandbox.base import Limits
 from autograder.sandbox.cgroups import CgroupsUnavailable, detect
 from autograder.sandbox.deadline import ItemClock, backstop
 
-from grading_run import CORRECT_DCG, add_student, grade, new_course, results
+from grading_run import CORRECT_DCG, add_student, grade, needs_bwrap, needs_cgroups, new_course, results
 
 pytestmark = pytest.mark.slow  # most start sandboxes or the grader; the clock tests are quick
 
 
-def _cgroup_problem() -> str | None:
-    try:
-        detect(Limits()).close()
-    except CgroupsUnavailable as error:
-        return str(error)
-    return None
-
-
-CGROUP_PROBLEM = _cgroup_problem()
-needs_cgroups = pytest.mark.skipif(CGROUP_PROBLEM is not None, reason=f"no writable cgroups: {CGROUP_PROBLEM}")
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
 
 TIMEOUT = "2"
 LIMIT = Limits().memory_bytes
