@@ -245,8 +245,8 @@ def _unfounded(
     Values can meet a group's cases without computing the measure at all: a constant meets every
     property, ``0 == 2 * 0``, a lookup table meets known inputs. So beyond the contract, a pass
     counts only where the function behaves like *some* way of computing the measure (the
-    exercise's :attr:`~.exercise.Exercise.resembles`, on what it returned on the exercise's
-    witness calls drawn for this submission), and an own ratio only where the helper it divides
+    exercise's :attr:`~.exercise.Exercise.resembles`, on what it returned on the test calls and on
+    the witness calls drawn for this submission), and an own ratio only where the helper it divides
     does too.
     """
     if group.contract:
@@ -259,8 +259,8 @@ def _unfounded(
     if not resembles(group.function):
         return (
             f"`{group.function}` does not behave like any way of computing it this grader knows (the definition, "
-            "or one of the known mistakes) on inputs drawn for your submission, so meeting this group's cases "
-            "proves nothing"
+            "or one of the known mistakes) on the inputs it was given, some drawn for your submission, so meeting "
+            "this group's cases proves nothing"
         )
     helpers = sorted(h for h in _helpers(plan, calls, exercise) if not resembles(h))
     if helpers:
