@@ -23,8 +23,10 @@ libc.syscall.restype = ctypes.c_long
 
 
 def main():
-    if os.getcwd() != "/home/student":  # the sandbox's scratch home: never run this anywhere else
-        raise SystemExit("kernel_probe.py runs only inside the sandbox (python -c, in /home/student)")
+    # only inside the sandbox: its own UTS namespace names the host "sandbox" (bubblewrap's --hostname)
+    # and it starts in its scratch home; never anywhere else
+    if socket.gethostname() != "sandbox" or os.getcwd() != os.environ.get("HOME"):
+        raise SystemExit("kernel_probe.py runs only inside the grader's sandbox, in its scratch home")
     results = {}
     home = os.getcwd()
     canary_dir = os.path.join(home, "canary")
