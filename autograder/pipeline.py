@@ -13,9 +13,11 @@ from pathlib import Path
 
 from .course.assignment_cells import MissingSource, record_assignment_cells
 from .course.autograded import write_autograded
+from .course.feedback_page import notebook_order
 from .course.generated_cells import skipped_cell_ids
 from .course.late import apply_late_penalties
 from .course.lock import grading_lock
+from .course.marks import read_gradebook_views
 from .course.nbgrader import find_root, release_notebook
 from .course.secret import course_secret
 from .course.submission_folder import Collected, read_collected, shipped_files
@@ -215,7 +217,8 @@ def _grade_course(options: GradeOptions) -> GradeRun:
         if root is not None and student.status not in (Status.MISSING, Status.NOT_GRADED):
             _course_feedback(root, exercise, student.student_id, options.out / page, files[student.student_id])
     if root is not None:  # what nbgrader autograde leaves, for the formgrader
-        write_autograded(root, options.submitted, exercise, batch, options.timeout, files, settings.max_notebook_bytes)
+        write_autograded(root, options.submitted, exercise, batch, options.timeout, files, settings.max_notebook_bytes,
+                         show_solution=options.show_solution)
     write_results(options.out, batch)
     write_report(options.out, exercise, batch)
     return GradeRun(batch, options.out, gradebook_note, gradebook_failed)
@@ -224,9 +227,11 @@ def _grade_course(options: GradeOptions) -> GradeRun:
 def _update_gradebook(
     options: GradeOptions, root: Path | None, batch: BatchResult, collected: dict[str, Collected]
 ) -> tuple[str, bool]:
-    """Record the scores, then the course's late penalties; the note and whether it failed.
+    """Record the scores, apply the course's late penalties, read back the marks; the note and whether it failed.
 
-    A failure leaves the results on disk as graded (without lateness): it is the note's to say.
+    Each student's ``late`` and ``manual`` then hold what the gradebook says (the tutors' marks from
+    formgrader included), so every output shows the final score. A failure leaves the results on
+    disk as graded (without lateness or marks): it is the note's to say.
     """
     exercise = options.exercise
     url = options.gradebook or (f"sqlite:///{root / 'gradebook.db'}" if root else None)
@@ -245,16 +250,25 @@ def _update_gradebook(
         return f"gradebook: {error}", True
     try:  # nbgrader's own late-penalty step, as `nbgrader autograde` runs it after recording the scores
         with gradebook_errors():
-            late = apply_late_penalties(
+            apply_late_penalties(
                 root, url, exercise.assignment, Path(exercise.notebook).stem, [s.student_id for s in recorded]
             )
     except GradebookError as error:  # the scores are recorded; the penalties are not: say which
-        late = {}
         note, failed = f"{note}; late penalties {str(error).replace('NOT updated', 'NOT applied')}", True
     else:
         failed = False
+    try:  # what every output shows: the gradebook's marks (formgrader's manual grading) and lateness
+        with gradebook_errors():
+            order = notebook_order(root, exercise) if root is not None else []
+            views = read_gradebook_views(url, exercise.assignment, Path(exercise.notebook).stem,
+                                         [s.student_id for s in recorded], order)
+    except GradebookError as error:
+        views = {}
+        note, failed = f"{note}; manual marks {str(error).replace('NOT updated', 'NOT read')}", True
     for student in batch.students:
         if student.student_id in refused:  # that student's problem, shown with their result
             student.warnings.append(f"not recorded in the gradebook: {refused[student.student_id]}")
-        student.late = late.get(student.student_id)
+        view = views.get(student.student_id)
+        if view is not None:
+            student.late, student.manual = view.late, view.manual
     return note + cells_note, failed

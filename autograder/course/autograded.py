@@ -3,8 +3,8 @@
 For each graded submission: the student's notebook with the release's read-only cells put back
 (as nbgrader's ``OverwriteCells`` does, and with the release's outputs, never the student's), every
 test cell's outcome as its output, hidden test cells showing only what they check, everything of
-the student's made inert (:mod:`.sanitise`), and nbgrader's ``timestamp.txt`` beside it, in
-``autograded/<student>/<assignment>/`` where the formgrader looks.
+the student's made inert (:mod:`.sanitise`), and nbgrader's ``timestamp.txt`` and the grader's result
+(:mod:`.feedback_page`) beside it, in ``autograded/<student>/<assignment>/`` where the formgrader looks.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import nbformat
 from ..files import write_atomic
 from ..grading import BatchResult, Exercise, Status, StudentResult
 from ..grading.notebook import SubmissionProblem, read_notebook
+from .feedback_page import result_document, result_name
 from .generated_cells import grade_id, skipped_cell_ids, student_code_cells
 from .preprocessor import write_outcomes
 from .sanitise import sanitise_notebook
@@ -39,7 +40,7 @@ def autograded_notebook(
 
 def write_autograded(
     root: Path, submitted: Path, exercise: Exercise, batch: BatchResult, timeout: float,
-    collected: dict[str, dict[str, bytes]], max_bytes: int,
+    collected: dict[str, dict[str, bytes]], max_bytes: int, *, show_solution: bool = False,
 ) -> int:
     """Write ``root/autograded/<student>/<assignment>/`` for every graded student; return how many."""
     release_path = root / "release" / exercise.assignment / exercise.notebook
@@ -60,6 +61,9 @@ def write_autograded(
             continue  # changed or unreadable since it was graded: the next run tries again
         folder = root / "autograded" / student.student_id / exercise.assignment
         write_atomic(folder / exercise.notebook, nbformat.writes(notebook))
+        # the result the student's page is written from, whichever command writes it (.feedback_page)
+        write_atomic(folder / result_name(exercise.notebook),
+                     result_document(student, show_solution=show_solution).decode("utf-8"))
         for name, content in collected.get(student.student_id, {}).items():
             write_atomic(folder / name, content.decode("utf-8", "replace"))
         written += 1

@@ -33,12 +33,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nbconvert.exporters import Exporter
 from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.converters.base import NbGraderException
+from traitlets import List, Type
 
 from ..grading.notebook import SubmissionProblem, file_ids, read_side_file
 from ..output.text import printable
 from ..output.timestamps import TimestampProblem, parse_timestamp
+from .feedback_page import RESULT_SUFFIX, CourseFeedbackExporter
 from .sandbox_guard import SandboxGuard
 from .submission_folder import WHOLE_FOLDER_IS_A_LINK, screen_folder, shipped_files
 
@@ -101,9 +104,10 @@ class _Screened:
             self.log.error(message)
             raise NbGraderException(message)
         self._check_notebooks(student_id)
-        if dropped:
+        shown = [item for item in dropped if not self._left_behind(item.path)]
+        if shown:
             self.log.warning(
-                "Not copied from %s: %s", printable(source), ", ".join(str(item) for item in dropped)
+                "Not copied from %s: %s", printable(source), ", ".join(str(item) for item in shown)
             )
         ignore = list(self.coursedir.ignore)
         # nbgrader's own filter: an absolute pattern replaces the folder nbgrader joins it to, and
@@ -113,6 +117,11 @@ class _Screened:
             yield
         finally:
             self.coursedir.ignore = ignore
+
+    @staticmethod
+    def _left_behind(path: str) -> bool:
+        """Whether ``path`` of the source folder stays behind without a word (it is not the student's)."""
+        return False
 
     # the converters' own steps, with the screening around them (super(): the nbgrader converter)
     def start(self) -> None:
@@ -129,7 +138,18 @@ class CourseAutograde(_Screened, SandboxGuard, Autograde):  # type: ignore[misc]
 
 
 class CourseGenerateFeedback(_Screened, GenerateFeedback):  # type: ignore[misc]
-    """nbgrader's ``GenerateFeedback``, passing on from ``autograded/`` only what the course allows."""
+    """nbgrader's ``GenerateFeedback`` writing the kit's page (:mod:`.feedback_page`) and nothing else.
+
+    nbgrader's own steps (``GetGrades``, the notebook as HTML) are replaced by the course's
+    exporter, which reads the gradebook itself: the page is the same one the batch command writes.
+    """
+
+    preprocessors: Any = List([]).tag(config=True)
+    exporter_class = Type(CourseFeedbackExporter, klass=Exporter).tag(config=True)
+
+    @staticmethod
+    def _left_behind(path: str) -> bool:
+        return path.endswith(RESULT_SUFFIX)  # the grader's result beside the notebook, read by the exporter
 
 
 def install() -> None:

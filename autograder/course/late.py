@@ -141,8 +141,14 @@ def late_step(config: Config) -> type[AssignLatePenalties] | None:
     return None
 
 
-def _lateness(gradebook: Any, assignment: str, notebook_id: str, student_id: str) -> Lateness | None:
-    submission = gradebook.find_submission(assignment, student_id)
+def read_lateness(gradebook: Any, assignment: str, notebook_id: str, student_id: str) -> Lateness | None:
+    """A submission's lateness and penalty as the gradebook holds them; None without a due date or submission."""
+    from nbgrader.api import MissingEntry
+
+    try:
+        submission = gradebook.find_submission(assignment, student_id)
+    except MissingEntry:
+        return None
     due = submission.assignment.duedate
     if due is None:
         return None
@@ -219,4 +225,4 @@ def apply_late_penalties(
             step(config=config, log=_QUIET).preprocess(nbformat.v4.new_notebook(), resources)
     with warnings.catch_warnings(), Gradebook(db_url) as gradebook:
         warnings.simplefilter("ignore")
-        return {student_id: _lateness(gradebook, assignment, notebook_id, student_id) for student_id in students}
+        return {student_id: read_lateness(gradebook, assignment, notebook_id, student_id) for student_id in students}

@@ -11,7 +11,9 @@ engine as ``python -m autograder grade``). Then, in the notebook nbgrader saves 
   (an error output scores 0, anything else full points; ``needs_manual_grade`` as nbgrader sets it);
 - every hidden test cell's source is replaced by its description, so nothing hidden reaches
   ``autograded/`` or the feedback generated from it;
-- a code cell of the student's that raised, hung or crashed gets that as its output.
+- a code cell of the student's that raised, hung or crashed gets that as its output;
+- the grader's result goes beside the notebook (``<notebook>.grader.json``), for the student's page
+  (:mod:`.feedback_page`).
 
 :class:`SanitiseNotebook`, next in the course's list, then makes everything of the student's in the
 notebook inert (:mod:`.sanitise`), so that the formgrader and ``generate_feedback`` show nothing
@@ -35,6 +37,7 @@ from ..grading import Exercise, GradingSettings, Status, StudentResult, grade_su
 from ..grading.notebook import NotebookFile, release_code
 from ..grading.submission import cell_message
 from ..sandbox import MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
+from .feedback_page import result_document, result_name
 from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells
 from .sanitise import sanitise_notebook
 from .secret import course_secret
@@ -96,6 +99,9 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
             result.max_score, result.instances,
         )
         write_outcomes(nb, exercise, result, student_code_cells(nb, skip), self.timeout)
+        # nbgrader's writer puts resources["outputs"] beside the autograded notebook: the result the
+        # student's page is written from (.feedback_page), whichever command writes it later
+        resources.setdefault("outputs", {})[result_name(exercise.notebook)] = result_document(result)
         return nb, resources
 
 

@@ -7,6 +7,8 @@ This one, registered in ``nbgrader_config.py`` through nbgrader's own setting
 (``c.ExchangeFactory.release_feedback``), releases ``<notebook>.html`` only for the notebooks of
 ``release/<assignment>/``, only when it is a regular file (no link), reads the two small files
 without following links, and skips a student it cannot release to with a warning, never the others.
+Just before releasing a page it writes it again from the grader's result and the gradebook as they
+are now (:mod:`.feedback_page`), so a mark given after ``grade`` or ``generate_feedback`` is in it.
 """
 
 from __future__ import annotations
@@ -16,13 +18,17 @@ import os
 import re
 import shutil
 import stat
+import warnings
 from pathlib import Path
 
 from nbgrader.exchange.default import ExchangeReleaseFeedback
 from nbgrader.utils import notebook_hash
 
+from ..errors import UsageError
+from ..exercises import exercise_for
 from ..grading.notebook import SubmissionProblem, read_side_file
 from ..output.text import printable
+from .feedback_page import NoGraderResult, page_path, write_course_page
 
 
 class CourseReleaseFeedback(ExchangeReleaseFeedback):  # type: ignore[misc]  # nbgrader ships no type information
@@ -58,12 +64,40 @@ class CourseReleaseFeedback(ExchangeReleaseFeedback):  # type: ignore[misc]  # n
             if problem is not None or secret is None:
                 self.log.warning("Not released: %s: %s", shown, problem)
                 continue
+            problem = self._refresh(Path(html_file), student, shown)
+            if problem is not None:
+                self.log.warning("Not released: %s: %s", shown, problem)
+                continue
             checksum = notebook_hash(secret=secret, notebook_id=notebook)
             temporary = os.path.join(self.dest_path, f"{checksum}-tmp.html")
             self.log.info("Releasing feedback for student '%s' on assignment '%s/%s/%s'", printable(student),
                           self.coursedir.course_id, self.coursedir.assignment_id, notebook)
             shutil.copyfile(html_file, temporary, follow_symlinks=False)
             shutil.move(temporary, os.path.join(self.dest_path, f"{checksum}.html"))  # atomic update, as nbgrader
+
+    def _refresh(self, page: Path, student: str, shown: str) -> str | None:
+        """Write the page again from the grader's result and the gradebook as they are now (:mod:`.feedback_page`).
+
+        So the released page has every mark given since it was written. A page the kit does not
+        write (an assignment it does not grade, no grader's result) is released as it is, with a
+        warning; when the gradebook cannot be read, the reason not to release a stale page.
+        """
+        try:
+            exercise = exercise_for(self.coursedir.assignment_id)
+        except UsageError:
+            return None
+        root = Path(self.coursedir.root).resolve()
+        if page.resolve() != page_path(root, exercise, student).resolve():
+            return None  # a feedback folder laid out otherwise: not a page the kit writes
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # SQLAlchemy's "not in session" noise from nbgrader's models
+                write_course_page(root, self.coursedir.db_url, exercise, student)
+        except NoGraderResult as missing:
+            self.log.warning("Released as it is, without the latest marks: %s: %s", shown, missing)
+        except Exception as error:  # the gradebook: locked, missing; the page would miss the tutors' marks
+            return f"the gradebook could not be read for the current marks ({type(error).__name__}: {error})"
+        return None
 
     @staticmethod
     def _problem(html_file: str, notebook: str, notebooks: set[str]) -> str | None:

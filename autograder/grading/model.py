@@ -20,7 +20,10 @@ from ..sandbox import CellOutcome
 #:    and ``warnings`` (about the submission folder and the gradebook, not the grade).
 #: 5: each student has ``late`` (null, or the due date, the submission time, the seconds late and the
 #:    penalty nbgrader's late-submission plugin gave) and ``final_score`` (``score`` less the penalty).
-SCHEMA_VERSION = 5
+#: 6: each student has ``manual`` (null, or what the gradebook holds beyond the grader's scores: the
+#:    tutors' manual scores, extra credit and comments, and the gradebook's total), and ``final_score``
+#:    is the gradebook's total less the late penalty.
+SCHEMA_VERSION = 6
 
 
 class Status(StrEnum):
@@ -149,6 +152,67 @@ class Lateness:
                    None if seconds is None else float(seconds), float(data["penalty"]))
 
 
+@dataclass(frozen=True)
+class CellMark:
+    """A tutor's mark on one cell of a submission, as the gradebook holds it (formgrader's manual grading)."""
+
+    #: The cell's nbgrader id: a test group's (``test_dcg_cutoff``) or an answer cell's (``dcg``).
+    cell: str
+    #: The grader's score and the tutor's, which wins; None where there is none (an answer cell has no score).
+    auto_score: float | None
+    manual_score: float | None
+    extra_credit: float
+    comment: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CellMark:
+        """Read back what :meth:`to_json` wrote."""
+        def number(value: Any) -> float | None:
+            return None if value is None else float(value)
+
+        comment = data["comment"]
+        return cls(str(data["cell"]), number(data["auto_score"]), number(data["manual_score"]),
+                   float(data["extra_credit"]), None if comment is None else str(comment))
+
+
+@dataclass(frozen=True)
+class ManualMarks:
+    """What the gradebook holds for a submission beyond the grader's own scores.
+
+    Read after grading, like :class:`Lateness`, so that every output shows the marks a tutor gave
+    in formgrader (the gradebook is the single source of truth for final scores).
+    """
+
+    #: The cells with a manual score, extra credit or a comment, in the notebook's order.
+    marks: tuple[CellMark, ...]
+    #: The gradebook's total before any late penalty: per test the manual score where a tutor
+    #: gave one, else the automatic one, plus extra credit (nbgrader's ``submission.score``).
+    score: float
+
+    @property
+    def overridden(self) -> bool:
+        """Whether a tutor changed a score (a manual score or extra credit), not only commented."""
+        return any(mark.manual_score is not None or mark.extra_credit for mark in self.marks)
+
+    @property
+    def comments(self) -> tuple[CellMark, ...]:
+        """The marks with a comment."""
+        return tuple(mark for mark in self.marks if mark.comment)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {"marks": [mark.to_json() for mark in self.marks], "score": self.score}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ManualMarks:
+        """Read back what :meth:`to_json` wrote."""
+        return cls(tuple(CellMark.from_json(mark) for mark in data["marks"]), float(data["score"]))
+
+
 @dataclass
 class StudentResult:
     """Everything the grader found out about one submission."""
@@ -173,6 +237,9 @@ class StudentResult:
     #: Lateness against the gradebook's due date; None without a due date or a gradebook entry. Set
     #: after grading (from the gradebook), never by the engine, so a re-run sees a changed due date.
     late: Lateness | None = None
+    #: The tutors' marks and the gradebook's total; None without a gradebook entry. Set after
+    #: grading (from the gradebook), never by the engine, so a re-run shows the current marks.
+    manual: ManualMarks | None = None
 
     @classmethod
     def without_grading(cls, student_id: str, status: Status, message: str, max_score: float) -> StudentResult:
@@ -186,9 +253,13 @@ class StudentResult:
 
     @property
     def final_score(self) -> float:
-        """The score less the late penalty (never below 0), as ``nbgrader export`` computes it."""
+        """The gradebook's total (the tutors' marks included) less the late penalty, never below 0.
+
+        As ``nbgrader export`` computes it; without a gradebook entry, the grader's score.
+        """
         penalty = self.late.penalty if self.late is not None else 0.0
-        return max(0.0, self.score - penalty)
+        total = self.manual.score if self.manual is not None else self.score
+        return max(0.0, total - penalty)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form, as in ``results.json``."""
@@ -208,6 +279,7 @@ class StudentResult:
             "instances": self.instances,
             "warnings": list(self.warnings),
             "late": None if self.late is None else self.late.to_json(),
+            "manual": None if self.manual is None else self.manual.to_json(),
             "final_score": self.final_score,
         }
 
@@ -235,6 +307,7 @@ class StudentResult:
             instances=data["instances"],
             warnings=[str(warning) for warning in data["warnings"]],
             late=None if data["late"] is None else Lateness.from_json(data["late"]),
+            manual=None if data["manual"] is None else ManualMarks.from_json(data["manual"]),
         )
 
 

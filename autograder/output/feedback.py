@@ -1,6 +1,7 @@
 """One self-contained HTML feedback page per student (template ``templates/feedback.html.j2``).
 
-It shows the score per test with what went wrong, the recognised mistakes (with their
+It shows the final score (the tutors' marks and the late penalty included, as the gradebook has
+them), the score per test with what went wrong, every manual mark and comment, the recognised mistakes (with their
 explanation from the exercise's catalogue and a counterexample on a probe input), and the
 exercise's definition, so that a student who missed the tutorial can read it alone (the parts
 of the definition marked as the solution only when the tutor asks for them: ``show_solution``).
@@ -18,6 +19,7 @@ from markupsafe import Markup
 from ..files import write_atomic
 from ..grading import BatchResult, Exercise, Finding, Mistake, Status, StudentResult
 from .lateness import due_text, duration, utc
+from .marks import mark_rows, overrides, score_breakdown
 from .markup import without_solution
 from .templating import render
 
@@ -66,6 +68,9 @@ def render_feedback(exercise: Exercise, student: StudentResult, *, show_solution
         notes=student.message if student.message != "graded" else "",
         explained=explained,
         late=student.late,
+        breakdown=score_breakdown(student),
+        marks=mark_rows(exercise, student),
+        overrides=overrides(student),
         late_by="" if student.late is None or not student.late.seconds_late else duration(student.late.seconds_late),
         due=due_text(student.late) if student.late is not None else "",
         submitted="" if student.late is None or student.late.submitted is None else utc(student.late.submitted),

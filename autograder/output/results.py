@@ -13,6 +13,7 @@ from ..files import write_atomic
 from ..grading import SCHEMA_VERSION, BatchResult, Status, StudentResult
 from .feedback import feedback_path
 from .lateness import lateness_note
+from .marks import manual_note
 from .text import csv_cell, printable
 
 
@@ -37,22 +38,28 @@ def results_document(batch: BatchResult) -> dict[str, Any]:
 
 
 def grades_csv(batch: BatchResult) -> str:
-    """One row per student: id, status, score, max score, then points per test group, then late penalty and final score.
+    """One row per student: id, status, score, max score, points per test group, then the gradebook's columns.
 
-    ``score`` is the grader's (nbgrader's raw score), ``penalty`` the late penalty in the gradebook
-    (empty without a due date), ``final_score`` the score less the penalty, as ``nbgrader export`` has them.
+    ``score`` and the group columns are the grader's; ``gradebook_score`` is the gradebook's total
+    (a tutor's manual scores and extra credit included; empty without a gradebook entry),
+    ``manual`` is ``yes`` where a tutor changed a score, ``penalty`` the late penalty in the
+    gradebook (empty without a due date), ``final_score`` the total less the penalty, as ``nbgrader
+    export`` has it.
     """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     names = [group.name for group in batch.groups]
     writer.writerow([
-        "student_id", "status", "score", "max_score", *(csv_cell(name) for name in names), "penalty", "final_score",
+        "student_id", "status", "score", "max_score", *(csv_cell(name) for name in names),
+        "gradebook_score", "manual", "penalty", "final_score",
     ])
     for student in batch.students:
         points = {test.name: test.points for test in student.tests}
         writer.writerow([
             csv_cell(student.student_id), student.status.value, f"{student.score:g}", f"{student.max_score:g}",
             *(f"{points[name]:g}" if name in points else "" for name in names),
+            "" if student.manual is None else f"{student.manual.score:g}",
+            "yes" if student.manual is not None and student.manual.overridden else "",
             "" if student.late is None else f"{student.late.penalty:g}", f"{student.final_score:g}",
         ])
     return buffer.getvalue()
@@ -66,8 +73,8 @@ def write_results(out: Path, batch: BatchResult) -> None:
 
 def _table_message(student: StudentResult) -> str:
     message = "" if student.status is Status.GRADED and student.message == "graded" else student.message
-    late = lateness_note(student.late)
-    text = printable(", ".join(([late] if late else []) + student.diagnosis.ids + ([message] if message else [])
+    notes = [note for note in (lateness_note(student.late), manual_note(student.manual, student.score)) if note]
+    text = printable(", ".join(notes + student.diagnosis.ids + ([message] if message else [])
                                + student.warnings))
     return text[:87] + "..." if len(text) > 90 else text
 

@@ -24,6 +24,7 @@ from urllib.parse import quote
 from ..grading import BatchResult, Exercise, Mistake, Status, StudentResult
 from .feedback import feedback_path
 from .lateness import due_text, duration, lateness_note, utc
+from .marks import manual_note
 
 #: Statuses whose submissions were scored (their notebook ran): the set every chart is over. Taken
 #: from :attr:`StudentResult.counted`, so that the report and the model cannot disagree on it.
@@ -68,10 +69,10 @@ class RosterRow:
 
     @property
     def note(self) -> str:
-        """Lateness, the result's one-line message and its warnings, empty when there is nothing to say."""
+        """Lateness, the tutors' marks, the result's message and its warnings; empty when there is nothing to say."""
         message = "" if self.student.message == "graded" else self.student.message
-        late = lateness_note(self.student.late)
-        return "; ".join(([late] if late else []) + ([message] if message else []) + self.student.warnings)
+        notes = [lateness_note(self.student.late), manual_note(self.student.manual, self.student.score), message]
+        return "; ".join([note for note in notes if note] + self.student.warnings)
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,11 @@ class ClassSummary:
             submitted = "" if late.submitted is None else utc(late.submitted)
             rows.append(LateRow(row.student, row.href, due_text(late), submitted, late_by, late.penalty))
         return tuple(rows)
+
+    @property
+    def manual(self) -> tuple[RosterRow, ...]:
+        """Students whose score a tutor changed in formgrader (a manual score or extra credit)."""
+        return tuple(row for row in self.roster if row.student.manual is not None and row.student.manual.overridden)
 
     @property
     def due(self) -> str:

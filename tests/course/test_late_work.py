@@ -20,6 +20,7 @@ from nbgrader.api import Gradebook
 
 from autograder.course.nbgrader import run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
+from autograder.grading import SCHEMA_VERSION
 
 from grading_run import add_student, grade, notebook_path, results, whole_course
 
@@ -108,7 +109,7 @@ def test_the_same_penalty_on_both_paths(graded):
 
 def test_results_json_holds_the_lateness(graded):
     document = json.loads((graded / "graded" / "results.json").read_text())
-    assert document["schema_version"] == 5
+    assert document["schema_version"] == SCHEMA_VERSION
     late = {student["student_id"]: student["late"] for student in document["students"]}
     assert late["late"] == {
         "due": DUE.isoformat(), "extended_due": None, "submitted": SUBMITTED["late"].isoformat(),
@@ -139,7 +140,7 @@ def test_the_table_report_and_pages_show_it(graded):
 
     page = (graded / "graded" / "feedback" / "late" / "ndcg.html").read_text(encoding="utf-8")
     assert "<strong>29 s late</strong>" in page and f"Late penalty: {FULL:g} points." in page
-    assert f"<strong>{FULL - FULL:g} / {FULL:g}</strong>" in page
+    assert f'id="final-score">{FULL - FULL:g} / {FULL:g}</strong>' in page
     released = (graded / "feedback" / "late" / "ndcg" / "ndcg.html").read_text(encoding="utf-8")
     assert released == page  # the copy release_feedback sends
     assert "on time" in (graded / "graded" / "feedback" / "ontime" / "ndcg.html").read_text(encoding="utf-8")

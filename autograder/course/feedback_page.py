@@ -1,0 +1,148 @@
+"""The one feedback page a student receives, current whichever order the tutor works in.
+
+The page shows the grader's result and its diagnosis, every manual score and comment a tutor gave
+in formgrader, the late penalty and the final total. Its two sources are kept apart so that the page
+can be written again at any time:
+
+- the grader's result, saved beside the autograded notebook as ``<notebook>.grader.json`` by both
+  grading paths (``python -m autograder grade`` and the course's ``SandboxedExecute`` in ``nbgrader
+  autograde``), so it always belongs to the notebook in ``autograded/``;
+- the gradebook (:mod:`.marks`), read each time the page is written.
+
+Every writer of ``feedback/<student>/<assignment>/<notebook>.html`` goes through
+:func:`write_course_page`: the batch command, ``nbgrader generate_feedback`` and the formgrader's
+"Generate Feedback" (:class:`CourseFeedbackExporter`), and ``nbgrader release_feedback``, which
+writes the page again just before releasing it (:mod:`.release_feedback`). A student's file of the
+same name in a submission never reaches ``autograded/``: the course's converters pass on only the
+notebooks and the files nbgrader and the release put there (:mod:`.converters`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nbconvert.exporters import Exporter
+from nbformat.notebooknode import NotebookNode
+
+from ..errors import CourseError
+from ..exercises import exercise_for
+from ..files import write_atomic
+from ..grading import Exercise, StudentResult
+from ..output.feedback import render_feedback
+from .marks import read_gradebook_views
+
+#: The grader's result beside ``autograded/<student>/<assignment>/<notebook>.ipynb``.
+RESULT_SUFFIX = ".grader.json"
+_FORMAT = 1
+
+
+class NoGraderResult(CourseError):
+    """A submission has no grader's result to write a page from (it was not autograded by this kit)."""
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """What the grading path saved for the page: the result, and whether the page shows the solution."""
+
+    result: StudentResult
+    show_solution: bool
+
+
+def result_name(notebook: str) -> str:
+    """The result file's name for ``notebook`` (``ndcg.ipynb`` or ``ndcg``): ``ndcg.grader.json``."""
+    return Path(notebook).stem + RESULT_SUFFIX
+
+
+def result_document(result: StudentResult, *, show_solution: bool = False) -> bytes:
+    """The result file's content for ``result`` (its lateness and marks are left out: the gradebook has them)."""
+    data = result.to_json()
+    data["late"] = data["manual"] = None
+    return json.dumps({"format": _FORMAT, "show_solution": show_solution, "result": data}, indent=1).encode("utf-8")
+
+
+def read_stored_result(folder: Path, notebook: str) -> StoredResult:
+    """Read the result saved in the autograded ``folder`` for ``notebook``.
+
+    Raises
+    ------
+    NoGraderResult
+        When there is none, or it cannot be read (then the submission must be graded again).
+    """
+    path = folder / result_name(notebook)
+    try:
+        document = json.loads(path.read_bytes())
+        if document.get("format") != _FORMAT:
+            raise ValueError(f"format {document.get('format')!r}, not {_FORMAT}")
+        return StoredResult(StudentResult.from_json(document["result"]), bool(document["show_solution"]))
+    except FileNotFoundError:
+        raise NoGraderResult(f"no grader's result in {folder} (grade the submission first: "
+                             "`python -m autograder grade` or `nbgrader autograde`)") from None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise NoGraderResult(f"{path} is unreadable ({error}); grade the submission again") from error
+
+
+def notebook_order(root: Path, exercise: Exercise) -> list[str]:
+    """The release notebook's cell ids in order (the order of the marks on a page); empty if it is missing."""
+    import nbformat
+
+    path = root / "release" / exercise.assignment / exercise.notebook
+    if not path.is_file():
+        return []
+    cells = nbformat.read(path, as_version=4).cells
+    return [cell.metadata.get("nbgrader", {}).get("grade_id", "") for cell in cells]
+
+
+def course_page(root: Path, db_url: str, exercise: Exercise, student_id: str) -> str:
+    """The student's current page: the saved result with the gradebook's marks and lateness as they are now.
+
+    Raises
+    ------
+    NoGraderResult
+        When the submission has no saved result.
+    """
+    folder = root / "autograded" / student_id / exercise.assignment
+    return _page(folder, db_url, exercise, student_id, notebook_order(root, exercise))
+
+
+def _page(folder: Path, db_url: str, exercise: Exercise, student_id: str, order: list[str]) -> str:
+    stored = read_stored_result(folder, exercise.notebook)
+    notebook_id = Path(exercise.notebook).stem
+    view = read_gradebook_views(db_url, exercise.assignment, notebook_id, [student_id], order)[student_id]
+    return render_feedback(exercise, view.applied_to(stored.result), show_solution=stored.show_solution)
+
+
+def page_path(root: Path, exercise: Exercise, student_id: str) -> Path:
+    """``feedback/<student>/<assignment>/<notebook>.html``, where ``nbgrader release_feedback`` takes it from."""
+    return root / "feedback" / student_id / exercise.assignment / f"{Path(exercise.notebook).stem}.html"
+
+
+def write_course_page(root: Path, db_url: str, exercise: Exercise, student_id: str) -> Path:
+    """Write the student's current page (:func:`course_page`) where nbgrader looks for it; return its path."""
+    path = page_path(root, exercise, student_id)
+    write_atomic(path, course_page(root, db_url, exercise, student_id))
+    return path
+
+
+class CourseFeedbackExporter(Exporter):
+    """``generate_feedback``'s exporter for the course: the kit's page instead of the notebook as HTML.
+
+    nbgrader's converter hands it each autograded notebook with the student, the assignment and
+    the gradebook's URL; it writes the page from the result saved beside that notebook.
+    """
+
+    file_extension = ".html"
+    output_mimetype = "text/html"
+
+    # text, not a notebook: what nbgrader's writer stores (as nbconvert's own HTML exporter returns)
+    def from_notebook_node(self, nb: NotebookNode, resources: dict[str, Any] | None = None,  # type: ignore[override]
+                           **kw: Any) -> tuple[str, dict[str, Any]]:
+        nb, resources = super().from_notebook_node(nb, resources, **kw)
+        info = resources["nbgrader"]
+        exercise = exercise_for(info["assignment"])
+        # nbgrader converts from the course directory; a missing result fails this student only, with its message
+        page = _page(Path(resources["metadata"]["path"]), info["db_url"], exercise, info["student"],
+                     notebook_order(Path.cwd(), exercise))
+        return page, resources

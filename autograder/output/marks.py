@@ -1,0 +1,82 @@
+"""The tutors' marks as every output shows them: a one-line note, and the rows of the student's page.
+
+The marks come from the gradebook (:class:`~autograder.grading.ManualMarks`, read by
+:mod:`autograder.course.marks`); here they only get words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..grading import CellMark, Exercise, ManualMarks, StudentResult
+
+
+@dataclass(frozen=True)
+class MarkRow:
+    """One tutor's mark as the student's page lists it."""
+
+    #: Where in the notebook, in the student's terms: a test by what it checks, or an answer cell.
+    where: str
+    mark: CellMark
+    #: The test's points (None for a cell without points, such as an answer cell).
+    max_points: float | None
+
+    @property
+    def score_text(self) -> str:
+        """"1.5 of 2 points (the grader gave 1)", "+0.5 extra credit", or "" for a comment alone."""
+        parts = []
+        if self.mark.manual_score is not None:
+            of = f" of {self.max_points:g}" if self.max_points is not None else ""
+            grader = "" if self.mark.auto_score is None else f" (the grader gave {self.mark.auto_score:g})"
+            parts.append(f"{self.mark.manual_score:g}{of} points{grader}")
+        if self.mark.extra_credit:
+            parts.append(f"{self.mark.extra_credit:+g} extra credit")
+        return ", ".join(parts)
+
+
+def mark_rows(exercise: Exercise, student: StudentResult) -> list[MarkRow]:
+    """The rows of the page's "from your tutor" section, in the notebook's order; empty without marks."""
+    if student.manual is None:
+        return []
+    groups = {group.grade_id: group for group in exercise.groups}
+    rows = []
+    for mark in student.manual.marks:
+        group = groups.get(mark.cell)
+        if group is not None:
+            rows.append(MarkRow(f"test: {group.description}", mark, group.points))
+        else:
+            rows.append(MarkRow(f"your cell `{mark.cell}`", mark, None))
+    return rows
+
+
+def manual_note(manual: ManualMarks | None, score: float) -> str:
+    """A short note for tables where a tutor changed the score or commented; empty otherwise.
+
+    Examples: "manual marks: 7.5 (grader 6)", "tutor's comment".
+    """
+    if manual is None or not manual.marks:
+        return ""
+    if manual.overridden:
+        return f"manual marks: {manual.score:g} (grader {score:g})"
+    return "tutor's comment"
+
+
+def score_breakdown(student: StudentResult) -> str:
+    """How the final score came about, where it is not simply the grader's; empty otherwise.
+
+    For example "the grader gave 6; with your tutor's marks 7.5; late penalty 2 points".
+    """
+    parts = []
+    manual = student.manual
+    if manual is not None and manual.overridden:
+        parts.append(f"with your tutor's marks {manual.score:g}")
+    if student.late is not None and student.late.penalty:
+        parts.append(f"late penalty {student.late.penalty:g} points")
+    return "; ".join([f"the grader gave {student.score:g}", *parts]) if parts else ""
+
+
+def overrides(student: StudentResult) -> dict[str, float]:
+    """The tests whose points a tutor set by hand: grade id to the tutor's points."""
+    if student.manual is None:
+        return {}
+    return {mark.cell: mark.manual_score for mark in student.manual.marks if mark.manual_score is not None}
