@@ -41,7 +41,7 @@ from traitlets import List, Type
 from ..grading.notebook import SubmissionProblem, file_ids, read_side_file
 from ..output.text import printable
 from ..output.timestamps import TimestampProblem, parse_timestamp
-from .feedback_page import RESULT_SUFFIX, CourseFeedbackExporter
+from .feedback_page import RESULT_SUFFIX, CourseFeedbackExporter, result_name
 from .sandbox_guard import SandboxGuard
 from .submission_folder import WHOLE_FOLDER_IS_A_LINK, screen_folder, shipped_files
 
@@ -150,6 +150,28 @@ class CourseGenerateFeedback(_Screened, GenerateFeedback):  # type: ignore[misc]
     @staticmethod
     def _left_behind(path: str) -> bool:
         return path.endswith(RESULT_SUFFIX)  # the grader's result beside the notebook, read by the exporter
+
+    def start(self) -> None:
+        self._without_result: list[str] = []
+        super().start()
+        if self._without_result:  # nbgrader's apps and the formgrader report this as a failure (exit 1)
+            message = f"no feedback written for {', '.join(self._without_result)}: not graded by this course's grader"
+            self.log.error(message)
+            raise NbGraderException(message)
+
+    def init_destination(self, assignment_id: str, student_id: str) -> bool:
+        """Skip, with one line each, a submission whose notebooks have no grader's result (no traceback)."""
+        for notebook in self.notebooks:
+            path = Path(notebook)
+            if not (path.parent / result_name(path.name)).is_file():
+                self.log.error(
+                    "%s: no grader's result beside %s, so no feedback page: grade the submission first "
+                    "(`python -m autograder grade` or `nbgrader autograde` with this course's config)",
+                    printable(student_id), printable(path.name))
+                self._without_result.append(printable(student_id))
+                return False
+        result: bool = super().init_destination(assignment_id, student_id)
+        return result
 
 
 def install() -> None:

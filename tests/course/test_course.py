@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -154,12 +156,21 @@ def test_examples_get_partial_credit_for_what_they_get_right(graded_course):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("student", ["alice", "zz_solution"])
-def test_feedback_can_be_generated(graded_course, student):
-    from autograder.course.nbgrader import run_nbgrader
+def test_feedback_of_a_notebook_the_kit_did_not_grade_is_refused_in_one_line(graded_course, student):
+    """This reference course ran nbgrader's own Execute: no grader's result, so no page (never nbgrader's)."""
+    import subprocess
+
+    from autograder.course.nbgrader import tool_environment
 
     course, _ = graded_course
-    run_nbgrader(course, "generate_feedback", ASSIGNMENT, "--student", student, "--force")
-    assert (course / "feedback" / student / ASSIGNMENT / "ndcg.html").is_file()
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "nbgrader"), "generate_feedback", ASSIGNMENT, "--student", student,
+         "--force"], cwd=course, env=tool_environment(), capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 1
+    assert f"{student}: no grader's result beside ndcg.ipynb, so no feedback page" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (course / "feedback" / student / ASSIGNMENT / "ndcg.html").exists()
 
 
 @pytest.mark.slow

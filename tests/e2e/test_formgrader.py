@@ -4,7 +4,9 @@ A throw-away course is graded with ``python -m autograder grade``; one more subm
 afterwards and is graded from the formgrader's Autograde button (``nbgrader autograde``, which in
 this course runs the kit's sandbox). Then, in JupyterLab's formgrader pages, as a tutor would:
 every submission is listed as graded with the score ``results.json`` gives; a manual score set in
-the grading interface wins in the gradebook; Generate feedback and Release feedback work.
+the grading interface wins in the gradebook, and a comment typed there is saved; Generate feedback and
+Release feedback write and release the kit's page (diagnosis, the manual score, the comment), not
+nbgrader's notebook-as-HTML.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ pytestmark = [
 
 COURSE_ID = "ir-ranking-evaluation"  # nbgrader_config.py's course id
 LATE = "frank"  # submits after the batch run; graded from the formgrader's Autograde button
-MANUAL = "bob"  # gets a manual score on one test cell
+MANUAL = "bob"  # gets a manual score on one test cell and a comment on his `dcg`
+COMMENT = "See the lecture's slide on the discount <i>again</i>."
 TIMEOUT = 60_000  # ms, for each wait in the browser
 
 
@@ -144,6 +147,10 @@ def test_a_manual_score_set_in_the_grading_interface_wins(tutor):
             page.fill(f"input#{cell}", f"{points[cell]:g}")
             page.press(f"input#{cell}", "Tab")  # the change event saves the grade
         assert saved.value.ok
+        with page.expect_response(lambda r: "/formgrader/api/comment/" in r.url and r.request.method == "PUT") as said:
+            page.fill("textarea#dcg-comment", COMMENT)
+            page.press("textarea#dcg-comment", "Tab")  # saved on change, like the score
+        assert said.value.ok
         after = before[0] - auto + points[cell]
         assert gradebook_scores(course)[MANUAL] == (after, before[1])
         rows = open_submissions(page, lab)
@@ -165,7 +172,12 @@ def test_generate_and_release_feedback_from_the_buttons(tutor):
     page_of = {student: course / "feedback" / student / "ndcg" / "ndcg.html" for student in scores}
     for student, (score, max_score) in scores.items():
         text = page_of[student].read_text(encoding="utf-8")
-        assert f"Score: {score:.1f} / {max_score:.1f}" in text, student  # nbgrader's page: the manual score too
+        assert "The definition used for grading" in text, student  # the kit's page, not nbgrader's
+        assert f'id="final-score">{score:g} / {max_score:g}</strong>' in text, student  # the manual score too
+        assert ("From your tutor" in text) == (student == MANUAL), student
+    manual = page_of[MANUAL].read_text(encoding="utf-8")
+    assert COMMENT.replace("'", "&#39;").replace("<", "&lt;").replace(">", "&gt;") in manual  # as text
+    assert "(your tutor; the grader gave" in manual
     released = tmp / "exchange" / COURSE_ID / "feedback"
     for student in scores:  # each student's page where `nbgrader fetch_feedback` looks for it
         name = notebook_hash(secret=f"secret-of-{student}", notebook_id="ndcg")

@@ -102,7 +102,9 @@ def test_only_the_notebook_and_nbgraders_files_travel(cycle, stage):
     state = nbgrader_state if stage == "nbgrader" else _tree(course, exchange)
     for student in ("alice", "mallet"):
         assert {name for name in state["autograded"] if name.startswith(f"{student}/ndcg/")} == {
-            f"{student}/ndcg/{name}" for name in ("ndcg.ipynb", "timestamp.txt", "submission_secret.txt")
+            # the grader's result, which the feedback page is written from, stays in autograded/
+            f"{student}/ndcg/{name}" for name in ("ndcg.ipynb", "ndcg.grader.json", "timestamp.txt",
+                                                  "submission_secret.txt")
         }
         assert {name for name in state["feedback"] if name.startswith(f"{student}/ndcg/")} == {
             f"{student}/ndcg/{name}" for name in ("ndcg.html", "timestamp.txt", "submission_secret.txt")
