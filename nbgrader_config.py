@@ -25,11 +25,13 @@ c.CourseDirectory.root = str(COURSE)
 # hub's shared exchange, nbgrader's default /srv/nbgrader/exchange. Change this one line, then run
 # `python -m autograder student-config` again for the students (docs/tutor-guide.md, "The exchange").
 c.Exchange.root = str(COURSE / "exchange")
-# nbgrader creates no exchange; the default one is made here, so that the first release_assignment
-# finds it. Never fail: nbgrader IGNORES a config file that raises (see below) and grades unsandboxed.
-if c.Exchange.root == str(COURSE / "exchange"):
+# The default one is made here as release_assignment would make it (mode 0777), so that the formgrader
+# finds it before the first release. Never fail: nbgrader IGNORES a config file that raises (see
+# below) and then grades unsandboxed.
+if c.Exchange.root == str(COURSE / "exchange") and not (COURSE / "exchange").exists():
     with suppress(OSError):
-        (COURSE / "exchange").mkdir(exist_ok=True)
+        (COURSE / "exchange").mkdir()
+        (COURSE / "exchange").chmod(0o777)
 # nbgrader 0.9.6 under SQLAlchemy 2 prints "SAWarning: Object of type <SubmittedAssignment> not in
 # session …" for every new submission; it is harmless (nbgrader adds the object itself right after).
 warnings.filterwarnings("ignore", message=r"Object of type <\w+> not in session", category=SAWarning)
