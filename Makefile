@@ -10,10 +10,10 @@ BENCH_BIN := $(abspath $(BENCH_VENV))/bin
 # nbgrader runs the `alembic` program when it creates the gradebook: the venv's bin/ must be on PATH.
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help venv demo test e2e lint grade bench release sync docs lock clean
+.PHONY: help venv demo test e2e lint grade formgrader bench release sync docs lock clean clean-grades
 
 help:  ## list the targets
-	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 10
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F '\t' '{ printf "%-13s %s\n", $$1, $$2 }'
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,7 @@ $(BENCH_VENV)/.installed: pyproject.toml constraints.txt
 demo: venv  ## grade the bundled example submissions in a scratch course (demo/), print the table
 	$(BIN)/python -m autograder demo
 
-test: venv lint  ## lint and type-check, then run the whole test suite (fast part: pytest -m 'not slow')
+test: venv lint  ## lint and type-check, then run the whole test suite (slow: many minutes; quick part: .venv/bin/pytest -m 'not slow')
 	$(BIN)/python -m pytest
 
 e2e: venv  ## only the browser tests: formgrader and the student's notebook in headless chromium (apt-get install chromium)
@@ -44,6 +44,11 @@ lint: venv  ## ruff (style and common bugs) and mypy (types; strict for ndcg_ref
 
 grade: venv  ## grade submitted/ into graded/ in the sandbox (python -m autograder grade)
 	$(BIN)/python -m autograder grade
+
+# The formgrader reads nbgrader_config.py (course id, exchange, gradebook) from the folder Jupyter
+# starts in: this one. Jupyter refuses to run as root without --allow-root; anyone else never needs it.
+formgrader: venv  ## start JupyterLab for this course (Nbgrader > Formgrader); Ctrl-C stops it
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench: $(BENCH_VENV)/.installed  ## in .venv-bench: the grader against nbgrader, ndcg_ref against pytrec_eval, ranx, sklearn, ir-measures, ragged files
 	PATH=$(BENCH_BIN):$$PATH $(BENCH_BIN)/python scripts/bench_grading.py
@@ -62,5 +67,18 @@ release: venv  ## sync the test cells, then regenerate release/ with nbgrader
 lock: venv  ## rewrite constraints.txt from the current .venv
 	$(BIN)/pip freeze --exclude-editable --exclude ndcg-kit > constraints.txt
 
-clean:  ## remove runtime folders (keeps .venv)
-	rm -rf submitted autograded feedback graded gradebook.db grades.csv demo
+# What `make clean` may delete: only what a command regenerates. Student work (submitted/, exchange/)
+# and grades (the gradebook, graded/, autograded/, feedback/, exports) are never among it.
+REGENERABLE := demo build .pytest_cache .hypothesis .mypy_cache .ruff_cache
+GRADES := graded autograded feedback gradebook.db gradebook.db-journal grades.csv moodle.csv canvas.csv
+
+clean:  ## remove what commands regenerate (demo/, caches); never student work or grades (keeps .venv)
+	rm -rf $(REGENERABLE)
+	find . -path ./.venv -prune -o -path ./.venv-bench -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
+
+clean-grades:  ## with CONFIRM=yes: delete every grade (gradebook.db with manual marks, graded/, autograded/, feedback/, exports)
+	@if [ "$(CONFIRM)" != yes ]; then \
+	  echo "clean-grades deletes every grade: $(GRADES) (manual marks and comments included)."; \
+	  echo "Nothing was deleted. To delete them: make clean-grades CONFIRM=yes (submitted/ and exchange/ are kept)"; \
+	  exit 1; fi
+	rm -rf $(GRADES)

@@ -1,10 +1,41 @@
 """nbgrader settings for the DCG/nDCG course. The repository root is the course directory."""
 
+import warnings
+from contextlib import suppress
+from pathlib import Path
+
+from sqlalchemy.exc import SAWarning
+
 c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
 
-# One course, one assignment; the course id only labels exports and the formgrader.
+# The course directory is the folder of this file, as an absolute path (a relative root makes every
+# nbgrader command warn "root '.' is not absolute").
+COURSE = Path(__file__).resolve().parent  # __file__: set by traitlets' config loader
+
+# The course id names the course in the exchange: students' `fetch_assignment`, `submit` and
+# `fetch_feedback` need the same one (`python -m autograder student-config` prints their file).
 c.CourseDirectory.course_id = "ir-ranking-evaluation"
-c.CourseDirectory.root = "."
+c.CourseDirectory.root = str(COURSE)
+
+# The exchange, where release_assignment, submit, collect and release_feedback meet. The default,
+# exchange/ in the course directory (git-ignored), serves a course whose tutor and students share
+# one account (trying the kit, a scratch course). Students with accounts of their own must not reach
+# into the course directory (it holds the hidden tests): give them a folder outside it that every
+# account may write, `mkdir -m 1777 /srv/nbgrader/exchange` on one machine; on a JupyterHub it is the
+# hub's shared exchange, nbgrader's default /srv/nbgrader/exchange. Change this one line, then run
+# `python -m autograder student-config` again for the students (docs/tutor-guide.md, "The exchange").
+c.Exchange.root = str(COURSE / "exchange")
+# The default one is made here as release_assignment would make it (mode 0777), so that the formgrader
+# finds it before the first release. Never fail: nbgrader IGNORES a config file that raises (see
+# below) and then grades unsandboxed.
+if c.Exchange.root == str(COURSE / "exchange") and not (COURSE / "exchange").exists():
+    with suppress(OSError):
+        (COURSE / "exchange").mkdir()
+        (COURSE / "exchange").chmod(0o777)
+# nbgrader 0.9.6 under SQLAlchemy 2 prints "SAWarning: Object of type <SubmittedAssignment> not in
+# session …" for every new submission; it is harmless (nbgrader adds the object itself right after).
+warnings.filterwarnings("ignore", message=r"Object of type <\w+> not in session", category=SAWarning)
+
 # The embedded SQLite gradebook next to this file (git-ignored).
 c.CourseDirectory.db_url = "sqlite:///gradebook.db"
 
@@ -28,13 +59,28 @@ c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedE
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (  # noqa: E402
     CheckCellMetadata,
+    ClearOutput,
+    DeduplicateIds,
     IgnorePattern,
     LimitOutput,
+    OverwriteKernelspec,
     SaveAutoGrades,
 )
 
 from autograder.course.late import CourseLatePenalties  # noqa: E402
+from autograder.course.overwrite_cells import OverwriteCellsQuietly  # noqa: E402
 from autograder.course.preprocessor import SandboxedExecute, SanitiseNotebook  # noqa: E402
+
+# nbgrader's sanitize list, with OverwriteCells warning "checksum … has changed!" only for a cell the
+# student changed: nbgrader's own warned for every test cell with hidden tests in every submission
+# (the release holds those cells without their hidden tests; autograder/course/overwrite_cells.py).
+c.Autograde.sanitize_preprocessors = [
+    ClearOutput,
+    DeduplicateIds,
+    OverwriteKernelspec,
+    OverwriteCellsQuietly,
+    CheckCellMetadata,
+]
 
 # SanitiseNotebook then makes the stored notebook inert: the release's read-only cells (with the
 # release's outputs), the student's markdown, raw cells, attachments and metadata with nothing that

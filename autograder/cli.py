@@ -88,6 +88,10 @@ def parser() -> argparse.ArgumentParser:
     _add_grade_arguments(grade)
     commands.add_parser("docs", help="regenerate docs/misconceptions.md from the misconception catalogue")
     commands.add_parser("demo", help="regenerate the release and grade the bundled example submissions")
+    commands.add_parser(
+        "student-config",
+        help="print the students' ~/.jupyter/nbgrader_config.py (the course id and the exchange of this course)",
+    )
     return main_parser
 
 
@@ -138,6 +142,10 @@ def _run(args: argparse.Namespace) -> int:
         from .course import demo
 
         return demo.run(root)
+    elif args.command == "student-config":
+        from .course.student_config import student_config
+
+        print(student_config(root), end="")
     return 0
 
 
