@@ -106,8 +106,9 @@ class Semester:
     def student(self, name: str, *args: str) -> subprocess.CompletedProcess:
         home = self.homes / name
         home.mkdir(parents=True, exist_ok=True)
+        # one account runs every student here: nbgrader takes the id from CourseDirectory.student_id
         return _run(home, *args, f"--Exchange.root={self.exchange}", f"--CourseDirectory.course_id={COURSE_ID}",
-                    user=name, home=home)
+                    f"--CourseDirectory.student_id={name}", user=name, home=home)
 
     def submit(self, name: str, answer: tuple[str, str] | None) -> None:
         if not (self.homes / name / "ndcg").is_dir():

@@ -12,13 +12,16 @@ nbgrader's notebook-as-HTML.
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import nbformat
 import pytest
 from nbgrader.utils import notebook_hash
 
 from autograder.course.demo import stage_examples
-from autograder.course.nbgrader import gradebook_scores, run_nbgrader
+from autograder.course.nbgrader import gradebook_scores, run_nbgrader, tool_environment
 from autograder.exercises.ndcg import EXERCISE
 
 from e2e_support import chromium, jupyter_lab, requires_browser, screenshot_on_failure
@@ -182,3 +185,31 @@ def test_generate_and_release_feedback_from_the_buttons(tutor):
     for student in scores:  # each student's page where `nbgrader fetch_feedback` looks for it
         name = notebook_hash(secret=f"secret-of-{student}", notebook_id="ndcg")
         assert (released / f"{name}.html").read_bytes() == page_of[student].read_bytes(), student
+
+
+def test_the_student_reads_the_fetched_page_in_the_browser(tutor):
+    """After the buttons above released it: `nbgrader fetch_feedback` as the student, the page opened in Chromium."""
+    course, _, page, tmp = tutor
+    home, cache = tmp / "home-of-bob", tmp / "cache-of-bob"
+    # what `nbgrader submit` left in the student's cache: fetch_feedback finds the page by this secret
+    submission = cache / COURSE_ID / f"{MANUAL}+ndcg+2026-11-30 08:00:00.000000 UTC"
+    submission.mkdir(parents=True)
+    (submission / "ndcg.ipynb").write_bytes((course / "submitted" / MANUAL / "ndcg" / "ndcg.ipynb").read_bytes())
+    (submission / "submission_secret.txt").write_text(f"secret-of-{MANUAL}", encoding="utf-8")
+    home.mkdir()
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "nbgrader"), "fetch_feedback", "ndcg", f"--Exchange.root={tmp / 'exchange'}",
+         f"--Exchange.cache={cache}", f"--CourseDirectory.course_id={COURSE_ID}",
+         f"--CourseDirectory.student_id={MANUAL}"],
+        cwd=home, env={**tool_environment(), "HOME": str(home)}, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    (fetched,) = (home / "ndcg" / "feedback").rglob("ndcg.html")
+    score, max_score = gradebook_scores(course)[MANUAL]
+    with screenshot_on_failure(page, tmp / "student_feedback.png"):
+        page.goto(fetched.as_uri())
+        assert page.inner_text("#final-score") == f"{score:g} / {max_score:g}"
+        tutor_section = page.inner_text("#tutor + table")
+        assert COMMENT in tutor_section  # the tutor's markup shows as the text typed, not as markup
+        assert page.query_selector("td.comment i") is None
+        assert "What went wrong" in page.inner_text("body")
