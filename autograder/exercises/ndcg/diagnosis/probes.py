@@ -38,14 +38,16 @@ def describe(call: Call) -> str:
 #: dcg probes: small lists first (they make the clearest counterexamples). The single documents
 #: at rank 1 separate the gains; the single grade-1 documents at ranks 2..6 of a long list (k below
 #: its end, so that k + 1 still fits) measure the discount; the lists of ones measure the cut-off.
-DCG_PROBES: tuple[Call, ...] = tuple(
-    probe("dcg", rels, k)
-    for rels, k in [
-        ([3, 2], 2), ([2, 0, 1], 3), ([1], 1), ([2], 1), ([3], 1),
-        *(([0] * (rank - 1) + [1] + [0] * (16 - rank), 12) for rank in range(2, 7)),
-        ([0, 0, 2] + [0] * 13, 12), ([1] * 12, 4), ([1] * 6, 3), ([2, 1, 3, 0, 1, 2, 1], 5),
-    ]
-)
+_DCG_LISTS: list[tuple[Sequence[float], int]] = [
+    ([3, 2], 2), ([2, 0, 1], 3), ([1], 1), ([2], 1), ([3], 1),
+    *(([0] * (rank - 1) + [1] + [0] * (16 - rank), 12) for rank in range(2, 7)),
+    ([0, 0, 2] + [0] * 13, 12), ([1] * 12, 4), ([1] * 6, 3), ([2, 1, 3, 0, 1, 2, 1], 5),
+    # fractional grades (a truncated or thresholded grade shows), relevant documents after
+    # irrelevant ones (a cut at the number of relevant documents shows)
+    ([2.5, 0.5], 2), ([0.5, 1.5, 0, 2], 4), ([0, 0, 1, 1, 0, 1], 6), ([1.5, 0.5, 0.5, 2.5, 0.5, 1], 6),
+    ([3, 3, 3, 3, 3, 3, 3], 5), ([0.5] * 8, 8),
+]
+DCG_PROBES: tuple[Call, ...] = tuple(probe("dcg", rels, k) for rels, k in _DCG_LISTS)
 #: Probes with k beyond the list: an exception here (and not elsewhere) is `k-beyond-length`.
 BEYOND_PROBES: tuple[Call, ...] = (probe("dcg", (1, 2), 5), probe("ndcg", (2, 0, 1), 6))
 #: ndcg probes: relevant documents below the cut-off, cut-offs inside the list, ties.
@@ -54,10 +56,14 @@ NDCG_PROBES: tuple[Call, ...] = tuple(
     for rels, k in [
         ([1, 3, 0, 2, 0], 2), ([0, 1, 0, 2, 3, 1], 3), ([2, 1, 0, 3], 2), ([1, 3, 2], 3),
         ([0, 2, 1, 0, 0, 3, 1], 4), ([3, 0, 1], 2), ([1, 1, 2, 0], 3),
+        # grades 0-2 only: code that crashes on grade 3 still shows what it computes
+        ([2, 0, 1, 2, 1, 0, 0], 2), ([0, 2, 2, 1, 0, 2], 3), ([1, 2, 0, 2, 0, 1, 0, 0], 4), ([1, 0, 0, 2, 2], 2),
+        # fewer relevant documents than k: an ideal of every position relevant shows
+        ([0, 2, 0, 0, 1, 0], 4),
     ]
 )
 #: One document: a ranking too (scikit-learn's ndcg_score refuses it). dcg has its own among DCG_PROBES.
-ONE_DOCUMENT_PROBES: tuple[Call, ...] = (probe("ndcg", (3,), 1),)
+ONE_DOCUMENT_PROBES: tuple[Call, ...] = (probe("ndcg", (2,), 1), probe("ndcg", (3,), 1))
 #: Nothing relevant: the only correct answer is 0.0.
 ZERO_PROBES: tuple[Call, ...] = (probe("ndcg", (0, 0, 0, 0, 0), 4), probe("ndcg", (0, 0), 1))
 
