@@ -278,7 +278,9 @@ def _grade_range(records: Records, function: str) -> Call | None:
     Real code that looks grades up in a table made for 0, 1 and 2 raises on grade 3 (IndexError,
     KeyError), and on nothing with grades 0-2: then the crash, not the list's length or k, is the cause.
     """
-    calls = [p for p in records if p.function == function and k_of(p) <= len(rels_of(p))]  # k beyond: its own
+    # ordinary probes only: k beyond the list, one document and nothing relevant have causes of their own
+    calls = [p for p in (NDCG_PROBES if function == "ndcg" else records) if p.function == function
+             and 2 <= len(rels_of(p)) and k_of(p) <= len(rels_of(p)) and any(rels_of(p))]
     crashed = [p for p in calls if _raised(records.get(p))]
     if not crashed or any(not _grades_above(p, 2) and _integral(p) for p in crashed):
         return None

@@ -60,6 +60,8 @@ NDCG_PROBES: tuple[Call, ...] = tuple(
         ([2, 0, 1, 2, 1, 0, 0], 2), ([0, 2, 2, 1, 0, 2], 3), ([1, 2, 0, 2, 0, 1, 0, 0], 4), ([1, 0, 0, 2, 2], 2),
         # fewer relevant documents than k: an ideal of every position relevant shows
         ([0, 2, 0, 0, 1, 0], 4),
+        # few zeros: an ascending ideal is not 0 here either
+        ([2, 1, 1, 2], 2), ([1, 2, 2, 1, 1], 3),
     ]
 )
 #: One document: a ranking too (scikit-learn's ndcg_score refuses it). dcg has its own among DCG_PROBES.
