@@ -8,7 +8,7 @@ their two costs together (:data:`.catalogue.PAIR_COSTS`) and the tolerance polic
 from __future__ import annotations
 
 from .cases import GROUPS
-from .catalogue import CATALOGUE, CORRECT_DCG, CORRECT_NDCG
+from .catalogue import CATALOGUE, CORRECT_DCG, CORRECT_NDCG, PAIR_COSTS
 from .tolerance import policy
 
 
@@ -38,6 +38,33 @@ def points_table() -> list[str]:
     return lines
 
 
+def pairs_table() -> list[str]:
+    """The documentation's table of the pairs of mistakes that cost other groups than their union (:data:`PAIR_COSTS`)."""
+    points = {group.grade_id: group.points for group in GROUPS}
+    lines = [
+        "## Two mistakes at once",
+        "",
+        "Two mistakes made together cost the union of their groups: the all-pairs mutation check grades every",
+        "pair of the mistakes above (a dcg mistake with an ndcg mistake, and a second mistake put into one",
+        "function: a result rounded, printed or returned as an array, a crash on k beyond the list, the zero",
+        "check left out, the input sorted in place, one-document lists or grades above 2 refused) in the",
+        "sandbox and checks it. These pairs are the exceptions, and why:",
+        "",
+        "| mistakes | groups lost | points lost | named | why |",
+        "|---|---|---|---|---|",
+    ]
+    for cost in PAIR_COSTS.values():
+        first, second = cost.pair
+        if cost.lost is None:
+            lost, lost_points = "the union", ""
+        else:
+            lost = ", ".join(f"`{g.removeprefix('test_')}`" for g in sorted(cost.lost))
+            lost_points = f"{sum(points[g] for g in cost.lost):g}"
+        named = "both" if cost.named is None else ", ".join(f"`{m}`" for m in cost.named)
+        lines.append(f"| `{first}` + `{second}` | {lost} | {lost_points} | {named} | {cost.why} |")
+    return lines
+
+
 def catalogue_markdown() -> str:
     """The documentation page of the catalogue (``docs/misconceptions.md``)."""
     lines = [
@@ -52,7 +79,7 @@ def catalogue_markdown() -> str:
     ]
     for item in CATALOGUE:
         lines.append(f"| `{item.id}` | {item.title} | {item.explanation} |")
-    lines += ["", "## Tolerance", "", policy(), "", *points_table(), "", "## Mutants", ""]
+    lines += ["", "## Tolerance", "", policy(), "", *points_table(), "", *pairs_table(), "", "## Mutants", ""]
     lines += ["Each mistake is reproduced by these solutions, which the test suite grades:", ""]
     for item in CATALOGUE:
         for mutant in item.mutants:

@@ -280,7 +280,7 @@ def _grade_range(records: Records, function: str) -> Call | None:
     """
     # ordinary probes only: k beyond the list, one document and nothing relevant have causes of their own
     calls = [p for p in (NDCG_PROBES if function == "ndcg" else records) if p.function == function
-             and 2 <= len(rels_of(p)) and k_of(p) <= len(rels_of(p)) and any(rels_of(p))]
+             and len(rels_of(p)) >= 2 and k_of(p) <= len(rels_of(p)) and any(rels_of(p))]
     crashed = [p for p in calls if _raised(records.get(p))]
     if not crashed or any(not _grades_above(p, 2) and _integral(p) for p in crashed):
         return None
