@@ -39,7 +39,7 @@ def points_table() -> list[str]:
 
 
 def pairs_table() -> list[str]:
-    """The documentation's table of the pairs of mistakes that cost other groups than their union (:data:`PAIR_COSTS`)."""
+    """The documentation's table of the pairs of mistakes that cost other groups than their union."""
     points = {group.grade_id: group.points for group in GROUPS}
     lines = [
         "## Two mistakes at once",
