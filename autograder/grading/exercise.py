@@ -118,6 +118,9 @@ class Case:
     own_ratio: tuple[Call, Call] | None = None
     #: Drawn for one submission from a :class:`CaseTemplate` (its reference value is not cached).
     drawn: bool = False
+    #: What the case checks, in words a student can use: said where a hidden case fails, whose input
+    #: cannot be shown (e.g. "a k beyond the list must give the value of the whole list").
+    meaning: str = ""
 
     def __post_init__(self) -> None:
         if (self.expect is Expect.SAME_AS) != (self.companion is not None):

@@ -67,7 +67,20 @@ def _same(
         Call(function, (tuple(rels), k)), provenance, expect=Expect.SAME_AS,
         companion=Call(function, (tuple(other), other_k)), factor=factor,
         own_ratio=_own_ratio(rels, k) if function == "ndcg" else None,
+        meaning=_meaning(rels, k, other, other_k, factor),
     )
+
+
+def _meaning(rels: Sequence[float], k: int, other: Sequence[float], other_k: int, factor: float) -> str:
+    """What a property case checks, in words (no input: it is said of hidden cases too)."""
+    if factor != 1.0:
+        return ("multiplying every grade by the same number must multiply the value by that number "
+                "(the gain is the grade itself, fractions included)")
+    if list(rels) == list(other):
+        return "a k beyond the list's length must give the value of the whole list"
+    if k == 1:
+        return "at k=1 only the document at rank 1 counts"
+    return "the documents below rank k must not change the value"
 
 
 #: Which groups each single mistake of the catalogue should cost is declared with its mutants

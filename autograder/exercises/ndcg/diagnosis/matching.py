@@ -19,7 +19,7 @@ from typing import Protocol
 import ndcg_ref
 
 from ....grading import Call, Diagnosis, Finding
-from ....grading.scoring import exception_name, type_name
+from ....grading.scoring import exception_name, returned, type_name
 from ....sandbox import RAN, CallOutcome, CallRecord
 from ..catalogue import BY_ID
 from ..tolerance import agrees
@@ -55,6 +55,8 @@ class Model(Protocol):
     def rounding(self) -> int | None: ...
 
     def predict(self, call: Call, student_dcg: StudentDcg) -> float | None: ...
+
+    def fixed(self, mistake: str) -> Model | None: ...
 
 
 def possible_roundings(values: Iterable[float]) -> frozenset[int | None]:
@@ -174,8 +176,17 @@ class FunctionDiagnoser:
                 f"your {self.function} does not match a known mistake{same}: {example}"
             )
             return
+        call, _ = wrong
+        right = self.reference(call)
         for mistake in model.mistakes:
-            _add(diagnosis, mistake, self.function, example)
+            # the definition's value assumes every mistake fixed: say what fixing only this one gives
+            fixed = model.fixed(mistake)
+            alone = fixed.predict(call, student_dcg) if fixed is not None else None
+            text = example
+            if alone is not None and not _close(alone, right):
+                shown, _ = digits_apart(alone, right)
+                text += f"; fixing only this, your {self.function} would return {shown} (your other mistakes remain)"
+            _add(diagnosis, mistake, self.function, text)
 
 
 def _add(diagnosis: Diagnosis, mistake: str, function: str, counterexample: str) -> None:
@@ -257,13 +268,6 @@ def _diagnose_type(records: Records, diagnosis: Diagnosis) -> None:
                 break
 
 
-def _returned(name: str) -> str:
-    """What came back, in the student's terms: None, a list, a str."""
-    if name == "NoneType":
-        return "None (nothing: does it print the value instead of returning it?)"
-    return {"list": "a list", "tuple": "a tuple", "str": "a string (str)", "dict": "a dict"}.get(name, type_name(name))
-
-
 def _raised(record: CallRecord | None) -> bool:
     return record is not None and record.outcome is CallOutcome.RAISED
 
@@ -306,7 +310,7 @@ def _diagnose_contract(records: Records, diagnosis: Diagnosis) -> None:
                  f"for {describe(zero)} (nothing relevant) your ndcg raised {exception_name(record.error or '')}; "
                  "it must return 0.0")
         elif record.outcome is CallOutcome.NOT_A_NUMBER and record.value is None:
-            kind = _returned(record.type_name or "")
+            kind = returned(record.type_name or "")
             _add(diagnosis, "zero-ideal", "ndcg",
                  f"for {describe(zero)} (nothing relevant) your ndcg returned {kind}, not a number; "
                  "it must return 0.0")

@@ -13,12 +13,12 @@ import functools
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from dataclasses import dataclass, replace
+from typing import Any, Protocol, TypeVar
 
 from ....grading import Call
 from .probes import k_of, rels_of
-from .variants import CUTOFFS, CUTS, GAINS, ORDERS, RATIOS, ROUNDINGS, SCOPES, WEIGHTS, Variant, ideal_list
+from .variants import CUTOFFS, CUTS, GAINS, ORDERS, RATIOS, ROUNDED, ROUNDINGS, SCOPES, WEIGHTS, Variant, ideal_list
 from .variants import mistakes_of as _mistakes_of
 
 
@@ -28,6 +28,7 @@ class _Mistaken(Protocol):
 
 
 M = TypeVar("M", bound=_Mistaken)
+T = TypeVar("T", "DcgModel", "NdcgModel")
 
 #: The student's dcg values on the auxiliary probes: ``{(rels, k): value}``.
 StudentDcg = Mapping[tuple[tuple[float, ...], int], float]
@@ -54,6 +55,10 @@ class DcgModel:
     def mistakes(self) -> list[str]:
         """The catalogue IDs of the parts that are not the lecture's."""
         return _mistakes_of((self.gain, self.weight, self.cutoff), self.rounding)
+
+    def fixed(self, mistake: str) -> DcgModel | None:
+        """This model with only ``mistake`` put right (None if a part makes it with another mistake)."""
+        return _fixed(self, mistake, {"gain": GAINS[0], "weight": WEIGHTS[0], "cutoff": CUTOFFS[0]})
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -126,6 +131,30 @@ class NdcgModel:
         if "cutoff-ignored" in own:  # k ignored everywhere: the ideal's missing cut is the same mistake
             ideal = [m for m in ideal if m != "ideal-not-cut"]
         return list(dict.fromkeys(own + ideal))  # binary relevance in the DCG and its ideal: one mistake
+
+    def fixed(self, mistake: str) -> NdcgModel | None:
+        """This model with only ``mistake`` put right (None if a part makes it with another mistake)."""
+        model = self
+        if self.source is not None and mistake in self.source.mistakes:
+            source = self.source.fixed(mistake)
+            if source is None:
+                return None
+            model = replace(self, source=source)
+        return _fixed(model, mistake, {"order": ORDERS[0], "scope": SCOPES[0], "cut": CUTS[0], "ratio": RATIOS[0]})
+
+
+def _fixed(model: T, mistake: str, lecture: Mapping[str, Variant[object]]) -> T | None:
+    """``model`` with every part that is ``mistake`` (and nothing else) replaced by the lecture's."""
+    changes: dict[str, Any] = {}
+    for name, right in lecture.items():
+        part: Variant[object] = getattr(model, name)
+        if mistake in part.mistakes:
+            if len(part.mistakes) > 1:
+                return None
+            changes[name] = right
+    if mistake == ROUNDED and model.rounding is not None:
+        changes["rounding"] = None
+    return replace(model, **changes)
 
 
 NDCG_MODELS = _by_mistakes(
