@@ -164,7 +164,7 @@ GROUPS: tuple[TestGroup, ...] = (
             _ndcg([0, 0, 1, 2], 2, "constructed: every relevant document below the cut-off"),
             # an irrelevant document in the top k, a better one below: with binary relevance too, an
             # ideal from the top k (or an inverted, rounded ratio) shows
-            _ndcg([1, 0, 2], 2, "constructed: an irrelevant document in the top k, a better one below it"),
+            _ndcg([1, 0, 0, 3], 2, "constructed: an irrelevant document in the top k, a better one below it"),
         ),
     ),
     TestGroup(
