@@ -69,3 +69,14 @@ def test_a_correct_float32_dcg_keeps_every_point():
     for seed in (b"\1" * 32, b"\2" * 32):
         results = scored(functions_of(source, CORRECT_NDCG), seed)
         assert all(t.passed for t in results), [t.message for t in results if not t.passed]
+
+
+def test_an_unnamed_function_is_shown_a_property_it_breaks_on_a_visible_input():
+    # a gain of rel ** 1.5 is no known mistake: the page shows the scaling property it breaks, on its own values
+    source = "import math\n\n\ndef dcg(rels, k):\n    return sum(r ** 1.5 / math.log2(i + 2) for i, r in enumerate(rels[:k]))"
+    found = _diagnosis(source, CORRECT_NDCG)
+    assert found.ids == []
+    text = found.unexplained["dcg"]
+    mine = functions_of(source, CORRECT_NDCG)["dcg"]
+    assert "multiplying every grade by the same number" in text
+    assert f"dcg([3, 1, 2, 0], 3) = {mine([3, 1, 2, 0], 3):.4g}" in text

@@ -30,6 +30,7 @@ from .probes import (
     DCG_PROBES,
     NDCG_PROBES,
     ONE_DOCUMENT_PROBES,
+    PROPERTY_PROBES,
     ZERO_PROBES,
     describe,
     k_of,
@@ -173,7 +174,7 @@ class FunctionDiagnoser:
             values = set(observed.values())
             same = f" (it returned {values.pop()!r} on every input we tried)" if len(values) == 1 else ""
             diagnosis.unexplained[self.function] = (
-                f"your {self.function} does not match a known mistake{same}: {example}"
+                f"your {self.function} does not match a known mistake{same}: {example}{_broken(records, self.function)}"
             )
             return
         call, _ = wrong
@@ -187,6 +188,21 @@ class FunctionDiagnoser:
                 shown, _ = digits_apart(alone, right)
                 text += f"; fixing only this, your {self.function} would return {shown} (your other mistakes remain)"
             _add(diagnosis, mistake, self.function, text)
+
+
+def _broken(records: Records, function: str) -> str:
+    """A property of the hidden groups the function breaks, shown on a visible probe ("" if none is)."""
+    for prop in PROPERTY_PROBES:
+        if prop.call.function != function:
+            continue
+        left, right = _value(records.get(prop.call)), _value(records.get(prop.companion))
+        if left is None or right is None or _close(left, prop.factor * right):
+            continue
+        factor = f"{prop.factor:g} × " if prop.factor != 1.0 else ""
+        shown, other = digits_apart(left, prop.factor * right)
+        return (f"; it also breaks a property the hidden tests check ({prop.meaning}): {prop.call.text} = {shown}, "
+                f"but {factor}{prop.companion.text} = {other}")
+    return ""
 
 
 def _add(diagnosis: Diagnosis, mistake: str, function: str, counterexample: str) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ....grading import Call
 from .variants import CUTS, ORDERS, SCOPES, ideal_list
@@ -70,6 +71,33 @@ ONE_DOCUMENT_PROBES: tuple[Call, ...] = (probe("ndcg", (2,), 1), probe("ndcg", (
 ZERO_PROBES: tuple[Call, ...] = (probe("ndcg", (0, 0, 0, 0, 0), 4), probe("ndcg", (0, 0), 1))
 
 
+@dataclass(frozen=True)
+class PropertyProbe:
+    """``call == factor * companion`` on a visible input: a property a hidden group checks, shown on the
+    student's own function where the diagnosis has no name for what it does."""
+
+    call: Call
+    companion: Call
+    factor: float
+    #: What it checks, in the words the hidden group's message uses.
+    meaning: str
+
+
+#: One of each kind of property the hidden groups check (inputs of their own: no hidden case's).
+PROPERTY_PROBES: tuple[PropertyProbe, ...] = (
+    PropertyProbe(probe("dcg", (3, 1, 2, 0), 3), probe("dcg", (1.5, 0.5, 1, 0), 3), 2.0,
+                  "multiplying every grade by the same number must multiply the value by that number"),
+    PropertyProbe(probe("dcg", (2, 0, 1, 2, 1), 2), probe("dcg", (2, 0, 0, 0, 0), 5), 1.0,
+                  "the documents below rank k must not change the value"),
+    PropertyProbe(probe("dcg", (1, 0, 2), 9), probe("dcg", (1, 0, 2), 3), 1.0,
+                  "a k beyond the list's length must give the value of the whole list"),
+    PropertyProbe(probe("ndcg", (2, 1, 0, 1), 1), probe("ndcg", (2, 0, 1, 1), 1), 1.0,
+                  "at k=1 only the document at rank 1 counts"),
+    PropertyProbe(probe("ndcg", (0, 2, 1), 7), probe("ndcg", (0, 2, 1), 3), 1.0,
+                  "a k beyond the list's length must give the value of the whole list"),
+)
+
+
 def _auxiliary_probes() -> tuple[Call, ...]:
     """The student's dcg on every list an ndcg model may divide by (so that models can use it)."""
     calls = [probe("dcg", rels_of(p), k_of(p)) for p in ZERO_PROBES]
@@ -86,5 +114,8 @@ AUXILIARY_PROBES = _auxiliary_probes()
 
 #: Every probe call, each once, in the order the runner makes them.
 ALL_PROBES: tuple[Call, ...] = tuple(
-    dict.fromkeys(DCG_PROBES + AUXILIARY_PROBES + BEYOND_PROBES + NDCG_PROBES + ZERO_PROBES + ONE_DOCUMENT_PROBES)
+    dict.fromkeys(
+        DCG_PROBES + AUXILIARY_PROBES + BEYOND_PROBES + NDCG_PROBES + ZERO_PROBES + ONE_DOCUMENT_PROBES
+        + tuple(c for p in PROPERTY_PROBES for c in (p.call, p.companion))
+    )
 )
