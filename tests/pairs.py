@@ -5,7 +5,7 @@ and, for two mistakes in one function, one mutant with a second mistake put into
 real code makes it: a result rounded, printed, returned as an array, a crash on k beyond the
 list, a guard against a zero ideal left out, the input list sorted in place, one-document lists or
 grades above 2 refused. Each pair must lose exactly the union of the two mistakes' groups, unless
-the catalogue declares otherwise, and why (:data:`autograder.exercises.ndcg.catalogue.PAIR_COSTS`).
+the catalogue declares otherwise, and why (:data:`autograder.exercises.ndcg.pairs.PAIR_COSTS`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from autograder.exercises.ndcg.catalogue import CATALOGUE, CORRECT_DCG, CORRECT_NDCG, PAIR_COSTS, Misconception, Mutant
+from autograder.exercises.ndcg.catalogue import CATALOGUE, CORRECT_DCG, CORRECT_NDCG, Misconception, Mutant
+from autograder.exercises.ndcg.pairs import PAIR_COSTS
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ import warnings
 import pytest
 from pairs import ALL_PAIRS, Pair
 
-from autograder.exercises.ndcg.catalogue import BY_ID, PAIR_COSTS
+from autograder.exercises.ndcg.catalogue import BY_ID
 from autograder.exercises.ndcg.diagnosis import diagnose
+from autograder.exercises.ndcg.pairs import PAIR_COSTS
 
 from solutions import lost_groups, probe_records
 

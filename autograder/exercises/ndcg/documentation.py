@@ -2,13 +2,14 @@
 
 Everything on the page comes from the tables: the mistakes and their mutants (:mod:`.catalogue`),
 the groups and their points (:mod:`.cases`), the pairs of mistakes that cost more or less than
-their two costs together (:data:`.catalogue.PAIR_COSTS`) and the tolerance policy (:mod:`.tolerance`).
+their two costs together (:data:`.pairs.PAIR_COSTS`) and the tolerance policy (:mod:`.tolerance`).
 """
 
 from __future__ import annotations
 
 from .cases import GROUPS
-from .catalogue import CATALOGUE, CORRECT_DCG, CORRECT_NDCG, PAIR_COSTS
+from .catalogue import CATALOGUE, CORRECT_DCG, CORRECT_NDCG
+from .pairs import PAIR_COSTS
 from .tolerance import policy
 
 
