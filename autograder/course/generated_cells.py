@@ -17,6 +17,7 @@ import nbformat
 
 from ..errors import CourseError
 from ..grading import Call, Case, Exercise, Expect, TestGroup
+from ..grading.exercise import MAX_ROUNDING
 from ..grading.scoring import indirect
 
 HELPER_ID = "test_helpers"
@@ -57,7 +58,12 @@ def _call(function, args, provenance, unchanged=False, plain=False):
 
 
 def _close(a, b):
-    return math.isclose(a, b, rel_tol={exercise.rel_tol!r}, abs_tol={exercise.abs_tol!r})
+    """The grader's tolerance: float32 noise is forgiven, a rounded result is not (autograder within_tolerance)."""
+    if math.isclose(a, b, rel_tol={exercise.rel_tol!r}, abs_tol={exercise.abs_tol!r}):
+        return True
+    if not math.isclose(a, b, rel_tol={exercise.noise_rel_tol!r}, abs_tol={exercise.abs_tol!r}):
+        return False
+    return not any(math.isclose(a, round(a, n), rel_tol=1e-15, abs_tol=0.0) for n in range({MAX_ROUNDING}))
 
 
 def _own(own, provenance):

@@ -6,7 +6,7 @@ Layers below: :mod:`autograder.sandbox` (where student code runs). Layers above:
 
 from .batch import default_workers, grade_batch, student_folders
 from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
-from .exercise import Call, Case, CaseTemplate, Exercise, Expect, Mistake, TestGroup
+from .exercise import Call, Case, CaseTemplate, Exercise, Expect, Mistake, TestGroup, within_tolerance
 from .model import (
     SCHEMA_VERSION,
     BatchResult,
@@ -54,4 +54,5 @@ __all__ = [
     "grade_batch",
     "grade_submission",
     "student_folders",
+    "within_tolerance",
 ]

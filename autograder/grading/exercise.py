@@ -25,6 +25,50 @@ def _literal(value: Any) -> str:
     return repr(value)
 
 
+#: Rounding to this many decimals or more changes a value by less than any tolerance worth having.
+MAX_ROUNDING = 9
+
+
+def rounded(value: float) -> bool:
+    """Whether ``value`` has at most ``MAX_ROUNDING - 1`` decimals (``round(x, 6)`` has, a float32 sum has not).
+
+    >>> rounded(2.430677), rounded(3.692535877227783)
+    (True, False)
+    """
+    return any(math.isclose(value, round(value, n), rel_tol=1e-15, abs_tol=0.0) for n in range(MAX_ROUNDING))
+
+
+def within_tolerance(
+    value: float, reference: float, rel_tol: float, abs_tol: float, noise_rel_tol: float = 0.0,
+) -> bool:
+    """Whether ``value`` counts as ``reference``: the one tolerance policy of the grader.
+
+    Parameters
+    ----------
+    value, reference
+        A student's number and the number it should be (the definition's, or the student's own
+        value on a companion call times a factor).
+    rel_tol, abs_tol
+        How close any value must be (``math.isclose``).
+    noise_rel_tol
+        A looser relative tolerance for floating-point noise, such as a sum accumulated in single
+        precision (``float32``, off by about 1e-7). It never admits a value with few decimals
+        (:func:`rounded`): noise is forgiven, rounding is not.
+
+    Examples
+    --------
+    >>> within_tolerance(0.7763, 0.776296, 1e-9, 1e-12, 1e-5)  # rounded to 4 decimals
+    False
+    >>> within_tolerance(3.692535877227783, 3.692536065216308, 1e-9, 1e-12, 1e-5)  # summed in float32
+    True
+    """
+    if math.isclose(value, reference, rel_tol=rel_tol, abs_tol=abs_tol):
+        return True
+    if not noise_rel_tol or not math.isclose(value, reference, rel_tol=noise_rel_tol, abs_tol=abs_tol):
+        return False
+    return not rounded(value)
+
+
 @dataclass(frozen=True)
 class Call:
     """One call ``function(*args)`` of a student's function.
@@ -74,6 +118,9 @@ class Case:
     own_ratio: tuple[Call, Call] | None = None
     #: Drawn for one submission from a :class:`CaseTemplate` (its reference value is not cached).
     drawn: bool = False
+    #: What the case checks, in words a student can use: said where a hidden case fails, whose input
+    #: cannot be shown (e.g. "a k beyond the list must give the value of the whole list").
+    meaning: str = ""
 
     def __post_init__(self) -> None:
         if (self.expect is Expect.SAME_AS) != (self.companion is not None):
@@ -162,6 +209,9 @@ class Exercise:
     #: A student's value agrees with the reference when this close (relative and absolute).
     rel_tol: float = 1e-9
     abs_tol: float = 1e-12
+    #: Also when this close (relative) and not the reference rounded to a few decimals: the noise of
+    #: single precision (a sum in float32), which the course does not ask about. 0: no such allowance.
+    noise_rel_tol: float = 0.0
     #: Whether a function's values (``{call: value}``, every finite number the student's functions
     #: returned on the test calls) are those of *some* way of computing the measure: the definition's
     #: or a known mistake's. Beyond the contract, a group counts only for a function that does
@@ -185,8 +235,8 @@ class Exercise:
         return self._expected[case.call]
 
     def agrees(self, value: float, reference: float) -> bool:
-        """Whether a student's value counts as the reference value."""
-        return math.isclose(value, reference, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
+        """Whether a student's value counts as the reference value (see :func:`within_tolerance`)."""
+        return within_tolerance(value, reference, self.rel_tol, self.abs_tol, self.noise_rel_tol)
 
     @property
     def max_score(self) -> float:

@@ -42,7 +42,7 @@ def exception_name(name: str) -> str:
 #: input carried into the feedback; these are the ones a real mistake produces, the rest read as
 #: ``Exception`` or ``object``.
 HIDDEN_EXCEPTIONS = frozenset({"ZeroDivisionError", "IndexError", "TypeError", "ValueError", "NotImplementedError"})
-HIDDEN_TYPES = frozenset({"ndarray", "NoneType", "str"})
+HIDDEN_TYPES = frozenset({"ndarray", "NoneType", "str", "list"})
 
 
 def hidden_exception_name(name: str) -> str:
@@ -59,6 +59,24 @@ def type_name(name: str) -> str:
     """A returned object's type name if it is a well-known one, else a neutral phrase."""
     known = name in _SHOWN_TYPES or isinstance(getattr(builtins, name, None), type)
     return name if known else "an object of its own class"
+
+
+def returned(name: str) -> str:
+    """What a call returned, in a student's terms, from its type's name: "None (nothing: ...)", "a list".
+
+    >>> returned("NoneType")
+    'None (nothing: does the function print its value instead of returning it?)'
+    """
+    phrases = {
+        "NoneType": "None (nothing: does the function print its value instead of returning it?)",
+        "list": "a list", "tuple": "a tuple", "str": "a string (str)", "dict": "a dict", "ndarray": "a numpy array",
+    }
+    if name == "object":  # a hidden case's type that is not shown
+        return "a value of another type (not shown for a hidden case)"
+    shown = type_name(name)
+    if shown == "an object of its own class":
+        return shown
+    return phrases.get(name, f"an {shown}" if shown[0] in "aeiou" else f"a {shown}")
 
 
 def _numeric(record: CallRecord) -> float | None:
@@ -133,14 +151,21 @@ def _property(case: Case) -> str:
     return f"{case.call.text} == {factor}{case.companion.text}"
 
 
-def explain_failure(exercise: Exercise, case: Case, records: CaseRecords, visible: bool, timeout: float) -> str:
-    """A student-facing sentence on why ``case`` failed, safe for hidden cases."""
+def explain_failure(
+    exercise: Exercise, case: Case, records: CaseRecords, visible: bool, timeout: float,
+    shown_errors: frozenset[str] = frozenset(),
+) -> str:
+    """A student-facing sentence on why ``case`` failed, safe for hidden cases.
+
+    ``shown_errors``: the exceptions the same function raised on visible cases (their names and
+    messages are on the page already), which a hidden case's sentence may refer to.
+    """
     what = case.call.text if visible else f"a hidden case ({case.provenance.removeprefix('constructed: ')})"
     record, companion = records.call, records.companion
     other = _numeric(companion) if companion is not None else None
     if case.companion is not None and companion is not None and other is None and _numeric(record) is not None:
         alone = Case(case.companion, case.provenance)  # the companion call is what failed: explain that one
-        return explain_failure(exercise, alone, CaseRecords(companion), visible, timeout)
+        return explain_failure(exercise, alone, CaseRecords(companion), visible, timeout, shown_errors)
     function = f"`{case.function}`"
     outcome = record.outcome
     if outcome is CallOutcome.UNDEFINED:
@@ -156,7 +181,8 @@ def explain_failure(exercise: Exercise, case: Case, records: CaseRecords, visibl
         if case.expect is Expect.SAME_AS:
             if visible:
                 return f"{_property(case)} should hold, but the left side is {value!r} and the right {other!r}"
-            return f"{function} broke a property on {what}"
+            meaning = f": {case.meaning}" if case.meaning else ""
+            return f"{function} broke a property on {what}{meaning}"
         expected = exercise.expected(case)
         if visible:
             return f"{what} returned {value!r}; expected {expected!r}"
@@ -164,10 +190,13 @@ def explain_failure(exercise: Exercise, case: Case, records: CaseRecords, visibl
             return f"{function} returned NaN on {what}"
         return f"{function} returned a wrong value on {what}"
     if outcome is CallOutcome.NOT_A_NUMBER:
-        return f"{function} returned {type_name(record.type_name or '')}, not a number, on {what}"
+        return f"{function} returned {returned(record.type_name or '')}, not a number, on {what}"
     if outcome is CallOutcome.RAISED:
         name = record.error if visible else exception_name(record.error or "")
         detail = f": {record.message}" if visible and record.message else ""
+        if not visible and record.error and record.error in shown_errors:
+            # the visible tests already showed this exception: saying it is the same one reveals nothing new
+            return f"{function} raised the same {record.error} as on the visible test cases above, on {what}"
         return f"{function} raised {name}{detail} on {what}"
     if outcome is CallOutcome.TIMEOUT:
         return f"{function} did not finish within {timeout:g} s on {what}"
@@ -300,6 +329,12 @@ def score(
             resemblance[function] = exercise.resembles(function, observed)
         return resemblance[function]
 
+    # the exceptions each function raised on the visible cases: a hidden case may say it raised the same
+    shown: dict[str, set[str]] = {}
+    for p in plan:
+        record = calls.get(p.call_id, NOT_RUN_CALL)
+        if p.group.visible and record.outcome is CallOutcome.RAISED and record.error:
+            shown.setdefault(p.case.function, set()).add(record.error)
     results = []
     for group in exercise.groups:
         mine = by_group.get(group.grade_id, [])
@@ -313,7 +348,10 @@ def score(
             message = unfounded
         else:
             first = failures[0]
-            message = explain_failure(exercise, first.case, _records(first, calls), group.visible, timeout)
+            message = explain_failure(
+                exercise, first.case, _records(first, calls), group.visible, timeout,
+                frozenset(shown.get(first.case.function, ())),
+            )
             if len(failures) > 1:
                 message += f" ({len(failures)} of {len(mine)} cases failed)"
         results.append(

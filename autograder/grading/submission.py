@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from .notebook import (
     cell_labels,
     student_code,
 )
-from .scoring import hidden_exception_name, hidden_type_name, score
+from .scoring import HIDDEN_EXCEPTIONS, hidden_exception_name, hidden_type_name, score
 
 #: Told when the process that ran the hidden tests could not be used (its own words may carry them).
 BLIND_FAILED = "the hidden tests could not be run: the process running them broke the grader's protocol"
@@ -129,9 +130,10 @@ def grade_submission(
         sandbox, cells, extras, timeout=settings.timeout, budget=budget, slot=slot, skip_after_timeout=extras_skip,
     ) if extras else None
     blind_runs = [blind, *([companions] if companions is not None else [])]
+    shown_errors = shown_error(shown.calls.values())
     outcome = RunOutcome(
         cells=shown.cells,
-        calls={**shown.calls, **{i: _blinded(r) for run in blind_runs for i, r in run.calls.items()}},
+        calls={**shown.calls, **{i: _blinded(r, shown_errors) for run in blind_runs for i, r in run.calls.items()}},
         restarts=shown.restarts + sum(run.restarts for run in blind_runs),
         # the blind processes' own words are never shown: a fixed sentence stands for them
         fatal=shown.fatal or (BLIND_FAILED if any(run.fatal for run in blind_runs) else None),
@@ -179,11 +181,25 @@ def grade_submission(
     return result
 
 
-def _blinded(record: CallRecord) -> CallRecord:
-    """A record from the process that saw hidden inputs, with every text the student chose removed."""
+def shown_error(records: Iterable[CallRecord]) -> frozenset[str]:
+    """The exception name, beyond the short list, that a blind record may keep: one the first process raised.
+
+    Its name is on the page already (visible rows, diagnosis), so a hidden case may say it raised the
+    same one. One such name at most, else code that raised every built-in exception on the visible
+    calls would have them all to encode a hidden input with.
+    """
+    raised = {r.error for r in records if r.outcome is CallOutcome.RAISED and r.error}
+    extra = raised - HIDDEN_EXCEPTIONS
+    return frozenset(extra) if len(extra) == 1 else frozenset()
+
+
+def _blinded(record: CallRecord, shown_errors: frozenset[str] = frozenset()) -> CallRecord:
+    """A record from the process that saw hidden inputs, with every text the student chose removed
+    (an exception's name is kept if the first process, which never held a hidden input, raised it too)."""
+    error = record.error if record.error in shown_errors else hidden_exception_name(record.error or "")
     return replace(
         record, message=None, detail=None,
-        error=hidden_exception_name(record.error) if record.error is not None else None,
+        error=error if record.error is not None else None,
         type_name=hidden_type_name(record.type_name) if record.type_name is not None else None,
     )
 

@@ -10,6 +10,7 @@ import pytest
 from autograder.exercises.ndcg.cases import GROUPS
 from autograder.exercises.ndcg.catalogue import BY_ID, CATALOGUE, CORRECT_DCG, CORRECT_NDCG, catalogue_markdown
 from autograder.exercises.ndcg.diagnosis import ALL_PROBES, diagnose
+from autograder.exercises.ndcg.diagnosis.matching import MAX_MISTAKES
 from autograder.exercises.ndcg.diagnosis.models import DCG_MODELS, NDCG_MODELS, DcgModel, NdcgModel
 from autograder.exercises.ndcg.diagnosis.probes import DCG_PROBES, NDCG_PROBES
 from autograder.exercises.ndcg.diagnosis.variants import mistake_ids
@@ -21,6 +22,9 @@ ISSUE_IDS = {
     "cutoff-off-by-one", "ideal-not-sorted", "ideal-ascending", "ideal-not-cut", "ideal-from-top-k",
     "ratio-inverted", "not-normalized", "mutates-input", "zero-ideal", "k-beyond-length", "rounded",
     "returns-non-float", "one-document",
+    # issue 20: mistakes real code makes
+    "grades-truncated", "binary-relevance", "cutoff-at-relevant", "ideal-all-relevant", "grade-range",
+    "prints-not-returns",
 }
 MUTANTS = [(item.id, mutant) for item in CATALOGUE for mutant in item.mutants]
 
@@ -98,7 +102,8 @@ def test_probes_are_not_hidden_test_cases():
 def test_models_report_exactly_the_catalogue():
     # the IDs are declared once, on the variants; every one must be in the catalogue and vice versa,
     # except the contract mistakes, which are recognised from the records rather than from a model
-    contract = {"mutates-input", "zero-ideal", "k-beyond-length", "returns-non-float", "one-document"}
+    contract = {"mutates-input", "zero-ideal", "k-beyond-length", "returns-non-float", "one-document", "grade-range",
+                "prints-not-returns"}
     assert mistake_ids() == set(BY_ID) - contract
     reported = {m for model in (*DCG_MODELS, *NDCG_MODELS) for m in model.mistakes}
     assert reported == mistake_ids()
@@ -121,12 +126,14 @@ def test_no_model_with_a_mistake_looks_correct_on_the_probes():
             assert any(a is None or not math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in predictions), model
 
 
-def test_models_that_look_alike_differ_only_in_rounding_integers():
-    values = {m: [m.predict(p, {}) for p in DCG_PROBES] for m in DCG_MODELS}
-    for a, b in itertools.combinations(DCG_MODELS, 2):
+def test_models_that_look_alike_differ_only_in_a_rounding_that_changes_nothing():
+    # among the models the diagnosis believes (more mistakes at once fit almost anything)
+    believed = [m for m in DCG_MODELS if len(m.mistakes) <= MAX_MISTAKES]
+    values = {m: [m.predict(p, {}) for p in DCG_PROBES] for m in believed}
+    for a, b in itertools.combinations(believed, 2):
         if set(a.mistakes) != set(b.mistakes) and all(math.isclose(x, y, abs_tol=1e-9) for x, y in zip(values[a], values[b], strict=True)):
+            # the same values: a rounding that changes nothing on the probes (integers, halves)
             assert set(a.mistakes) ^ set(b.mistakes) == {"rounded"}, (a, b)
-            assert all(float(v).is_integer() for v in values[a])
 
 
 def test_catalogue_documentation_is_up_to_date():

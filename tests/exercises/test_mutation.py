@@ -100,3 +100,13 @@ def test_report_counts_the_mistakes(graded):
     for item in CATALOGUE:
         count = sum(item.id in s["diagnoses"] for s in students.values())
         assert re.search(rf"<td><code>{re.escape(item.id)}</code></td>\s*<td[^>]*>{count}</td>", report), item.id
+
+
+def test_hidden_rows_refer_to_the_exception_the_visible_rows_show(graded):
+    # issue 20: the visible rows said "AttributeError: ... asfarray ...", the hidden ones "raised Exception"
+    number = next(n for n, i in enumerate(CORPUS) if "asfarray" in i.dcg)
+    tests = {t["name"]: t for t in graded[1][f"corpus_{number}"]["tests"]}
+    assert "AttributeError" in tests["test_dcg_lecture"]["message"]
+    hidden = [t["message"] for t in tests.values() if not t["visible"]]
+    assert hidden and all("the same AttributeError as on the visible test cases above" in m for m in hidden), hidden
+    assert not any("asfarray" in m for m in hidden)  # the message itself stays out of hidden rows

@@ -20,6 +20,7 @@ from .catalogue import CATALOGUE
 from .diagnosis import ALL_PROBES, diagnose
 from .diagnosis.likeness import resembles
 from .fresh import TEMPLATES, witnesses
+from .tolerance import ABS_TOL, REL_TOL, SINGLE_PRECISION_REL_TOL
 
 _HERE = Path(__file__).parent
 
@@ -37,9 +38,10 @@ EXERCISE = Exercise(
     resembles=resembles,
     witnesses=witnesses,
     definition_html=(_HERE / "definition.html").read_text(encoding="utf-8"),
-    # Tight enough that a result rounded to 2 or 4 decimals fails, loose enough for any summation order.
-    rel_tol=1e-9,
-    abs_tol=1e-12,
+    # the tolerance policy, written down once (rounding fails, float32 noise does not): .tolerance
+    rel_tol=REL_TOL,
+    abs_tol=ABS_TOL,
+    noise_rel_tol=SINGLE_PRECISION_REL_TOL,
     unchanged_hint="do not modify `rels` (use sorted(rels), not rels.sort())",
     # a fix in the reference package must re-grade cached results
     fingerprint=source_digest(Path(ndcg_ref.__file__).parent),

@@ -52,9 +52,10 @@ def _zero(rels: Sequence[float], k: int, provenance: str) -> Case:
     return Case(Call("ndcg", (tuple(rels), k)), provenance)
 
 
-def _contract(function: str, rels: Sequence[float], k: int) -> Case:
+def _contract(function: str, rels: Sequence[float], k: int,
+              provenance: str = "constructed: a number, input list unchanged") -> Case:
     """A plain number comes back and the caller's list is unchanged, whatever the value."""
-    return Case(Call(function, (tuple(rels), k)), "constructed: a number, input list unchanged", True, Expect.NUMBER)
+    return Case(Call(function, (tuple(rels), k)), provenance, True, Expect.NUMBER)
 
 
 def _same(
@@ -66,7 +67,20 @@ def _same(
         Call(function, (tuple(rels), k)), provenance, expect=Expect.SAME_AS,
         companion=Call(function, (tuple(other), other_k)), factor=factor,
         own_ratio=_own_ratio(rels, k) if function == "ndcg" else None,
+        meaning=_meaning(rels, k, other, other_k, factor),
     )
+
+
+def _meaning(rels: Sequence[float], k: int, other: Sequence[float], other_k: int, factor: float) -> str:
+    """What a property case checks, in words (no input: it is said of hidden cases too)."""
+    if factor != 1.0:
+        return ("multiplying every grade by the same number must multiply the value by that number "
+                "(the gain is the grade itself, fractions included)")
+    if list(rels) == list(other):
+        return "a k beyond the list's length must give the value of the whole list"
+    if k == 1:
+        return "at k=1 only the document at rank 1 counts"
+    return "the documents below rank k must not change the value"
 
 
 #: Which groups each single mistake of the catalogue should cost is declared with its mutants
@@ -86,22 +100,25 @@ GROUPS: tuple[TestGroup, ...] = (
     TestGroup(
         "test_dcg_discount", "dcg", "dcg divides the grade at rank i by log2(i + 1)", 1.0, False,
         (
+            # relevant documents from rank 1 down, k at the list's end: the cut-off's mistakes (one too
+            # many, the whole list, a cut at the number of relevant documents) all agree here
             _dcg([1, 0, 0, 0, 0], 5, "constructed: rank 1 is not discounted"),
-            _dcg([0, 1, 0, 0], 4, "constructed: one relevant document at rank 2"),
-            _dcg([0, 0, 0, 1, 0, 0], 6, "constructed: one relevant document at rank 4"),
-            _dcg([0, 0, 0, 0, 0, 0, 0, 0, 1, 0], 10, "constructed: one relevant document at rank 9"),
-            _dcg([1, 1, 0, 1, 0], 5, "constructed: three relevant documents"),
+            _dcg([1, 1, 0, 0, 0, 0, 0], 7, "constructed: relevant documents at ranks 1 and 2"),
+            _dcg([1, 1, 1, 1, 0], 5, "constructed: relevant documents down to rank 4"),
+            _dcg([1, 1, 1, 1, 1, 1, 1, 1, 1, 0], 10, "constructed: relevant documents down to rank 9"),
+            _dcg([1, 1, 1, 0, 0, 0, 0, 0], 8, "constructed: three relevant documents"),
         ),
     ),
     TestGroup(
         "test_dcg_cutoff", "dcg", "dcg sums exactly the top k ranks, for k below and beyond the list length",
         1.5, False,
         (
-            _same("dcg", [2, 1, 3, 0, 2], 2, [2, 1, 0, 0, 0], 5, "constructed: ranks below k do not count"),
-            _same("dcg", [1, 0, 2, 3, 1, 2, 1], 4, [1, 0, 2, 3, 0, 0], 6, "constructed: cut-off inside the list"),
-            _same("dcg", [3, 2, 1], 1, [3, 0, 0], 3, "constructed: k=1, only rank 1 counts"),
+            # grades 0-2 and two documents or more: a group about k does not hinge on grade 3 or on
+            # one-document lists (the grade and contract groups hold those)
+            _same("dcg", [2, 1, 2, 0, 2], 2, [2, 1, 0, 0, 0], 5, "constructed: ranks below k do not count"),
+            _same("dcg", [1, 0, 2, 2, 1, 2, 1], 4, [1, 0, 2, 2, 0, 0], 6, "constructed: cut-off inside the list"),
+            _same("dcg", [2, 2, 1], 1, [2, 0, 0], 3, "constructed: k=1, only rank 1 counts"),
             _same("dcg", [0, 1, 2], 7, [0, 1, 2], 3, "constructed: k larger than the list length"),
-            _same("dcg", [2.5], 10, [2.5], 1, "constructed: one document, k larger than the list"),
             # 0 whatever the discount, and no constant: a property alone would hold for one
             _dcg([0, 0, 0, 2], 3, "constructed: a relevant document just below the cut-off adds nothing"),
         ),
@@ -113,12 +130,16 @@ GROUPS: tuple[TestGroup, ...] = (
             _dcg([0, 0, 0, 0], 3, "constructed: nothing relevant"),
             _same("dcg", [2, 2, 2, 1, 1], 5, [1, 1, 1, 0.5, 0.5], 5, "constructed: tied grades", factor=2.0),
             _same("dcg", [0.5, 1.5, 0, 2.25], 4, [2, 6, 0, 9], 4, "constructed: fractional grades", factor=0.25),
-            _same("dcg", [2.75, 0], 2, [1, 0], 2, "constructed: a fractional grade", factor=2.75),
+            _same("dcg", [0, 2.75, 0, 0], 4, [0, 1, 0, 0], 4, "constructed: a fractional grade", factor=2.75),
         ),
     ),
     TestGroup(
-        "test_dcg_contract", "dcg", "dcg returns a number and leaves its input list unchanged", 0.5, False,
-        (_contract("dcg", [0, 3, 1, 2], 3), _contract("dcg", [2, 0, 0, 1, 3], 5)),
+        "test_dcg_contract", "dcg",
+        "dcg returns a number, also for a single document, and leaves its input list unchanged", 0.5, False,
+        (
+            _contract("dcg", [0, 2, 1, 2], 3), _contract("dcg", [2, 0, 0, 1, 2], 5),
+            _contract("dcg", [0], 1, "constructed: a single document is a ranking too"),
+        ),
     ),
     # ----- Task 1.4: ndcg ------------------------------------------------------------------
     TestGroup(
@@ -136,19 +157,26 @@ GROUPS: tuple[TestGroup, ...] = (
             _ndcg([1, 1, 3, 3], 2, "constructed: the ideal ranking must be sorted, best first"),
             _ndcg([3, 2, 1, 1, 0], 2, "constructed: the ideal ranking must be cut at k"),
             _ndcg([2, 2, 1, 1, 0], 4, "constructed: a perfect ranking with ties scores 1"),
+            _ndcg([2, 1, 0, 0, 0], 4, "constructed: a perfect ranking with fewer relevant documents than k scores 1"),
             _ndcg([0.5, 0.5, 0, 1, 1], 2, "constructed: fractional grades"),
+            # 0 whatever the discount, and the ideal is not: a dcg that counts hits (binary relevance)
+            # gives the ranking and its ideal different values here, so its own ratio says something
+            _ndcg([0, 0, 1, 2], 2, "constructed: every relevant document below the cut-off"),
+            # an irrelevant document in the top k, a better one below: with binary relevance too, an
+            # ideal from the top k (or an inverted, rounded ratio) shows
+            _ndcg([1, 0, 0, 3], 2, "constructed: an irrelevant document in the top k, a better one below it"),
         ),
     ),
     TestGroup(
-        "test_ndcg_cutoff", "ndcg", "ndcg for k=1, for k beyond the list length and for a single document", 1.0,
+        "test_ndcg_cutoff", "ndcg",
+        "ndcg for k=1, for k beyond the list length and below the only relevant document", 1.0,
         False,
         (
             # properties that hold whatever the ideal ranking: they are about k
-            _same("ndcg", [3, 1, 2], 1, [3, 2, 1], 1, "constructed: k=1, only rank 1 counts"),
-            _same("ndcg", [2, 0, 3], 8, [2, 0, 3], 3, "constructed: k larger than the list length"),
-            _same("ndcg", [1.5], 1, [1.5, 0], 1, "constructed: a single document (scikit-learn refuses these)"),
-            _same("ndcg", [2.5], 5, [2.5], 1, "constructed: a single document, k beyond it"),
-            _ndcg([0, 0, 3], 2, "constructed: the only relevant document below the cut-off gives 0"),
+            # (grades 0-2, two documents or more: see test_dcg_cutoff)
+            _same("ndcg", [2, 0, 1], 1, [2, 1, 0], 1, "constructed: k=1, only rank 1 counts"),
+            _same("ndcg", [1, 0, 2], 8, [1, 0, 2], 3, "constructed: k larger than the list length"),
+            _ndcg([0, 0, 2], 2, "constructed: the only relevant document below the cut-off gives 0"),
         ),
     ),
     TestGroup(
@@ -156,11 +184,15 @@ GROUPS: tuple[TestGroup, ...] = (
         (
             _zero([0, 0, 0, 0], 3, "constructed: nothing relevant, iDCG = 0"),
             _zero([0, 0, 0, 0, 0, 0], 2, "constructed: nothing relevant, k below the length"),
-            _zero([0.0], 1, "constructed: a single irrelevant document"),
+            _zero([0.0, 0.0, 0.0], 1, "constructed: nothing relevant, k=1"),
         ),
     ),
     TestGroup(
-        "test_ndcg_contract", "ndcg", "ndcg returns a number and leaves its input list unchanged", 1.0, False,
-        (_contract("ndcg", [1, 0, 3, 2], 4), _contract("ndcg", [0, 2, 2, 1, 0, 3], 3)),
+        "test_ndcg_contract", "ndcg",
+        "ndcg returns a number, also for a single document, and leaves its input list unchanged", 1.0, False,
+        (
+            _contract("ndcg", [1, 0, 2, 2], 4), _contract("ndcg", [0, 2, 2, 1, 0, 1], 3),
+            _contract("ndcg", [1], 1, "constructed: a single document is a ranking too (scikit-learn refuses it)"),
+        ),
     ),
 )

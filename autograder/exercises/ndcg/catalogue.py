@@ -85,8 +85,9 @@ CATALOGUE: tuple[Misconception, ...] = (
         "With rank i counted from 1, the document at rank i is divided by log2(i + 1): rank 1 by "
         "log2(2) = 1, rank 2 by log2(3), rank 3 by log2(4) = 2. In a 0-based Python loop over "
         "index j that is log2(j + 2). Dividing by log2(i) with rank 1 left undiscounted is the "
-        "original Järvelin–Kekäläinen form, not the lecture's; log2(i + 2) for 1-based i shifts "
-        "every discount by one rank; and starting the loop at 1 skips the first document.",
+        "original Järvelin–Kekäläinen form, not the lecture's (in ln i it is also the wrong base); "
+        "log2(i + 2) for 1-based i shifts every discount by one rank, also when rank 1 is left "
+        "undiscounted; and starting the loop at 1 skips the first document.",
         (
             Mutant("Järvelin–Kekäläinen log2(i)", dcg=_dcg(
                 "if not rels:\n    return 0.0\n"
@@ -95,6 +96,11 @@ CATALOGUE: tuple[Misconception, ...] = (
                 "return sum(rels[i - 1] / math.log2(i + 2) for i in range(1, min(k, len(rels)) + 1))")),
             Mutant("first document skipped", dcg=_dcg(
                 "return sum(rels[i] / math.log2(i + 1) for i in range(1, min(k, len(rels))))")),
+            Mutant("sum from rank 2, lecture discount", dcg=_dcg(
+                "return sum(rels[i] / math.log2(i + 2) for i in range(1, min(k, len(rels))))")),
+            Mutant("rank 1 undiscounted, log2(i + 2) after", dcg=_dcg(
+                "if not rels:\n    return 0.0\n"
+                "return rels[0] + sum(rels[i] / math.log2(i + 3) for i in range(1, min(k, len(rels))))")),
         ),
         loses=("test_dcg_lecture", "test_dcg_discount"),
     ),
@@ -125,6 +131,54 @@ CATALOGUE: tuple[Misconception, ...] = (
         loses=("test_dcg_lecture", "test_dcg_grades"),
     ),
     Misconception(
+        "grades-truncated",
+        "Grades truncated or thresholded",
+        "The gain is the grade itself, fractional grades included: a document of grade 2.5 counts "
+        "2.5 and one of grade 0.5 counts 0.5. int(rel) makes 2.5 into 2 and 0.5 into 0, and "
+        "`if rel >= 1` drops the grades below 1 as if they were not relevant. Use rels[i] as it is "
+        "(float(rel), never int(rel)).",
+        (
+            Mutant("int(rel)", dcg=_dcg(
+                "return sum(int(rels[i]) / math.log2(i + 2) for i in range(min(k, len(rels))))")),
+            Mutant("grades below 1 dropped", dcg=_dcg(
+                "return sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels))) if rels[i] >= 1)")),
+        ),
+        loses=("test_dcg_grades",),
+    ),
+    Misconception(
+        "binary-relevance",
+        "Binary relevance",
+        "The grades are graded relevance: a document of grade 2 counts twice as much as one of "
+        "grade 1. Counting every grade above 0 as 1 (as precision or hit-rate code does) computes "
+        "another measure, whether in the DCG, in the ideal DCG (an ideal made from the number of "
+        "relevant documents) or in both. Use rels[i] as the gain and sort the grades themselves "
+        "for the ideal ranking.",
+        (
+            Mutant("hits in the DCG", dcg=_dcg(
+                "return sum((1 if rels[i] > 0 else 0) / math.log2(i + 2) for i in range(min(k, len(rels))))")),
+            Mutant("ideal from the number of relevant documents", ndcg="import math\n\n\n" + _ndcg(
+                "relevant = sum(1 for r in rels if r > 0)\n"
+                "ideal = sum(1 / math.log2(i + 2) for i in range(min(k, relevant)))\n"
+                "if ideal == 0:\n    return 0.0\nreturn dcg(rels, k) / ideal"),
+                loses=("test_ndcg_lecture", "test_ndcg_ideal")),
+        ),
+        loses=("test_dcg_lecture", "test_dcg_grades"),
+    ),
+    Misconception(
+        "grade-range",
+        "Only grades 0–2 supported",
+        "A grade can be any number from 0 up: 3, 4 or 2.5 as well as 0, 1 and 2. Code that looks "
+        "grades up in a table made for 0, 1 and 2 (a list counts = [0, 0, 0], a dict {0: ..., 1: ..., "
+        "2: ...}) raises IndexError or KeyError on grade 3, and a check that refuses grades above 2 "
+        "refuses the course's own inputs. Compute with the grade itself.",
+        (Mutant("grades above 2 refused", ndcg=_ndcg(
+            "if max(rels, default=0) > 2:\n    raise ValueError('grades must be between 0 and 2')\n"
+            "ideal = dcg(sorted(rels, reverse=True), k)\nif ideal == 0:\n    return 0.0\n"
+            "return dcg(rels, k) / ideal")),),
+        # the group whose cases hold grade 3 for ndcg; no contract, cut-off or zero case does
+        loses=("test_ndcg_ideal",),
+    ),
+    Misconception(
         "cutoff-ignored",
         "Cut-off k ignored",
         "DCG@k only counts the top k documents. Summing the whole list gives DCG@n. Stop the sum "
@@ -144,6 +198,17 @@ CATALOGUE: tuple[Misconception, ...] = (
             Mutant("k + 1 documents", dcg=_dcg(
                 "return sum(rels[i] / math.log2(i + 2) for i in range(min(k + 1, len(rels))))")),
         ),
+        loses=("test_dcg_lecture", "test_dcg_cutoff"),
+    ),
+    Misconception(
+        "cutoff-at-relevant",
+        "Cut at the number of relevant documents",
+        "DCG@k sums the top k ranks, relevant or not. Cutting at the number of relevant documents "
+        "(k = min(k, number of relevant ones), as some recommender code does) drops the relevant "
+        "documents ranked below that number. Cut at min(k, len(rels)) only.",
+        (Mutant("k = min(k, relevant)", dcg=_dcg(
+            "k = min(k, sum(1 for r in rels if r > 0))\n"
+            "return sum(rels[i] / math.log2(i + 2) for i in range(k))")),),
         loses=("test_dcg_lecture", "test_dcg_cutoff"),
     ),
     Misconception(
@@ -171,7 +236,8 @@ CATALOGUE: tuple[Misconception, ...] = (
         "ideal-not-cut",
         "Ideal DCG not cut at k",
         "nDCG@k divides by the DCG@k of the ideal ranking: the ideal list is cut at the same k. "
-        "Using the DCG of the whole ideal list makes nDCG@k too small whenever k < len(rels).",
+        "Using the DCG of the whole ideal list (or cutting it at the number of relevant documents, "
+        "which is the same) makes nDCG@k too small whenever a relevant document lies below rank k.",
         (Mutant("whole ideal list", ndcg=_ndcg(
             "ideal = dcg(sorted(rels, reverse=True), len(rels))\nif ideal == 0:\n    return 0.0\n"
             "return dcg(rels, k) / ideal")),),
@@ -186,6 +252,18 @@ CATALOGUE: tuple[Misconception, ...] = (
         (Mutant("sorted(rels[:k])", ndcg=_ndcg(
             "ideal = dcg(sorted(rels[:k], reverse=True), k)\nif ideal == 0:\n    return 0.0\n"
             "return dcg(rels, k) / ideal")),),
+        loses=("test_ndcg_lecture", "test_ndcg_ideal"),
+    ),
+    Misconception(
+        "ideal-all-relevant",
+        "Ideal made of every position marked relevant",
+        "The ideal ranking is this ranking's own grades sorted best first. An ideal in which every "
+        "position of the top k is relevant with grade 1 (the sum of 1/log2(i + 1) over the top k) "
+        "is the DCG of another ranking, not of the best order of this one. Use "
+        "dcg(sorted(rels, reverse=True), k).",
+        (Mutant("every position relevant", ndcg="import math\n\n\n" + _ndcg(
+            "ideal = sum(1 / math.log2(i + 2) for i in range(min(k, len(rels))))\n"
+            "if ideal == 0:\n    return 0.0\nreturn dcg(rels, k) / ideal")),),
         loses=("test_ndcg_lecture", "test_ndcg_ideal"),
     ),
     Misconception(
@@ -250,7 +328,17 @@ CATALOGUE: tuple[Misconception, ...] = (
             "    raise ValueError('Computing NDCG is only meaningful when there is more than 1 document.')\n"
             "ideal = dcg(sorted(rels, reverse=True), k)\nif ideal == 0:\n    return 0.0\n"
             "return dcg(rels, k) / ideal")),),
-        loses=("test_ndcg_cutoff", "test_ndcg_zero"),
+        loses=("test_ndcg_contract",),
+    ),
+    Misconception(
+        "prints-not-returns",
+        "Value printed, not returned",
+        "print(value) shows the number, but the function still returns None: the tests, and an ndcg "
+        "that divides dcg's values, get nothing to work with. End the function with return value.",
+        (Mutant("print instead of return", dcg=_dcg(
+            "print(sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels)))))")),),
+        # nothing comes back: no group of dcg, nor of an ndcg that divides dcg's values, can pass
+        loses=tuple(group.grade_id for group in GROUPS),
     ),
     Misconception(
         "returns-non-float",
@@ -289,51 +377,8 @@ CATALOGUE: tuple[Misconception, ...] = (
 BY_ID = {m.id: m for m in CATALOGUE}
 
 
-def points_table() -> list[str]:
-    """The documentation's table of the test groups each mutant loses, and its points (from :data:`CATALOGUE`)."""
-    columns = [(group.grade_id.removeprefix("test_"), group) for group in GROUPS]
-    lines = [
-        "## Points each mistake costs",
-        "",
-        "One mistake costs the groups about what it gets wrong, no more: the contract groups ask only for",
-        "a number and an unchanged list; the cut-off and grade groups are properties of the student's own",
-        "function that hold whatever discount it uses; an `ndcg` that divides the student's own `dcg`",
-        "values as the definition says keeps its points when that `dcg` is wrong. Such evidence counts only",
-        "if it says something: not when every value is 0, nor when it matches a `dcg` that gives a ranking",
-        "and its ideal the same value; each property group also holds a case no constant meets. The",
-        "mutation tests grade every mutant and check that it loses exactly the groups marked here (✗).",
-        "",
-        "| mistake | mutant | " + " | ".join(f"`{name}` ({group.points:g})" for name, group in columns) + " | lost |",
-        "|---|---|" + "---|" * len(columns) + "---|",
-    ]
-    for item in CATALOGUE:
-        for mutant in item.mutants:
-            lost = item.groups_lost(mutant)
-            marks = " | ".join("✗" if group.grade_id in lost else "" for _, group in columns)
-            points = sum(group.points for _, group in columns if group.grade_id in lost)
-            lines.append(f"| `{item.id}` | {mutant.name} | {marks} | {points:g} |")
-    return lines
-
-
 def catalogue_markdown() -> str:
-    """The documentation page of the catalogue (``docs/misconceptions.md``)."""
-    lines = [
-        "# Known DCG/nDCG mistakes the grader recognises",
-        "",
-        "Generated from `autograder/exercises/ndcg/catalogue.py` by `python -m autograder docs`; do not edit.",
-        "The grader recognises these from the *behaviour* of a student's functions on probe inputs,",
-        "never from the source text, and reports the IDs in `results.json` (`diagnoses`).",
-        "",
-        "| ID | mistake | what the feedback tells the student |",
-        "|---|---|---|",
-    ]
-    for item in CATALOGUE:
-        lines.append(f"| `{item.id}` | {item.title} | {item.explanation} |")
-    lines += ["", *points_table(), "", "## Mutants", ""]
-    lines += ["Each mistake is reproduced by these solutions, which the test suite grades:", ""]
-    for item in CATALOGUE:
-        for mutant in item.mutants:
-            pairs = ((mutant.dcg, CORRECT_DCG), (mutant.ndcg, CORRECT_NDCG))
-            changed = [code for code, correct in pairs if code != correct]
-            lines += [f"### `{item.id}`: {mutant.name}", "", "```python", *changed, "```", ""]
-    return "\n".join(lines)
+    """The documentation page of the catalogue (``docs/misconceptions.md``): see :mod:`.documentation`."""
+    from .documentation import catalogue_markdown as markdown
+
+    return markdown()

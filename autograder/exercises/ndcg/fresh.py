@@ -1,10 +1,11 @@
 """Templates of fresh hidden cases: one per edge case a hidden group checks, drawn per submission.
 
 Each template draws a case of the same kind as the group's fixed cases (:mod:`.cases`), with the
-same care that one mistake costs only the groups about it: the discount's lists are binary (the
-exponential gain agrees there) with k at the list's end and nothing relevant at the end (the
-cut-off's mistakes agree there), the ideal ranking's values do not depend on the discount, and no
-group but the cut-off's has k beyond the list. ``tests/exercises/test_fresh_instances.py`` draws
+same care that one mistake costs only the groups about it: the discount's lists are ones from
+rank 1 down, then zeros (the gain's mistakes agree there, and with k at the list's end so do the
+cut-off's), the ideal ranking's values do not depend on the discount, no group but the cut-off's
+has k beyond the list, only the grade and ideal groups hold grades above 2, and only the contract
+groups hold one-document lists. ``tests/exercises/test_fresh_instances.py`` draws
 many instances of every template and checks that each catalogue mutant and each correct solution
 loses exactly the groups it loses on the fixed cases.
 """
@@ -20,31 +21,33 @@ from .cases import _contract, _dcg, _ndcg, _same, _zero
 from .diagnosis.variants import CUTS, ORDERS, SCOPES, ideal_list
 
 Draw = Callable[[random.Random], Case]
-GRADES = (1, 2, 3)
+#: Grades of the cut-off, zero and contract instances: 0-2 (grade 3 is the grade group's business).
+GRADES = (1, 2)
 FRACTIONS = (0.5, 1, 1.5, 2)
 
 
 def _grades(rng: random.Random, n: int) -> list[float]:
-    """``n`` grades 0..3 with at least one relevant document."""
-    rels: list[float] = [rng.randint(0, 3) for _ in range(n)]
+    """``n`` grades 0..2 with at least one relevant document."""
+    rels: list[float] = [rng.randint(0, 2) for _ in range(n)]
     rels[rng.randrange(n)] = rng.choice(GRADES)
     return rels
 
 
 # ----- dcg: the discount ----------------------------------------------------------------------------
+def _ones_then_zeros(relevant: int, n: int) -> list[int]:
+    """Grade 1 at ranks 1..relevant, then 0: a cut at the number of relevant documents agrees here."""
+    return [1] * relevant + [0] * (n - relevant)
+
+
 def _one_at_a_rank(rng: random.Random) -> Case:
     rank = rng.randint(2, 12)
-    rels = [0] * (rank + rng.randint(1, 4))
-    rels[rank - 1] = 1
+    rels = _ones_then_zeros(rank, rank + rng.randint(1, 4))
     return _dcg(rels, len(rels), "")
 
 
 def _binary(rng: random.Random, n: int) -> list[int]:
-    """A binary list with two relevant documents or more after rank 1, ending in an irrelevant one."""
-    rels = [rng.randint(0, 1) for _ in range(n - 1)] + [0]
-    for index in rng.sample(range(1, n - 1), 2):
-        rels[index] = 1
-    return rels
+    """Two relevant documents or more from rank 1 down, ending in an irrelevant one."""
+    return _ones_then_zeros(rng.randint(2, n - 1), n)
 
 
 def _several_relevant(rng: random.Random) -> Case:
@@ -78,7 +81,7 @@ def _just_below(rng: random.Random) -> Case:
 
 # ----- dcg: the grades ------------------------------------------------------------------------------
 def _dcg_nothing_relevant(rng: random.Random) -> Case:
-    n = rng.randint(1, 8)
+    n = rng.randint(2, 8)
     return _dcg([0] * n, rng.randint(1, n), "")
 
 
@@ -123,11 +126,6 @@ def _ndcg_k_beyond(rng: random.Random) -> Case:
     return _same("ndcg", rels, len(rels) + rng.randint(1, 5), rels, len(rels), "")
 
 
-def _single(rng: random.Random) -> Case:
-    grade = rng.choice((*FRACTIONS, 2.5, 3))
-    return _same("ndcg", [grade], rng.randint(1, 5), [grade] + [0] * rng.randint(1, 3), 1, "")
-
-
 def _only_below(rng: random.Random) -> Case:
     k = rng.randint(1, 4)
     return _ndcg([0] * k + [rng.choice(GRADES)] + [0] * rng.randint(0, 2), k, "")
@@ -135,13 +133,13 @@ def _only_below(rng: random.Random) -> Case:
 
 # ----- ndcg: nothing relevant, and the contracts ----------------------------------------------------
 def _ndcg_nothing_relevant(rng: random.Random) -> Case:
-    n = rng.randint(1, 8)
+    n = rng.randint(2, 8)
     return _zero([rng.choice((0, 0.0))] * n, rng.randint(1, n), "")
 
 
 def _contract_of(function: str) -> Draw:
     def draw(rng: random.Random) -> Case:
-        rels = _grades(rng, rng.randint(2, 7))
+        rels = _grades(rng, rng.randint(1, 7))  # a single document too
         return _contract(function, rels, rng.randint(1, len(rels)))
     return draw
 
@@ -174,7 +172,6 @@ TEMPLATES: Mapping[str, tuple[CaseTemplate, ...]] = {
     "test_ndcg_cutoff": _templates(
         ("k=1, only rank 1 counts", _ndcg_k1),
         ("k larger than the list length", _ndcg_k_beyond),
-        ("a single document", _single),
         ("the only relevant document below the cut-off gives 0", _only_below),
     ),
     "test_ndcg_zero": _templates(("nothing relevant, iDCG = 0", _ndcg_nothing_relevant)),
@@ -187,21 +184,27 @@ TEMPLATES: Mapping[str, tuple[CaseTemplate, ...]] = {
 WITNESSES_PER_FUNCTION = 6
 
 
-def _ordinary(rng: random.Random) -> tuple[tuple[float, ...], int]:
-    """A ranking of 4 to 10 documents, two relevant ones at least (grades 0-3, some fractional), k inside it."""
+#: Grades of the witnesses drawn first: code written for the usual grades 0, 1, 2 (a table of three
+#: gains, three buckets) shows its shape there even where it cannot handle 2.5 or 3.
+USUAL = (0, 1, 2)
+ANY = (0, 1, 2, 3, 0.5, 1.5, 2.5)
+
+
+def _ordinary(rng: random.Random, grades: tuple[float, ...]) -> tuple[tuple[float, ...], int]:
+    """A ranking of 4 to 10 documents, two relevant ones at least, k inside it."""
     n = rng.randint(4, 10)
-    rels: list[float] = [rng.choice((0, 0, 1, 2, 3, 0.5, 1.5)) for _ in range(n)]
+    rels: list[float] = [rng.choice((0, *grades)) for _ in range(n)]
     for index in rng.sample(range(n), 2):
-        rels[index] = rng.choice(GRADES)
+        rels[index] = rng.choice([g for g in grades if g])
     return tuple(rels), rng.randint(2, n)
 
 
-def _mostly_relevant(rng: random.Random) -> tuple[tuple[float, ...], int]:
+def _mostly_relevant(rng: random.Random, grades: tuple[float, ...]) -> tuple[tuple[float, ...], int]:
     """A ranking with at most two irrelevant documents and k beyond them: every ideal ranking a known
     mistake builds (ascending ones too) has a DCG that is not 0, so every model can be checked."""
     n = rng.randint(4, 10)
     zeros = rng.randint(0, 2)
-    rels: list[float] = [0] * zeros + [rng.choice((1, 2, 3, 0.5, 1.5, 2.5)) for _ in range(n - zeros)]
+    rels: list[float] = [0] * zeros + [rng.choice([g for g in grades if g]) for _ in range(n - zeros)]
     rng.shuffle(rels)
     return tuple(rels), rng.randint(zeros + 1, n)
 
@@ -213,9 +216,10 @@ def witnesses(rng: random.Random) -> tuple[Call, ...]:
     divide (each ideal ranking a known mistake builds), so that an ndcg dividing the student's own
     dcg can be told from one that computes nothing.
     """
-    calls = [Call("dcg", _ordinary(rng)) for _ in range(WITNESSES_PER_FUNCTION)]
-    for _ in range(WITNESSES_PER_FUNCTION):
-        rels, k = _mostly_relevant(rng)
+    half = WITNESSES_PER_FUNCTION // 2
+    calls = [Call("dcg", _ordinary(rng, USUAL if i < half else ANY)) for i in range(WITNESSES_PER_FUNCTION)]
+    for i in range(WITNESSES_PER_FUNCTION):
+        rels, k = _mostly_relevant(rng, USUAL if i < half else ANY)
         calls += [Call("ndcg", (rels, k)), Call("dcg", (rels, k))]
         for order, scope, cut in itertools.product(ORDERS, SCOPES, CUTS):
             ideal = ideal_list(rels, k, order, scope)

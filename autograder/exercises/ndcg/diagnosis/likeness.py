@@ -14,13 +14,14 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from ....grading import Call
+from ..tolerance import SINGLE_PRECISION_REL_TOL
 from .matching import MAX_MISTAKES, Model, possible_roundings
-from .models import DCG_MODELS, NDCG_MODELS, StudentDcg
+from .models import DCG_MODELS, NDCG_MODELS, DcgModel, StudentDcg
 from .probes import k_of, rels_of
 
-#: Looser than the grader's tolerance: the question is the shape of the computation, so a DCG summed
-#: in float32 (off by about 1e-7) still resembles the formula it computes.
-SHAPE_TOLERANCE = 1e-6
+#: The question is the shape of the computation, so a DCG summed in float32 (off by about 1e-7)
+#: resembles the formula it computes: the exercise's allowance for single precision (:mod:`..tolerance`).
+SHAPE_TOLERANCE = SINGLE_PRECISION_REL_TOL
 #: The share of a function's values a model may get wrong and still explain the function.
 ALLOWED_MISSES = 0.1
 #: A model must explain at least this many values, with this many different ones not 0 among them (a
@@ -67,9 +68,16 @@ def _any_explains(models: Iterable[Model], observed: Mapping[Call, float], stude
     )
 
 
+def _weighs_something(model: DcgModel | None) -> bool:
+    """Whether a DCG model lets the grades or the ranks count: with binary relevance and no discount
+    it counts the relevant documents in the top k, a hit count that is no DCG (the diagnosis still
+    names both mistakes; the evidence rule gives such a count no points)."""
+    return model is None or not ("binary-relevance" in model.gain.mistakes and "no-discount" in model.weight.mistakes)
+
+
 # Models with more mistakes than the diagnosis believes fit almost anything: left out, once.
-_DCG_MODELS = tuple(m for m in DCG_MODELS if len(m.mistakes) <= MAX_MISTAKES)
-_NDCG_MODELS = tuple(m for m in NDCG_MODELS if len(m.mistakes) <= MAX_MISTAKES)
+_DCG_MODELS = tuple(m for m in DCG_MODELS if len(m.mistakes) <= MAX_MISTAKES and _weighs_something(m))
+_NDCG_MODELS = tuple(m for m in NDCG_MODELS if len(m.mistakes) <= MAX_MISTAKES and _weighs_something(m.source))
 _NDCG_OWN_DCG = tuple(m for m in _NDCG_MODELS if m.source is not None)
 
 

@@ -19,9 +19,10 @@ from typing import Protocol
 import ndcg_ref
 
 from ....grading import Call, Diagnosis, Finding
-from ....grading.scoring import exception_name, type_name
+from ....grading.scoring import exception_name, returned, type_name
 from ....sandbox import RAN, CallOutcome, CallRecord
 from ..catalogue import BY_ID
+from ..tolerance import agrees
 from .models import DCG_MODELS, NDCG_MODELS, StudentDcg
 from .probes import (
     AUXILIARY_PROBES,
@@ -29,6 +30,7 @@ from .probes import (
     DCG_PROBES,
     NDCG_PROBES,
     ONE_DOCUMENT_PROBES,
+    PROPERTY_PROBES,
     ZERO_PROBES,
     describe,
     k_of,
@@ -55,6 +57,8 @@ class Model(Protocol):
 
     def predict(self, call: Call, student_dcg: StudentDcg) -> float | None: ...
 
+    def fixed(self, mistake: str) -> Model | None: ...
+
 
 def possible_roundings(values: Iterable[float]) -> frozenset[int | None]:
     """The roundings a model may have, given what came back: n decimals only if every value has at most n.
@@ -63,12 +67,18 @@ def possible_roundings(values: Iterable[float]) -> frozenset[int | None]:
     [2, 3, 4, 5, 6, 7, 8, None]
     """
     values = list(values)
-    decimals = {n for n in ROUNDINGS if n is not None and all(_close(v, round(v, n)) for v in values)}
+    decimals = {n for n in ROUNDINGS if n is not None and all(_exact(v, round(v, n)) for v in values)}
     return frozenset({None, *decimals})
 
 
-def _close(a: float, b: float) -> bool:
+def _exact(a: float, b: float) -> bool:
+    """Equal but for double-precision noise (whether a value was rounded is asked this strictly)."""
     return math.isclose(a, b, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
+
+
+def _close(a: float, b: float) -> bool:
+    """A value and a model's agree by the exercise's tolerance policy: float32 noise too, not rounding."""
+    return _exact(a, b) or agrees(a, b)
 
 
 def _value(record: CallRecord | None) -> float | None:
@@ -164,11 +174,35 @@ class FunctionDiagnoser:
             values = set(observed.values())
             same = f" (it returned {values.pop()!r} on every input we tried)" if len(values) == 1 else ""
             diagnosis.unexplained[self.function] = (
-                f"your {self.function} does not match a known mistake{same}: {example}"
+                f"your {self.function} does not match a known mistake{same}: {example}{_broken(records, self.function)}"
             )
             return
+        call, _ = wrong
+        right = self.reference(call)
         for mistake in model.mistakes:
-            _add(diagnosis, mistake, self.function, example)
+            # the definition's value assumes every mistake fixed: say what fixing only this one gives
+            fixed = model.fixed(mistake)
+            alone = fixed.predict(call, student_dcg) if fixed is not None else None
+            text = example
+            if alone is not None and not _close(alone, right):
+                shown, _ = digits_apart(alone, right)
+                text += f"; fixing only this, your {self.function} would return {shown} (your other mistakes remain)"
+            _add(diagnosis, mistake, self.function, text)
+
+
+def _broken(records: Records, function: str) -> str:
+    """A property of the hidden groups the function breaks, shown on a visible probe ("" if none is)."""
+    for prop in PROPERTY_PROBES:
+        if prop.call.function != function:
+            continue
+        left, right = _value(records.get(prop.call)), _value(records.get(prop.companion))
+        if left is None or right is None or _close(left, prop.factor * right):
+            continue
+        factor = f"{prop.factor:g} × " if prop.factor != 1.0 else ""
+        shown, other = digits_apart(left, prop.factor * right)
+        return (f"; it also breaks a property the hidden tests check ({prop.meaning}): {prop.call.text} = {shown}, "
+                f"but {factor}{prop.companion.text} = {other}")
+    return ""
 
 
 def _add(diagnosis: Diagnosis, mistake: str, function: str, counterexample: str) -> None:
@@ -200,16 +234,29 @@ def _works(records: Records, probes: Iterable[Call]) -> bool:
     return any(_value(records.get(p)) is not None for p in probes)
 
 
+def _returns_none(records: Records, probes: Iterable[Call]) -> bool:
+    """Whether the function returned None on every ordinary probe (it prints its value, most likely)."""
+    seen = [records.get(p) for p in probes]
+    return bool(seen) and all(
+        r is not None and r.outcome is CallOutcome.NOT_A_NUMBER and r.type_name == "NoneType" for r in seen
+    )
+
+
 def _diagnose_not_working(records: Records, diagnosis: Diagnosis) -> None:
     for function, probes in (("dcg", DCG_PROBES), ("ndcg", NDCG_PROBES)):
-        if _works(records, probes):
-            continue
+        if _works(records, probes) or (function == "ndcg" and "prints-not-returns" in diagnosis.ids):
+            continue  # (an ndcg that divides a dcg that returns None can show nothing of its own)
         seen = [records.get(p) for p in probes]
         outcomes = [r.outcome if r is not None else CallOutcome.NOT_RUN for r in seen]
         raised = [r for r in seen if r is not None and r.outcome is CallOutcome.RAISED]
         errors = {exception_name(r.error or "") for r in raised}
         if all(outcome is CallOutcome.UNDEFINED for outcome in outcomes):
             diagnosis.unexplained[function] = f"your notebook does not define {function}(rels, k)"
+        elif _returns_none(records, probes):
+            call = probes[0]
+            _add(diagnosis, "prints-not-returns", function,
+                 f"for {describe(call)} your {function} returned None (nothing): does it print the value "
+                 "instead of returning it?")
         elif len(errors) == 1 and all(outcome is CallOutcome.RAISED for outcome in outcomes):
             error = errors.pop()
             if error == "NotImplementedError":
@@ -220,7 +267,9 @@ def _diagnose_not_working(records: Records, diagnosis: Diagnosis) -> None:
                 text = f"your {function} raised {error} on every input we tried" + (f": {message}" if message else "")
             diagnosis.unexplained[function] = text
         else:
-            diagnosis.unexplained[function] = f"your {function} did not return a number on any input we tried"
+            kinds = sorted({type_name(r.type_name or "") for r in seen if r is not None and r.type_name})
+            what = f" (it returned {' or '.join(kinds)})" if kinds else ""
+            diagnosis.unexplained[function] = f"your {function} did not return a number on any input we tried{what}"
 
 
 def _diagnose_type(records: Records, diagnosis: Diagnosis) -> None:
@@ -239,8 +288,33 @@ def _raised(record: CallRecord | None) -> bool:
     return record is not None and record.outcome is CallOutcome.RAISED
 
 
+def _grades_above(call: Call, top: float) -> bool:
+    return any(r > top for r in rels_of(call))
+
+
+def _grade_range(records: Records, function: str) -> Call | None:
+    """A probe on which ``function`` raised because of a grade above 2, if that is its pattern.
+
+    Real code that looks grades up in a table made for 0, 1 and 2 raises on grade 3 (IndexError,
+    KeyError), and on nothing with grades 0-2: then the crash, not the list's length or k, is the cause.
+    """
+    # ordinary probes only: k beyond the list, one document and nothing relevant have causes of their own
+    calls = [p for p in (NDCG_PROBES if function == "ndcg" else records) if p.function == function
+             and len(rels_of(p)) >= 2 and k_of(p) <= len(rels_of(p)) and any(rels_of(p))]
+    crashed = [p for p in calls if _raised(records.get(p))]
+    if not crashed or any(not _grades_above(p, 2) and _integral(p) for p in crashed):
+        return None
+    return next((p for p in crashed if _grades_above(p, 2) and _integral(p)), None)
+
+
+def _integral(call: Call) -> bool:
+    return all(float(r).is_integer() for r in rels_of(call))
+
+
 def _diagnose_contract(records: Records, diagnosis: Diagnosis) -> None:
     working = {"dcg": _works(records, DCG_PROBES), "ndcg": _works(records, NDCG_PROBES)}
+    # a wrong value where nothing is relevant is the zero ideal's only for an ndcg that computes a DCG ratio
+    explained = "ndcg" not in diagnosis.unexplained
     for zero in ZERO_PROBES if working["ndcg"] else ():
         if _value(records.get(probe("dcg", rels_of(zero), k_of(zero)))) != 0.0:
             continue  # the student's own dcg is not 0 here: their ndcg cannot know that iDCG is 0
@@ -251,12 +325,35 @@ def _diagnose_contract(records: Records, diagnosis: Diagnosis) -> None:
             _add(diagnosis, "zero-ideal", "ndcg",
                  f"for {describe(zero)} (nothing relevant) your ndcg raised {exception_name(record.error or '')}; "
                  "it must return 0.0")
-        elif record.outcome is CallOutcome.VALUE and record.value != 0.0:
+        elif record.outcome is CallOutcome.NOT_A_NUMBER and record.value is None:
+            kind = returned(record.type_name or "")
+            _add(diagnosis, "zero-ideal", "ndcg",
+                 f"for {describe(zero)} (nothing relevant) your ndcg returned {kind}, not a number; "
+                 "it must return 0.0")
+        elif record.outcome is CallOutcome.VALUE and record.value != 0.0 and explained:
             _add(diagnosis, "zero-ideal", "ndcg",
                  f"for {describe(zero)} (nothing relevant) your ndcg returns {record.value}; it must return 0.0")
-    one_document = [p for p in (*DCG_PROBES, *ONE_DOCUMENT_PROBES) if len(rels_of(p)) == 1]
+        else:
+            continue
+        break  # one counterexample is enough
     for function in ("dcg", "ndcg"):
-        crashed = [p for p in one_document if p.function == function and _raised(records.get(p))]
+        cause = _grade_range(records, function) if working[function] else None
+        if function == "ndcg" and "grade-range" in diagnosis.ids:
+            cause = None  # an ndcg that calls a dcg which crashes on grade 3 crashes there too: named once
+        if cause is not None:
+            record = records[cause]
+            _add(diagnosis, "grade-range", function,
+                 f"for {describe(cause)} your {function} raised {exception_name(record.error or '')} on grade "
+                 f"{max(rels_of(cause)):g}: does your code assume grades 0–2?")
+    # one document, k beyond the list: only crashes with grades 0-2 (grade 3 has its own cause, above)
+    one_document = [p for p in (*DCG_PROBES, *ONE_DOCUMENT_PROBES) if len(rels_of(p)) == 1 and not _grades_above(p, 2)]
+    for function in ("dcg", "ndcg"):
+        # (an ndcg whose dcg gives a single document 0 divides 0 by 0: the zero ideal, named above)
+        crashed = [
+            p for p in one_document if p.function == function and _raised(records.get(p))
+            and not (function == "ndcg" and "zero-ideal" in diagnosis.ids
+                     and _value(records.get(probe("dcg", rels_of(p), k_of(p)))) == 0.0)
+        ]
         if crashed and working[function]:
             record = records[crashed[0]]
             _add(diagnosis, "one-document", function,

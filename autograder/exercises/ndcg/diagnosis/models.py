@@ -13,12 +13,12 @@ import functools
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from dataclasses import dataclass, replace
+from typing import Any, Protocol, TypeVar
 
 from ....grading import Call
 from .probes import k_of, rels_of
-from .variants import CUTOFFS, CUTS, GAINS, ORDERS, RATIOS, ROUNDINGS, SCOPES, WEIGHTS, Variant, ideal_list
+from .variants import CUTOFFS, CUTS, GAINS, ORDERS, RATIOS, ROUNDED, ROUNDINGS, SCOPES, WEIGHTS, Variant, ideal_list
 from .variants import mistakes_of as _mistakes_of
 
 
@@ -28,6 +28,7 @@ class _Mistaken(Protocol):
 
 
 M = TypeVar("M", bound=_Mistaken)
+T = TypeVar("T", "DcgModel", "NdcgModel")
 
 #: The student's dcg values on the auxiliary probes: ``{(rels, k): value}``.
 StudentDcg = Mapping[tuple[tuple[float, ...], int], float]
@@ -39,7 +40,7 @@ class DcgModel:
 
     gain: Variant[Callable[[float], float]] = GAINS[0]
     weight: Variant[Callable[[int], float]] = WEIGHTS[0]
-    cutoff: Variant[Callable[[int, int], int]] = CUTOFFS[0]
+    cutoff: Variant[Callable[[int, tuple[float, ...]], int]] = CUTOFFS[0]
     rounding: int | None = None
 
     def value(self, rels: tuple[float, ...], k: int) -> float:
@@ -55,10 +56,14 @@ class DcgModel:
         """The catalogue IDs of the parts that are not the lecture's."""
         return _mistakes_of((self.gain, self.weight, self.cutoff), self.rounding)
 
+    def fixed(self, mistake: str) -> DcgModel | None:
+        """This model with only ``mistake`` put right (None if a part makes it with another mistake)."""
+        return _fixed(self, mistake, {"gain": GAINS[0], "weight": WEIGHTS[0], "cutoff": CUTOFFS[0]})
+
 
 @functools.lru_cache(maxsize=1 << 16)
 def _dcg_value(model: DcgModel, rels: tuple[float, ...], k: int) -> float:
-    n = model.cutoff.rule(k, len(rels))
+    n = model.cutoff.rule(k, rels)
     value = math.fsum(model.gain.rule(rels[i]) * model.weight.rule(i + 1) for i in range(n))
     return value if model.rounding is None else round(value, model.rounding)
 
@@ -74,6 +79,7 @@ DCG_MODELS = _by_mistakes(
 #: The DCGs an ndcg may compute itself, instead of calling the student's dcg (real code often
 #: does, in the function or a helper, with a discount or cut-off its dcg does not have).
 OWN_DCGS = tuple(DcgModel(g, w, c) for g, w, c in itertools.product(GAINS, WEIGHTS, CUTOFFS))
+_LECTURE = DcgModel()
 
 
 @dataclass(frozen=True)
@@ -87,16 +93,21 @@ class NdcgModel:
     cut: Variant[bool] = CUTS[0]
     ratio: Variant[str] = RATIOS[0]
     rounding: int | None = None
+    #: With the student's dcg as the source: whether the ideal's DCG is computed by the ndcg itself,
+    #: with the lecture's formula (recommender code: the ranking through dcg, the iDCG from a count).
+    ideal_own: bool = False
 
-    def _dcg(self, rels: tuple[float, ...], k: int, student_dcg: StudentDcg) -> float | None:
-        return student_dcg.get((rels, k)) if self.source is None else self.source.value(rels, k)
+    def _dcg(self, rels: tuple[float, ...], k: int, student_dcg: StudentDcg, ideal: bool = False) -> float | None:
+        if self.source is not None:
+            return self.source.value(rels, k)
+        return _LECTURE.value(rels, k) if ideal and self.ideal_own else student_dcg.get((rels, k))
 
     def predict(self, call: Call, student_dcg: StudentDcg) -> float | None:
         """The model's value of ``ndcg(rels, k)``; None where it is undefined (a zero division, a missing value)."""
         rels, k = rels_of(call), k_of(call)
         actual = self._dcg(rels, k, student_dcg)
         ideal_ranking = ideal_list(rels, k, self.order, self.scope)
-        ideal = self._dcg(ideal_ranking, k if self.cut.rule else len(ideal_ranking), student_dcg)
+        ideal = self._dcg(ideal_ranking, k if self.cut.rule else len(ideal_ranking), student_dcg, ideal=True)
         if actual is None or ideal is None:
             return None
         value: float | None
@@ -116,11 +127,48 @@ class NdcgModel:
         own = self.source.mistakes if self.source is not None else []
         if self.ratio.rule == "unnormalised":
             return own + _mistakes_of((self.ratio,), self.rounding)
-        return own + _mistakes_of((self.order, self.scope, self.cut, self.ratio), self.rounding)
+        ideal = _mistakes_of((self.order, self.scope, self.cut, self.ratio), self.rounding)
+        if "cutoff-ignored" in own:  # k ignored everywhere: the ideal's missing cut is the same mistake
+            ideal = [m for m in ideal if m != "ideal-not-cut"]
+        return list(dict.fromkeys(own + ideal))  # binary relevance in the DCG and its ideal: one mistake
+
+    def fixed(self, mistake: str) -> NdcgModel | None:
+        """This model with only ``mistake`` put right (None if a part makes it with another mistake)."""
+        model = self
+        if self.source is not None and mistake in self.source.mistakes:
+            source = self.source.fixed(mistake)
+            if source is None:
+                return None
+            model = replace(self, source=source)
+        return _fixed(model, mistake, {"order": ORDERS[0], "scope": SCOPES[0], "cut": CUTS[0], "ratio": RATIOS[0]})
+
+
+def _fixed(model: T, mistake: str, lecture: Mapping[str, Variant[object]]) -> T | None:
+    """``model`` with every part that is ``mistake`` (and nothing else) replaced by the lecture's."""
+    changes: dict[str, Any] = {}
+    for name, right in lecture.items():
+        part: Variant[object] = getattr(model, name)
+        if mistake in part.mistakes:
+            if len(part.mistakes) > 1:
+                return None
+            changes[name] = right
+    if mistake == ROUNDED and model.rounding is not None:
+        changes["rounding"] = None
+    return replace(model, **changes)
 
 
 NDCG_MODELS = _by_mistakes(
-    NdcgModel(s, o, sc, c, ra, r)
-    for r, s, o, sc, c, ra in itertools.product(ROUNDINGS, (None, *OWN_DCGS), ORDERS, SCOPES, CUTS, RATIOS)
-    if ra.rule != "unnormalised" or (o, sc, c) == (ORDERS[0], SCOPES[0], CUTS[0])
+    (
+        *(
+            NdcgModel(s, o, sc, c, ra, r)
+            for r, s, o, sc, c, ra in itertools.product(ROUNDINGS, (None, *OWN_DCGS), ORDERS, SCOPES, CUTS, RATIOS)
+            if ra.rule != "unnormalised" or (o, sc, c) == (ORDERS[0], SCOPES[0], CUTS[0])
+        ),
+        # the student's dcg over an ideal DCG computed in ndcg (only where the ideal is built wrongly:
+        # with the lecture's ideal it is the same model as the student's dcg over its own ideal)
+        *(
+            NdcgModel(None, o, sc, c, ra, r, ideal_own=True)
+            for r, o, sc, c, ra in itertools.product(ROUNDINGS, ORDERS[3:], SCOPES, CUTS, RATIOS[:2])
+        ),
+    )
 )

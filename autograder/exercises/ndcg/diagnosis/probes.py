@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ....grading import Call
 from .variants import CUTS, ORDERS, SCOPES, ideal_list
@@ -38,14 +39,16 @@ def describe(call: Call) -> str:
 #: dcg probes: small lists first (they make the clearest counterexamples). The single documents
 #: at rank 1 separate the gains; the single grade-1 documents at ranks 2..6 of a long list (k below
 #: its end, so that k + 1 still fits) measure the discount; the lists of ones measure the cut-off.
-DCG_PROBES: tuple[Call, ...] = tuple(
-    probe("dcg", rels, k)
-    for rels, k in [
-        ([3, 2], 2), ([2, 0, 1], 3), ([1], 1), ([2], 1), ([3], 1),
-        *(([0] * (rank - 1) + [1] + [0] * (16 - rank), 12) for rank in range(2, 7)),
-        ([0, 0, 2] + [0] * 13, 12), ([1] * 12, 4), ([1] * 6, 3), ([2, 1, 3, 0, 1, 2, 1], 5),
-    ]
-)
+_DCG_LISTS: list[tuple[Sequence[float], int]] = [
+    ([3, 2], 2), ([2, 0, 1], 3), ([1], 1), ([2], 1), ([3], 1),
+    *(([0] * (rank - 1) + [1] + [0] * (16 - rank), 12) for rank in range(2, 7)),
+    ([0, 0, 2] + [0] * 13, 12), ([1] * 12, 4), ([1] * 6, 3), ([2, 1, 3, 0, 1, 2, 1], 5),
+    # fractional grades (a truncated or thresholded grade shows), relevant documents after
+    # irrelevant ones (a cut at the number of relevant documents shows)
+    ([2.5, 0.5], 2), ([0.5, 1.5, 0, 2], 4), ([0, 0, 1, 1, 0, 1], 6), ([1.5, 0.5, 0.5, 2.5, 0.5, 1], 6),
+    ([3, 3, 3, 3, 3, 3, 3], 5), ([0.5] * 8, 8),
+]
+DCG_PROBES: tuple[Call, ...] = tuple(probe("dcg", rels, k) for rels, k in _DCG_LISTS)
 #: Probes with k beyond the list: an exception here (and not elsewhere) is `k-beyond-length`.
 BEYOND_PROBES: tuple[Call, ...] = (probe("dcg", (1, 2), 5), probe("ndcg", (2, 0, 1), 6))
 #: ndcg probes: relevant documents below the cut-off, cut-offs inside the list, ties.
@@ -54,12 +57,45 @@ NDCG_PROBES: tuple[Call, ...] = tuple(
     for rels, k in [
         ([1, 3, 0, 2, 0], 2), ([0, 1, 0, 2, 3, 1], 3), ([2, 1, 0, 3], 2), ([1, 3, 2], 3),
         ([0, 2, 1, 0, 0, 3, 1], 4), ([3, 0, 1], 2), ([1, 1, 2, 0], 3),
+        # grades 0-2 only: code that crashes on grade 3 still shows what it computes
+        ([2, 0, 1, 2, 1, 0, 0], 2), ([0, 2, 2, 1, 0, 2], 3), ([1, 2, 0, 2, 0, 1, 0, 0], 4), ([1, 0, 0, 2, 2], 2),
+        # fewer relevant documents than k: an ideal of every position relevant shows
+        ([0, 2, 0, 0, 1, 0], 4),
+        # few zeros: an ascending ideal is not 0 here either
+        ([2, 1, 1, 2], 2), ([1, 2, 2, 1, 1], 3),
     ]
 )
 #: One document: a ranking too (scikit-learn's ndcg_score refuses it). dcg has its own among DCG_PROBES.
-ONE_DOCUMENT_PROBES: tuple[Call, ...] = (probe("ndcg", (3,), 1),)
+ONE_DOCUMENT_PROBES: tuple[Call, ...] = (probe("ndcg", (2,), 1), probe("ndcg", (3,), 1))
 #: Nothing relevant: the only correct answer is 0.0.
 ZERO_PROBES: tuple[Call, ...] = (probe("ndcg", (0, 0, 0, 0, 0), 4), probe("ndcg", (0, 0), 1))
+
+
+@dataclass(frozen=True)
+class PropertyProbe:
+    """``call == factor * companion`` on a visible input: a property a hidden group checks, shown on the
+    student's own function where the diagnosis has no name for what it does."""
+
+    call: Call
+    companion: Call
+    factor: float
+    #: What it checks, in the words the hidden group's message uses.
+    meaning: str
+
+
+#: One of each kind of property the hidden groups check (inputs of their own: no hidden case's).
+PROPERTY_PROBES: tuple[PropertyProbe, ...] = (
+    PropertyProbe(probe("dcg", (3, 1, 2, 0), 3), probe("dcg", (1.5, 0.5, 1, 0), 3), 2.0,
+                  "multiplying every grade by the same number must multiply the value by that number"),
+    PropertyProbe(probe("dcg", (2, 0, 1, 2, 1), 2), probe("dcg", (2, 0, 0, 0, 0), 5), 1.0,
+                  "the documents below rank k must not change the value"),
+    PropertyProbe(probe("dcg", (1, 0, 2), 9), probe("dcg", (1, 0, 2), 3), 1.0,
+                  "a k beyond the list's length must give the value of the whole list"),
+    PropertyProbe(probe("ndcg", (2, 1, 0, 1), 1), probe("ndcg", (2, 0, 1, 1), 1), 1.0,
+                  "at k=1 only the document at rank 1 counts"),
+    PropertyProbe(probe("ndcg", (0, 2, 1), 7), probe("ndcg", (0, 2, 1), 3), 1.0,
+                  "a k beyond the list's length must give the value of the whole list"),
+)
 
 
 def _auxiliary_probes() -> tuple[Call, ...]:
@@ -78,5 +114,8 @@ AUXILIARY_PROBES = _auxiliary_probes()
 
 #: Every probe call, each once, in the order the runner makes them.
 ALL_PROBES: tuple[Call, ...] = tuple(
-    dict.fromkeys(DCG_PROBES + AUXILIARY_PROBES + BEYOND_PROBES + NDCG_PROBES + ZERO_PROBES + ONE_DOCUMENT_PROBES)
+    dict.fromkeys(
+        DCG_PROBES + AUXILIARY_PROBES + BEYOND_PROBES + NDCG_PROBES + ZERO_PROBES + ONE_DOCUMENT_PROBES
+        + tuple(c for p in PROPERTY_PROBES for c in (p.call, p.companion))
+    )
 )

@@ -29,6 +29,14 @@ class Variant(Generic[F]):
     rule: F
     #: The catalogue ID of this mistake; None for the lecture's definition.
     mistake: str | None = None
+    #: Further catalogue IDs, for a variant that makes two mistakes in one expression (a discount
+    #: in ln i with rank 1 left undiscounted is a wrong base *and* a wrong offset).
+    also: tuple[str, ...] = ()
+
+    @property
+    def mistakes(self) -> tuple[str, ...]:
+        """Every catalogue ID this variant is (none for the lecture's definition)."""
+        return ((self.mistake,) if self.mistake is not None else ()) + self.also
 
 
 # ----- parts of a DCG -----------------------------------------------------------------------
@@ -36,6 +44,10 @@ class Variant(Generic[F]):
 GAINS: tuple[Variant[Callable[[float], float]], ...] = (
     Variant("linear", lambda r: r),
     Variant("exponential", lambda r: 2.0**r - 1.0, "exponential-gain"),
+    # int(rel): fractional grades lose their fraction; a grade below 1 counted as "not relevant"
+    Variant("int(rel)", lambda r: float(math.floor(r)), "grades-truncated"),
+    Variant("below 1 dropped", lambda r: r if r >= 1 else 0.0, "grades-truncated"),
+    Variant("binary", lambda r: 1.0 if r > 0 else 0.0, "binary-relevance"),
 )
 #: Weight of the document at 1-based rank i (the factor its gain is multiplied with).
 WEIGHTS: tuple[Variant[Callable[[int], float]], ...] = (
@@ -45,15 +57,22 @@ WEIGHTS: tuple[Variant[Callable[[int], float]], ...] = (
     Variant("jk log2(i)", lambda i: 1.0 if i == 1 else 1 / math.log2(i), "discount-offset"),
     Variant("log2(i+2)", lambda i: 1 / math.log2(i + 2), "discount-offset"),
     Variant("first skipped", lambda i: 0.0 if i == 1 else 1 / math.log2(i), "discount-offset"),
+    # the sum started at rank 2, the lecture's discount for the others
+    Variant("rank 1 skipped", lambda i: 0.0 if i == 1 else 1 / math.log2(i + 1), "discount-offset"),
+    # rank 1 undiscounted, then one more than the Järvelin–Kekäläinen log2(i) from rank 2 on
+    Variant("jk log2(i+2)", lambda i: 1.0 if i == 1 else 1 / math.log2(i + 2), "discount-offset"),
+    Variant("jk ln(i)", lambda i: 1.0 if i == 1 else 1 / math.log(i), "discount-offset", ("log-base",)),
     Variant("none", lambda i: 1.0, "no-discount"),
     Variant("multiplied", lambda i: math.log2(i + 1), "discount-multiplied"),
 )
-#: How many documents are summed, given k and the list's length n.
-CUTOFFS: tuple[Variant[Callable[[int, int], int]], ...] = (
-    Variant("k", lambda k, n: min(k, n)),
-    Variant("all", lambda k, n: n, "cutoff-ignored"),
-    Variant("k-1", lambda k, n: max(min(k, n) - 1, 0), "cutoff-off-by-one"),
-    Variant("k+1", lambda k, n: min(k + 1, n), "cutoff-off-by-one"),
+#: How many documents are summed, given k and the ranking.
+CUTOFFS: tuple[Variant[Callable[[int, tuple[float, ...]], int]], ...] = (
+    Variant("k", lambda k, rels: min(k, len(rels))),
+    Variant("all", lambda k, rels: len(rels), "cutoff-ignored"),
+    Variant("k-1", lambda k, rels: max(min(k, len(rels)) - 1, 0), "cutoff-off-by-one"),
+    Variant("k+1", lambda k, rels: min(k + 1, len(rels)), "cutoff-off-by-one"),
+    # recommender code's k = min(k, number of relevant items)
+    Variant("relevant", lambda k, rels: min(k, sum(1 for r in rels if r > 0)), "cutoff-at-relevant"),
 )
 
 # ----- parts of an nDCG ---------------------------------------------------------------------
@@ -63,6 +82,10 @@ ORDERS: tuple[Variant[Callable[[list[float]], list[float]]], ...] = (
     Variant("desc", lambda rels: sorted(rels, reverse=True)),
     Variant("asc", lambda rels: sorted(rels), "ideal-ascending"),
     Variant("none", lambda rels: list(rels), "ideal-not-sorted"),
+    # iDCG from the number of relevant documents, each counted as 1 (recommender code's ideal)
+    Variant("binary", lambda rels: sorted((1.0 if r > 0 else 0.0 for r in rels), reverse=True), "binary-relevance"),
+    # every retrieved position taken as relevant (grade 1)
+    Variant("all relevant", lambda rels: [1.0] * len(rels), "ideal-all-relevant"),
 )
 #: Which documents the ideal ranking is built from: all of them, or the top k.
 SCOPES: tuple[Variant[bool], ...] = (Variant("all", False), Variant("top-k", True, "ideal-from-top-k"))
@@ -85,11 +108,11 @@ def ideal_list(rels: tuple[float, ...], k: int, order: Variant[Callable[[list[fl
 
 def mistakes_of(parts: tuple[Variant[object], ...], rounding: int | None) -> list[str]:
     """The catalogue IDs of the parts that are not the lecture's, in order, and of the rounding."""
-    ids = [part.mistake for part in parts if part.mistake is not None]
-    return ids + ([ROUNDED] if rounding is not None else [])
+    ids = [mistake for part in parts for mistake in part.mistakes]
+    return list(dict.fromkeys(ids)) + ([ROUNDED] if rounding is not None else [])
 
 
 def mistake_ids() -> set[str]:
     """Every catalogue ID a model can report."""
     tables: tuple[tuple[Variant[object], ...], ...] = (GAINS, WEIGHTS, CUTOFFS, ORDERS, SCOPES, CUTS, RATIOS)
-    return {v.mistake for table in tables for v in table if v.mistake is not None} | {ROUNDED}
+    return {mistake for table in tables for v in table for mistake in v.mistakes} | {ROUNDED}
