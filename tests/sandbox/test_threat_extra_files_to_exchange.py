@@ -1,7 +1,9 @@
 """Threat: extra files of a submission reach the exchange through nbgrader's own commands (issue 18, item 5).
 
 A submission carries, beside its notebook, a link ``leak.html`` to an "instructor" canary file this
-test created, a FIFO, a hard link to the canary and an extra regular file; a classmate's
+test created, a FIFO, a hard link to the canary, an extra regular file and a forged
+``ndcg.grader.json`` (the name of the grader's own result, which the feedback page is written
+from); a classmate's
 ``timestamp.txt`` is a FIFO. nbgrader's real commands run with the course's config: ``autograde``
 → ``generate_feedback`` → ``release_feedback`` into an exchange in a temporary folder, then the
 kit's batch command and ``release_feedback`` again. Nothing but the notebook and nbgrader's two
@@ -66,6 +68,8 @@ def cycle(tmp_path_factory):
     os.mkfifo(mallet / "pipe.html")
     os.link(canary, mallet / "hard.html")
     (mallet / "notes.html").write_text(EXTRA)
+    # a forged grader's result where the kit keeps its own: the page must never be written from it
+    (mallet / "ndcg.grader.json").write_text('{"format": 1, "show_solution": true, "result": "' + EXTRA + '"}')
     os.mkfifo(_collected(course, "fifo_stamp", timestamp=False) / "timestamp.txt")
 
     logs = [_nbgrader(course, exchange, "generate_assignment", "ndcg", "--force")]
