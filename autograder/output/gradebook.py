@@ -102,7 +102,8 @@ def record_scores(
     """Write every submitted student's per-test points into the gradebook at ``db_url``.
 
     As nbgrader's ``SaveAutoGrades`` does: each grade's ``auto_score``, and ``needs_manual_grade``
-    only where a tutor's manual score exists; a submission's ``timestamp`` from ``timestamps``.
+    only where a tutor's manual score exists and the automatic score under it changed; a
+    submission's ``timestamp`` from ``timestamps``.
     A student the gradebook cannot hold (a folder name that is not UTF-8, say) is refused with the
     reason and costs no one else: each student's rows are added in a transaction of its own.
 
@@ -167,10 +168,14 @@ def record_scores(
         for student in recorded:
             points = {test.name: test.points for test in student.tests}
             for group in exercise.groups:
-                # a score a tutor set by hand (manual_score) still wins and asks for a look, as in nbgrader
                 grade = grades[(student.student_id, group.grade_id)]
-                grade.auto_score = points.get(group.grade_id, 0.0)
-                grade.needs_manual_grade = grade.manual_score is not None
+                auto = points.get(group.grade_id, 0.0)
+                # a score a tutor set by hand (manual_score) still wins; as in nbgrader it asks for a
+                # look again when the grader's score under it changed, but not when a re-run only
+                # reads it back (else every `grade` after manual grading would undo the tutor's review)
+                if grade.auto_score != auto or grade.manual_score is None:
+                    grade.needs_manual_grade = grade.manual_score is not None
+                grade.auto_score = auto
         gradebook.db.commit()
     return Recorded(len(recorded), refused)
 

@@ -69,7 +69,9 @@ def _nbgrader(course: Path, exchange: Path, *args: str) -> None:
 def _mark(course: Path) -> None:
     """What formgrader's manual grading stores: a manual score on one test, comments on answer cells."""
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        gradebook.find_grade(MARKED_TEST, "ndcg", "ndcg", "ln").manual_score = MANUAL_POINTS
+        marked = gradebook.find_grade(MARKED_TEST, "ndcg", "ndcg", "ln")
+        marked.manual_score = MANUAL_POINTS
+        marked.needs_manual_grade = False  # formgrader's API clears the flag when the tutor saves a score
         gradebook.find_comment("dcg", "ndcg", "ndcg", "ln").manual_comment = COMMENT_LN
         gradebook.find_comment("ndcg", "ndcg", "ndcg", "ok").manual_comment = COMMENT_OK
         gradebook.db.commit()
@@ -169,6 +171,8 @@ def test_the_gradebook_keeps_the_tutors_marks(worked):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         grade_row = gradebook.find_grade(MARKED_TEST, "ndcg", "ndcg", "ln")
         assert grade_row.manual_score == MANUAL_POINTS and grade_row.auto_score == 0
+        # re-running `grade` reads the same automatic score back: the tutor's review stands
+        assert not grade_row.needs_manual_grade
         assert gradebook.find_comment("dcg", "ndcg", "ndcg", "ln").manual_comment == COMMENT_LN
         finals = _expected_final(course, marked=True)
         for student, final in finals.items():
