@@ -52,6 +52,8 @@ NOT_RUN: dict[str, str] = {
     "make lock": "rewrites constraints.txt, which the scratch course shares with the repository",
     "make venv": "the scratch course shares the repository's .venv; make venv there would only re-check it",
     '.venv/bin/pytest -m "not slow"': "the quick part of make test, which holds the docs test",
+    "nbgrader submit ndcg --student alice": "a simulated student's id on one account; the docs test sets the same id in "
+    "each student's settings (c.CourseDirectory.student_id), tests/course/test_semester.py passes it on the command line",
     # programs that wait for a person
     "jupyter notebook ndcg.ipynb": "a student's notebook server, waiting for the student",
     "sqlite3 gradebook.db": "an interactive shell, named as an example of a program holding the gradebook",
