@@ -130,3 +130,18 @@ def _cgroup_problem() -> str | None:
 CGROUP_PROBLEM = _cgroup_problem()
 needs_cgroups = pytest.mark.skipif(CGROUP_PROBLEM is not None, reason=f"no writable cgroups: {CGROUP_PROBLEM}")
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+
+
+def stop_process_group(process: subprocess.Popen, timeout: float = 30) -> None:
+    """Stop a server started in a process group of its own: SIGTERM, then SIGKILL if it does not go."""
+    import contextlib
+    import signal
+
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=timeout)

@@ -14,14 +14,12 @@ feedback, and ``make clean`` has kept their work.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
 import os
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -35,7 +33,7 @@ from doc_commands import DOCUMENTS, LONG_RUNNING, NOT_RUN, ROOT, Document, Step,
 
 from autograder.course.example_notebooks import write_submission
 
-from grading_run import whole_course
+from grading_run import stop_process_group, whole_course
 
 #: The simulated students and their example solutions (examples/submissions/): the roster's ids.
 STUDENTS = {"alice": "alice.py", "bob": "bob.py"}
@@ -139,14 +137,7 @@ def check_formgrader(document: Document, step: Step, course: Path, env: dict[str
                 assert time.monotonic() < deadline, f"{where(document, step)}: no formgrader:\n{log.read_text()[-3000:]}"
                 time.sleep(0.5)
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(server.pid, signal.SIGKILL)
-            server.wait(timeout=30)
+        stop_process_group(server, timeout=30)
     # released: the formgrader found the exchange and the course id in nbgrader_config.py
     assert assignments["ndcg"]["status"] == "released", assignments["ndcg"]
     assert assignments["ndcg"]["num_submissions"] == len(STUDENTS)

@@ -11,7 +11,6 @@ import importlib.util
 import json
 import os
 import secrets
-import signal
 import socket
 import subprocess
 import sys
@@ -24,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from grading_run import stop_process_group
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -119,14 +120,7 @@ def jupyter_lab(root: Path, home: Path, timeout: float = 120) -> Iterator[Lab]:
                 time.sleep(0.25)
         yield lab
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=20)
+        stop_process_group(process, timeout=20)
 
 
 @contextlib.contextmanager
