@@ -24,6 +24,7 @@ from autograder.course.marks import read_gradebook_views  # noqa: E402
 from autograder.exercises.ndcg import EXERCISE  # noqa: E402
 from autograder.grading import BatchResult, GroupInfo, Status, StudentResult, TestResult  # noqa: E402
 from autograder.output.gradebook import record_scores  # noqa: E402
+from autograder.output.gradebook_db import DEFAULT_COURSE, open_gradebook  # noqa: E402
 
 from pg_cluster import start_cluster  # noqa: E402
 
@@ -50,8 +51,19 @@ def _timed(action) -> float:
     return time.perf_counter() - start
 
 
-def measure(url: str, count: int) -> tuple[float, float, float, float]:
-    """Seconds: first record, unchanged re-record, re-record with a tenth changed, marks read-back."""
+#: The read-back (marks.py, one query set per student) is measured up to this many students only.
+READ_BACK_UP_TO = 2_000
+
+
+def _schema(url: str) -> None:
+    with open_gradebook(url, DEFAULT_COURSE):
+        pass
+
+
+def measure(url: str, count: int) -> tuple[float, float, float, float, float]:
+    """Seconds: empty schema (nbgrader's, once per gradebook), first record, unchanged re-record,
+    re-record with a tenth changed, marks read-back (NaN above :data:`READ_BACK_UP_TO`)."""
+    schema = _timed(lambda: _schema(url))
     batch = _batch(count)
     first = _timed(lambda: record_scores(url, EXERCISE, batch))
     again = _timed(lambda: record_scores(url, EXERCISE, batch))
@@ -60,21 +72,22 @@ def measure(url: str, count: int) -> tuple[float, float, float, float]:
         student.tests[0] = replace(student.tests[0], points=0.5)
     tenth = _timed(lambda: record_scores(url, EXERCISE, changed))
     ids = [s.student_id for s in batch.students]
-    views = _timed(lambda: read_gradebook_views(url, EXERCISE.assignment, Path(EXERCISE.notebook).stem, ids))
-    return first, again, tenth, views
+    views = float("nan") if count > READ_BACK_UP_TO else _timed(
+        lambda: read_gradebook_views(url, EXERCISE.assignment, Path(EXERCISE.notebook).stem, ids))
+    return schema, first, again, tenth, views
 
 
 def main() -> None:
     sizes = [int(arg) for arg in sys.argv[1:]] or list(SIZES)
-    print(f"{'database':<11}{'students':>9}{'first s':>9}{'unchanged s':>13}{'1/10 changed s':>16}{'read-back s':>13}")
+    print(f"{'database':<11}{'students':>9}{'schema s':>9}{'first s':>9}{'unchanged s':>13}{'1/10 changed s':>16}{'read-back s':>13}")
     cluster = start_cluster(durable=True)
     try:
         with tempfile.TemporaryDirectory(prefix="bench-gradebook-") as scratch:
             for count in sizes:
                 for name, url in (("sqlite", f"sqlite:///{Path(scratch) / f'g{count}.db'}"),
                                   ("postgresql", cluster.create_database(f"g{count}"))):
-                    first, again, tenth, views = measure(url, count)
-                    print(f"{name:<11}{count:>9,}{first:>9.1f}{again:>13.1f}{tenth:>16.1f}{views:>13.1f}", flush=True)
+                    schema, first, again, tenth, views = measure(url, count)
+                    print(f"{name:<11}{count:>9,}{schema:>9.1f}{first:>9.1f}{again:>13.1f}{tenth:>16.1f}{views:>13.1f}", flush=True)
     finally:
         cluster.stop()
 

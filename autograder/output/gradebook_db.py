@@ -86,10 +86,15 @@ def _schema_lock(url: str) -> Iterator[None]:
 
 
 def _add_indexes(gradebook: Any) -> None:
-    from sqlalchemy import text
+    """Create the missing :data:`INDEXES`, looking first: PostgreSQL's ``CREATE INDEX IF NOT EXISTS``
+    locks the table before it looks, and deadlocks with another grader's inserts."""
+    from sqlalchemy import inspect, text
 
+    inspector = inspect(gradebook.engine)
+    present = {index["name"] for table in {t for t, _ in INDEXES.values()} for index in inspector.get_indexes(table)}
     for name, (table, column) in INDEXES.items():
-        gradebook.db.execute(text(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({column})"))
+        if name not in present:
+            gradebook.db.execute(text(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({column})"))
     gradebook.db.commit()
 
 
