@@ -18,7 +18,7 @@ from pathlib import Path
 from ..errors import CourseError, GradebookError
 from ..files import holders
 from ..grading import BatchResult, Exercise, Status
-from .gradebook_db import DEFAULT_COURSE, driver_problem, open_gradebook
+from .gradebook_db import DEFAULT_COURSE, driver_problem, open_gradebook, shown_url
 from .gradebook_rows import StudentScores, read_layout, write_scores
 
 #: The first bytes of every SQLite 3 database file.
@@ -199,4 +199,4 @@ def try_record_scores(
     with gradebook_errors(gradebook_path(db_url)):
         recorded = record_scores(db_url, exercise, batch, timestamps, course_id=course_id)
     refused = f"; {len(recorded.refused)} NOT recorded (see their warnings)" if recorded.refused else ""
-    return f"gradebook: {recorded.count} submissions recorded in {db_url}{refused}", recorded.refused
+    return f"gradebook: {recorded.count} submissions recorded in {shown_url(db_url)}{refused}", recorded.refused

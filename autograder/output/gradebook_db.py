@@ -48,6 +48,16 @@ def is_postgresql(url: str) -> bool:
     return url.startswith(POSTGRESQL)
 
 
+def shown_url(url: str) -> str:
+    """``url`` as messages show it: a password in it becomes ``***``."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not a URL SQLAlchemy can read: nbgrader says so itself; show nothing of it
+        return "the gradebook URL"
+
+
 def driver_problem(url: str) -> str | None:
     """Why this Python cannot reach the database at ``url``, in one line (None if it can).
 
