@@ -15,10 +15,16 @@ export PATH := $(BIN):$(PATH)
 help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F '\t' '{ printf "%-13s %s\n", $$1, $$2 }'
 
-$(VENV)/.installed: pyproject.toml constraints.txt
+# A course whose nbgrader_config.py sets a postgresql:// gradebook gets the driver (the `postgresql` extra);
+# the tests need it anyway (they start a throw-away PostgreSQL server), so the test extra has it too.
+POSTGRESQL ?= $(shell grep -qE '^[[:space:]]*c\.CourseDirectory\.db_url[[:space:]]*=[[:space:]]*.?postgresql' nbgrader_config.py 2>/dev/null && echo 1)
+comma := ,
+EXTRAS := test$(if $(POSTGRESQL),$(comma)postgresql)
+
+$(VENV)/.installed: pyproject.toml constraints.txt nbgrader_config.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[$(EXTRAS)]'
 	touch $@
 
 venv: $(VENV)/.installed  ## create .venv with the pinned dependencies

@@ -15,6 +15,7 @@ from .course.assignment_cells import MissingSource, record_assignment_cells
 from .course.autograded import write_autograded
 from .course.feedback_page import notebook_order
 from .course.generated_cells import skipped_cell_ids
+from .course.gradebook_url import course_gradebook
 from .course.late import apply_late_penalties
 from .course.lock import grading_lock
 from .course.marks import read_gradebook_views
@@ -34,8 +35,6 @@ from .output.text import printable
 from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
 
 DEFAULT_TIMEOUT = 10.0
-#: ``--gradebook none``: do not record scores.
-NO_GRADEBOOK = "none"
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ class GradeOptions:
     force: bool = False
     #: ``auto``, ``required`` or ``none`` (see :func:`autograder.sandbox.choose_sandbox`).
     sandbox: str = "auto"
-    #: nbgrader gradebook URL; None for the course's ``gradebook.db``; ``"none"`` to skip.
+    #: nbgrader gradebook URL; None for the course's (``c.CourseDirectory.db_url``); ``"none"`` to skip.
     gradebook: str | None = None
     progress: bool = True
     #: The course directory (``nbgrader_config.py``, ``release/``); None: found from the working directory.
@@ -234,14 +233,19 @@ def _update_gradebook(
     disk as graded (without lateness or marks): it is the note's to say.
     """
     exercise = options.exercise
-    url = options.gradebook or (f"sqlite:///{root / 'gradebook.db'}" if root else None)
-    if not url or url == NO_GRADEBOOK:
+    try:  # the gradebook nbgrader's configuration names, as `nbgrader export` and the formgrader read it
+        with gradebook_errors():
+            target = course_gradebook(root, options.gradebook)
+    except GradebookError as error:
+        return f"gradebook: {error}", True
+    if target is None:
         return "gradebook: skipped", False
+    url = target.url
     timestamps = {student: found.timestamp for student, found in collected.items() if found.timestamp is not None}
     try:
         # the cells generate_assignment records, if the gradebook lacks them
         cells_note = _record_cells(root, url, exercise) if root is not None else ""
-        note, refused = try_record_scores(url, exercise, batch, timestamps)
+        note, refused = try_record_scores(url, exercise, batch, timestamps, course_id=target.course_id)
         recorded = [
             s for s in batch.students
             if s.status not in (Status.MISSING, Status.NOT_GRADED) and s.student_id not in refused

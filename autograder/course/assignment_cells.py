@@ -17,6 +17,7 @@ from pathlib import Path
 import nbformat
 
 from ..errors import CourseError
+from ..output.gradebook_db import DEFAULT_COURSE, open_gradebook
 
 
 class MissingSource(CourseError):
@@ -25,10 +26,9 @@ class MissingSource(CourseError):
 
 def notebook_is_recorded(db_url: str, assignment: str, notebook_id: str) -> bool:
     """Whether the gradebook at ``db_url`` knows ``notebook_id``'s source cells, as generate_assignment leaves it."""
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import MissingEntry
 
-    with warnings.catch_warnings(), Gradebook(db_url) as gradebook:
-        warnings.simplefilter("ignore")  # SQLAlchemy's "not in session" noise from nbgrader's models
+    with open_gradebook(db_url) as gradebook:
         try:
             notebook = gradebook.find_notebook(notebook_id, assignment)
         except MissingEntry:
@@ -60,7 +60,6 @@ def record_assignment_cells(root: Path, db_url: str, assignment: str, notebook: 
     CourseError
         If nbgrader refuses the notebook (e.g. cells changed although submissions exist).
     """
-    from nbgrader.api import Gradebook
     from nbgrader.preprocessors import (
         CheckCellMetadata,
         ClearOutput,
@@ -86,8 +85,7 @@ def record_assignment_cells(root: Path, db_url: str, assignment: str, notebook: 
     nb = nbformat.read(source, as_version=nbformat.NO_CONVERT)
     # as generate_assignment's init_assignment: the assignment first, under the course's id
     course_id = config.CourseDirectory.get("course_id", "")
-    with warnings.catch_warnings(), Gradebook(db_url, course_id) as gradebook:
-        warnings.simplefilter("ignore")
+    with open_gradebook(db_url, course_id or DEFAULT_COURSE) as gradebook:
         gradebook.update_or_create_assignment(assignment)
     resources = {
         "nbgrader": {"db_url": db_url, "assignment": assignment, "notebook": notebook_id},

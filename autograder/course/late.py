@@ -35,6 +35,7 @@ from traitlets.utils.importstring import import_item
 
 from ..errors import CourseError
 from ..grading import Lateness
+from ..output.gradebook_db import open_gradebook
 from ..output.text import printable
 
 #: nbgrader's step logs "... is 29 seconds late" as a warning: the batch shows lateness in its table instead.
@@ -108,13 +109,28 @@ class CourseLatePenalties(AssignLatePenalties):  # type: ignore[misc]  # nbgrade
     ).tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
-        from nbgrader.api import Gradebook
+        """nbgrader's step (0.9.6's ``AssignLatePenalties.preprocess``) after the extension is stored.
 
+        Its body is nbgrader's, with one change: the gradebook opens without a course id, where
+        nbgrader's adds a ``default_course`` row beside the course's own.
+        """
         info = resources["nbgrader"]
-        with Gradebook(info["db_url"]) as gradebook:
-            store_extension(gradebook, dict(self.extensions), info["assignment"], info["student"])
-        result: tuple[NotebookNode, ResourcesDict] = super().preprocess(nb, resources)
-        return result
+        self.notebook_id, self.assignment_id = info["notebook"], info["assignment"]
+        self.student_id, self.db_url = info["student"], info["db_url"]
+        self.init_plugin()
+        with open_gradebook(self.db_url) as gradebook:
+            store_extension(gradebook, dict(self.extensions), self.assignment_id, self.student_id)
+            submission = gradebook.find_submission(self.assignment_id, self.student_id)
+            notebook = gradebook.find_submission_notebook(self.notebook_id, self.assignment_id, self.student_id)
+            notebook.late_submission_penalty = None  # reset, as nbgrader's step does
+            if submission.total_seconds_late > 0:
+                self.log.warning("%s is %s seconds late", submission, submission.total_seconds_late)
+                penalty = self.plugin_inst.late_submission_penalty(
+                    self.student_id, notebook.score, submission.total_seconds_late)
+                if penalty is not None:
+                    notebook.late_submission_penalty = self._check_late_penalty(notebook, penalty)
+            gradebook.db.commit()
+        return nb, resources
 
 
 def course_config(root: Path | None) -> Config:
@@ -170,14 +186,25 @@ def _no_due_date(db_url: str, assignment: str, notebook_id: str, students: list[
     which needs a due date: without one, one gradebook session does the same for the whole class
     (the step opens the gradebook once per student, about 20 ms each).
     """
-    from nbgrader.api import Gradebook
+    from nbgrader.api import SubmittedAssignment, SubmittedNotebook
+    from sqlalchemy import select, update
 
-    with warnings.catch_warnings(), Gradebook(db_url) as gradebook:
-        warnings.simplefilter("ignore")
-        if gradebook.find_assignment(assignment).duedate is not None:
+    with open_gradebook(db_url) as gradebook:
+        found = gradebook.find_assignment(assignment)
+        if found.duedate is not None:
             return False
-        for student_id in students:
-            gradebook.find_submission_notebook(notebook_id, assignment, student_id).late_submission_penalty = None
+        notebook = gradebook.find_notebook(notebook_id, assignment)
+        submitted = SubmittedNotebook.__table__
+        # one statement for the class (a per-student query took about 2 ms each on PostgreSQL)
+        for start in range(0, len(students), 1000):  # SQLite binds at most 32,766 values per statement
+            of_students = select(SubmittedAssignment.id).where(
+                SubmittedAssignment.assignment_id == found.id,
+                SubmittedAssignment.student_id.in_(students[start : start + 1000]))
+            gradebook.db.execute(
+                update(submitted)
+                .where(submitted.c.notebook_id == notebook.id, submitted.c.assignment_id.in_(of_students),
+                       submitted.c.late_submission_penalty.is_not(None))
+                .values(late_submission_penalty=None))
         gradebook.db.commit()
     return True
 
@@ -203,8 +230,6 @@ def apply_late_penalties(
     CourseError
         For a config that does not load, or an extension that cannot be read.
     """
-    from nbgrader.api import Gradebook
-
     config = course_config(root)
     step = late_step(config)
     if step is not None and issubclass(step, CourseLatePenalties):  # a typo stops before any penalty is written
@@ -223,6 +248,5 @@ def apply_late_penalties(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SQLAlchemy's "not in session" noise from nbgrader's models
             step(config=config, log=_QUIET).preprocess(nbformat.v4.new_notebook(), resources)
-    with warnings.catch_warnings(), Gradebook(db_url) as gradebook:
-        warnings.simplefilter("ignore")
+    with open_gradebook(db_url) as gradebook:
         return {student_id: read_lateness(gradebook, assignment, notebook_id, student_id) for student_id in students}

@@ -10,12 +10,12 @@ models.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ..grading import CellMark, Lateness, ManualMarks, StudentResult
+from ..output.gradebook_db import open_gradebook
 from .late import read_lateness
 
 
@@ -79,10 +79,7 @@ def read_gradebook_views(db_url: str, assignment: str, notebook_id: str, student
     Raises whatever nbgrader and SQLAlchemy raise for a gradebook that cannot be read; callers
     wrap it (:func:`autograder.output.gradebook.gradebook_errors`).
     """
-    from nbgrader.api import Gradebook
-
-    with warnings.catch_warnings(), Gradebook(db_url) as gradebook:
-        warnings.simplefilter("ignore")  # SQLAlchemy's "not in session" noise from nbgrader's models
+    with open_gradebook(db_url) as gradebook:
         return {
             student_id: GradebookView(
                 read_manual_marks(gradebook, assignment, notebook_id, student_id, order),

@@ -17,7 +17,8 @@ from pathlib import Path
 from ..errors import CourseError
 from ..exercises import exercise_for
 from ..exercises.ndcg import EXERCISE as NDCG
-from ..output.gradebook import check_gradebook, tool_environment
+from ..output.gradebook import check_gradebook, gradebook_path, tool_environment
+from ..output.gradebook_db import open_gradebook
 from .generated_cells import sync_source
 
 #: Appended to a course's config: nbgrader's own, unsandboxed Execute back in place of SandboxedExecute.
@@ -97,14 +98,18 @@ def autograde(root: Path, assignment: str = ASSIGNMENT) -> str:
 
 
 def gradebook_scores(root: Path, assignment: str = ASSIGNMENT) -> dict[str, tuple[float, float]]:
-    """Return ``{student_id: (score, max_score)}`` from the course's gradebook."""
-    from nbgrader.api import Gradebook, MissingEntry
+    """Return ``{student_id: (score, max_score)}`` from the course's gradebook (``c.CourseDirectory.db_url``)."""
+    from nbgrader.api import MissingEntry
 
-    path = root / "gradebook.db"
-    check_gradebook(path)
-    url = f"sqlite:///{path}"
+    from .gradebook_url import course_gradebook
+
+    target = course_gradebook(root)
+    if target is None:  # only `--gradebook none` names none
+        return {}
+    if (path := gradebook_path(target.url)) is not None:
+        check_gradebook(path)
     scores: dict[str, tuple[float, float]] = {}
-    with Gradebook(url) as gradebook:
+    with open_gradebook(target.url) as gradebook:
         for student in gradebook.students:
             try:
                 submission = gradebook.find_submission(assignment, student.id)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +18,8 @@ from pathlib import Path
 from ..errors import CourseError, GradebookError
 from ..files import holders
 from ..grading import BatchResult, Exercise, Status
+from .gradebook_db import DEFAULT_COURSE, driver_problem, open_gradebook, shown_url
+from .gradebook_rows import StudentScores, read_layout, write_scores
 
 #: The first bytes of every SQLite 3 database file.
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -97,27 +98,37 @@ class Recorded:
 
 
 def record_scores(
-    db_url: str, exercise: Exercise, batch: BatchResult, timestamps: dict[str, datetime] | None = None
+    db_url: str, exercise: Exercise, batch: BatchResult, timestamps: dict[str, datetime] | None = None,
+    *, course_id: str = DEFAULT_COURSE,
 ) -> Recorded:
     """Write every submitted student's per-test points into the gradebook at ``db_url``.
 
     As nbgrader's ``SaveAutoGrades`` does: each grade's ``auto_score``, and ``needs_manual_grade``
     only where a tutor's manual score exists and the automatic score under it changed; a
     submission's ``timestamp`` from ``timestamps``.
-    A student the gradebook cannot hold (a folder name that is not UTF-8, say) is refused with the
-    reason and costs no one else: each student's rows are added in a transaction of its own.
+    Each student's submission and scores are written together or not at all
+    (:mod:`.gradebook_rows`), so an export during recording, or after a kill, shows nobody at a
+    false 0. A student the gradebook cannot hold (a folder name that is not UTF-8, say) is refused
+    with the reason and costs no one else.
+
+    Parameters
+    ----------
+    course_id : str
+        The course's id (``c.CourseDirectory.course_id``): the assignment belongs to that course row.
 
     Raises
     ------
     CourseError
-        For an SQLite file that is not a database.
+        For an SQLite file that is not a database, or PostgreSQL without its driver.
     """
     path = gradebook_path(db_url)
     if path is not None:
         check_gradebook(path)
+    if (problem := driver_problem(db_url)) is not None:
+        raise CourseError(problem)
     # nbgrader runs the `alembic` program when it creates a gradebook: it lives next to this Python.
     os.environ["PATH"] = tool_environment()["PATH"]
-    from nbgrader.api import Assignment, Grade, Gradebook, GradeCell, Notebook, SubmittedAssignment, SubmittedNotebook
+    from nbgrader.utils import parse_utc
 
     assignment = exercise.assignment
     notebook_id = Path(exercise.notebook).stem
@@ -130,54 +141,23 @@ def record_scores(
         s for s in batch.students
         if s.status not in (Status.MISSING, Status.NOT_GRADED) and s.student_id not in refused
     ]
-    with warnings.catch_warnings(), Gradebook(db_url) as gradebook:
-        # nbgrader's own models emit SQLAlchemy "not in session" warnings that mean nothing here
-        warnings.simplefilter("ignore")
+    scores = []
+    for student in submitted:
+        points = {test.name: test.points for test in student.tests}
+        timestamp = (timestamps or {}).get(student.student_id)
+        scores.append(StudentScores(
+            student.student_id, {group.grade_id: points.get(group.grade_id, 0.0) for group in exercise.groups},
+            None if timestamp is None else parse_utc(timestamp),
+        ))
+    with open_gradebook(db_url, course_id) as gradebook:
         gradebook.update_or_create_assignment(assignment)
         gradebook.update_or_create_notebook(notebook_id, assignment)
         for group in exercise.groups:
             gradebook.update_or_create_grade_cell(
                 group.grade_id, notebook_id, assignment, max_score=group.points, cell_type="code"
             )
-        existing = {s.student.id: s for s in gradebook.find_assignment(assignment).submissions}
-        for student in submitted:
-            timestamp = (timestamps or {}).get(student.student_id)
-            try:
-                if student.student_id not in existing:
-                    gradebook.update_or_create_student(student.student_id)
-                    gradebook.add_submission(assignment, student.student_id, timestamp=timestamp)
-                elif timestamp is not None:
-                    existing[student.student_id].timestamp = timestamp
-                    gradebook.db.commit()
-            except Exception as error:  # the database refused this id or time: that student's problem only
-                gradebook.db.rollback()
-                refused[student.student_id] = f"the gradebook refused it ({type(error).__name__})"
-        # one query for every grade of the assignment, instead of one per student and cell
-        grades = {
-            (student_id, cell_name): grade
-            for grade, cell_name, student_id in gradebook.db
-            .query(Grade, GradeCell.name, SubmittedAssignment.student_id)
-            .join(GradeCell, GradeCell.id == Grade.cell_id)
-            .join(SubmittedNotebook, SubmittedNotebook.id == Grade.notebook_id)
-            .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
-            .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
-            .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
-            .filter(Assignment.name == assignment, Notebook.name == notebook_id)
-        }
-        recorded = [s for s in submitted if s.student_id not in refused]
-        for student in recorded:
-            points = {test.name: test.points for test in student.tests}
-            for group in exercise.groups:
-                grade = grades[(student.student_id, group.grade_id)]
-                auto = points.get(group.grade_id, 0.0)
-                # a score a tutor set by hand (manual_score) still wins; as in nbgrader it asks for a
-                # look again when the grader's score under it changed, but not when a re-run only
-                # reads it back (else every `grade` after manual grading would undo the tutor's review)
-                if grade.auto_score != auto or grade.manual_score is None:
-                    grade.needs_manual_grade = grade.manual_score is not None
-                grade.auto_score = auto
-        gradebook.db.commit()
-    return Recorded(len(recorded), refused)
+        refused |= write_scores(gradebook, read_layout(gradebook, assignment, notebook_id), scores)
+    return Recorded(len([s for s in submitted if s.student_id not in refused]), refused)
 
 
 def busy_message(path: Path | None) -> str:
@@ -210,13 +190,14 @@ def gradebook_errors(path: Path | None = None) -> Iterator[None]:
 
 
 def try_record_scores(
-    db_url: str, exercise: Exercise, batch: BatchResult, timestamps: dict[str, datetime] | None = None
+    db_url: str, exercise: Exercise, batch: BatchResult, timestamps: dict[str, datetime] | None = None,
+    *, course_id: str = DEFAULT_COURSE,
 ) -> tuple[str, dict[str, str]]:
     """:func:`record_scores`, turning any failure into :class:`GradebookError` (the results on disk stand).
 
     Returns the one-line note and the refused students with why.
     """
     with gradebook_errors(gradebook_path(db_url)):
-        recorded = record_scores(db_url, exercise, batch, timestamps)
+        recorded = record_scores(db_url, exercise, batch, timestamps, course_id=course_id)
     refused = f"; {len(recorded.refused)} NOT recorded (see their warnings)" if recorded.refused else ""
-    return f"gradebook: {recorded.count} submissions recorded in {db_url}{refused}", recorded.refused
+    return f"gradebook: {recorded.count} submissions recorded in {shown_url(db_url)}{refused}", recorded.refused
