@@ -157,18 +157,11 @@ def late_step(config: Config) -> type[AssignLatePenalties] | None:
     return None
 
 
-def read_lateness(gradebook: Any, assignment: str, notebook_id: str, student_id: str) -> Lateness | None:
-    """A submission's lateness and penalty as the gradebook holds them; None without a due date or submission."""
-    from nbgrader.api import MissingEntry
-
-    try:
-        submission = gradebook.find_submission(assignment, student_id)
-    except MissingEntry:
-        return None
+def lateness_of(submission: Any, notebook: Any) -> Lateness | None:
+    """The lateness of nbgrader's ``SubmittedAssignment`` with its ``SubmittedNotebook``; None without a due date."""
     due = submission.assignment.duedate
     if due is None:
         return None
-    notebook = gradebook.find_submission_notebook(notebook_id, assignment, student_id)
     extension: timedelta | None = submission.extension
     return Lateness(
         due=due,
@@ -211,19 +204,13 @@ def _no_due_date(db_url: str, assignment: str, notebook_id: str, students: list[
 
 def apply_late_penalties(
     root: Path | None, db_url: str, assignment: str, notebook_id: str, students: list[str]
-) -> dict[str, Lateness | None]:
+) -> None:
     """Run the course's late-penalty step for each of ``students`` already recorded in the gradebook.
 
     As ``nbgrader autograde`` runs it after ``SaveAutoGrades``: the class configured in the
     course's ``c.Autograde.autograde_preprocessors``, with the course's config (the plugin, its
     ``penalty_method``, the extensions). A course whose list has no such step gives no penalty,
-    on either path.
-
-    Returns
-    -------
-    dict
-        Each student's :class:`~autograder.grading.Lateness` as the gradebook now holds it (None
-        where the assignment has no due date).
+    on either path. What the gradebook then holds is read back by :mod:`.marks`.
 
     Raises
     ------
@@ -248,5 +235,3 @@ def apply_late_penalties(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SQLAlchemy's "not in session" noise from nbgrader's models
             step(config=config, log=_QUIET).preprocess(nbformat.v4.new_notebook(), resources)
-    with open_gradebook(db_url) as gradebook:
-        return {student_id: read_lateness(gradebook, assignment, notebook_id, student_id) for student_id in students}

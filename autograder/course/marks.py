@@ -16,7 +16,7 @@ from typing import Any
 
 from ..grading import CellMark, Lateness, ManualMarks, StudentResult
 from ..output.gradebook_db import open_gradebook
-from .late import read_lateness
+from .late import lateness_of
 
 
 @dataclass(frozen=True)
@@ -35,24 +35,15 @@ def _number(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def read_manual_marks(gradebook: Any, assignment: str, notebook_id: str, student_id: str,
-                      order: Sequence[str] = ()) -> ManualMarks | None:
-    """The tutors' marks on one submitted notebook; None when the gradebook has no such submission.
+def manual_marks_of(notebook: Any, order: Sequence[str] = ()) -> ManualMarks:
+    """The tutors' marks on nbgrader's ``SubmittedNotebook`` (its grades and comments loaded).
 
     Parameters
     ----------
-    gradebook : nbgrader.api.Gradebook
-        The course's open gradebook.
-    assignment, notebook_id, student_id : str
+    notebook : nbgrader.api.SubmittedNotebook
     order : sequence of str
         The notebook's cell ids in the notebook's order; the marks follow it (others come last, by name).
     """
-    from nbgrader.api import MissingEntry
-
-    try:
-        notebook = gradebook.find_submission_notebook(notebook_id, assignment, student_id)
-    except MissingEntry:
-        return None
     scores = {grade.name: grade for grade in notebook.grades}
     comments = {comment.name: comment.manual_comment for comment in notebook.comments if comment.manual_comment}
     marks = []
@@ -65,7 +56,13 @@ def read_manual_marks(gradebook: Any, assignment: str, notebook_id: str, student
             continue  # the grader's score alone: nothing a tutor did
         marks.append(CellMark(cell=name, auto_score=None if grade is None else _number(grade.auto_score),
                               manual_score=manual, extra_credit=extra, comment=comment))
-    return ManualMarks(tuple(marks), float(notebook.score))
+    return ManualMarks(tuple(marks), sum(_score(grade) for grade in notebook.grades))
+
+
+def _score(grade: Any) -> float:
+    """nbgrader's ``Grade.score``: the manual score if given, else the automatic one (0 if none), plus extra credit."""
+    base = grade.manual_score if grade.manual_score is not None else grade.auto_score
+    return float(base or 0.0) + float(grade.extra_credit or 0.0)
 
 
 def _position(order: Sequence[str], name: str) -> int:
@@ -74,16 +71,38 @@ def _position(order: Sequence[str], name: str) -> int:
 
 def read_gradebook_views(db_url: str, assignment: str, notebook_id: str, students: Sequence[str],
                          order: Sequence[str] = ()) -> dict[str, GradebookView]:
-    """Each student's marks and lateness, read in one gradebook session.
+    """Each student's marks and lateness, read in a few queries for the whole class.
 
-    Raises whatever nbgrader and SQLAlchemy raise for a gradebook that cannot be read; callers
-    wrap it (:func:`autograder.output.gradebook.gradebook_errors`).
+    A student without a submission in the gradebook is left out. Raises whatever nbgrader and
+    SQLAlchemy raise for a gradebook that cannot be read; callers wrap it
+    (:func:`autograder.output.gradebook.gradebook_errors`).
     """
+    from nbgrader.api import Assignment, Comment, Grade, SubmittedAssignment, SubmittedNotebook
+    from sqlalchemy.orm import joinedload, selectinload
+
+    wanted = set(students)
+    views: dict[str, GradebookView] = {}
     with open_gradebook(db_url) as gradebook:
-        return {
-            student_id: GradebookView(
-                read_manual_marks(gradebook, assignment, notebook_id, student_id, order),
-                read_lateness(gradebook, assignment, notebook_id, student_id),
+        # three queries in all, not a few per student (nbgrader's find_* would cost ~30 ms each)
+        submissions = (
+            gradebook.db.query(SubmittedAssignment)
+            .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+            .filter(Assignment.name == assignment)
+            .options(
+                joinedload(SubmittedAssignment.assignment),
+                selectinload(SubmittedAssignment.notebooks).options(
+                    joinedload(SubmittedNotebook.notebook),
+                    selectinload(SubmittedNotebook.grades).joinedload(Grade.cell),
+                    selectinload(SubmittedNotebook.comments).joinedload(Comment.cell),
+                ),
             )
-            for student_id in students
-        }
+        )
+        for submission in submissions:
+            if submission.student_id not in wanted:
+                continue
+            notebook = next((nb for nb in submission.notebooks if nb.notebook.name == notebook_id), None)
+            if notebook is None:
+                continue
+            views[submission.student_id] = GradebookView(manual_marks_of(notebook, order),
+                                                         lateness_of(submission, notebook))
+    return views
