@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .course.assignment_cells import MissingSource, record_assignment_cells
@@ -210,18 +211,50 @@ def _grade_course(options: GradeOptions) -> GradeRun:
     )
     collected = _collected_files(options, batch, root)
     files = {student: found.files for student, found in collected.items()}
-    # the gradebook first: lateness and penalties come from it and show in every output below
-    gradebook_note, gradebook_failed = _update_gradebook(options, root, batch, collected)
+    note, failed = _after_grading(options, root, batch, collected, files, settings.max_notebook_bytes)
+    return GradeRun(batch, options.out, note, failed)
+
+
+def _after_grading(
+    options: GradeOptions, root: Path | None, batch: BatchResult, collected: dict[str, Collected],
+    files: dict[str, dict[str, bytes]], max_notebook_bytes: int,
+) -> tuple[str, bool]:
+    """The steps after grading, side by side: the gradebook's note and whether it failed.
+
+    The autograded notebooks need nothing from the gradebook (their saved result leaves lateness
+    and marks out): they are written while the gradebook is updated. Feedback pages, results and
+    report show the gradebook's marks and lateness: they start once it is read back, each in its
+    own thread (most of their time is disk writes and their ``fsync``, which run in parallel).
+    """
+    exercise = options.exercise
+    with ThreadPoolExecutor(max_workers=4, thread_name_prefix="outputs") as pool:
+        steps: list[Future[object]] = []
+        if root is not None:  # what nbgrader autograde leaves, for the formgrader
+            # the results as graded: the gradebook step below adds its own warnings to the records
+            graded = [replace(student, warnings=list(student.warnings)) for student in batch.students]
+            steps.append(pool.submit(
+                write_autograded, root, options.submitted, exercise, replace(batch, students=graded),
+                options.timeout, files, max_notebook_bytes, show_solution=options.show_solution,
+            ))
+        # the gradebook first: lateness and penalties come from it and show in every output below
+        note, failed = _update_gradebook(options, root, batch, collected)
+        steps += [
+            pool.submit(_feedback_pages, options, root, batch, files),
+            pool.submit(write_results, options.out, batch),
+            pool.submit(write_report, options.out, exercise, batch),
+        ]
+        for step in steps:  # in order, so that a failure (a full disk) is raised as it would be alone
+            step.result()
+    return note, failed
+
+
+def _feedback_pages(options: GradeOptions, root: Path | None, batch: BatchResult,
+                    files: dict[str, dict[str, bytes]]) -> None:
+    """Each student's page in ``--out``, and a copy where ``nbgrader release_feedback`` takes it from."""
     for student in batch.students:
-        page = write_feedback(options.out, exercise, batch, student, show_solution=options.show_solution)
+        page = write_feedback(options.out, options.exercise, batch, student, show_solution=options.show_solution)
         if root is not None and student.status not in (Status.MISSING, Status.NOT_GRADED):
-            _course_feedback(root, exercise, student.student_id, options.out / page, files[student.student_id])
-    if root is not None:  # what nbgrader autograde leaves, for the formgrader
-        write_autograded(root, options.submitted, exercise, batch, options.timeout, files, settings.max_notebook_bytes,
-                         show_solution=options.show_solution)
-    write_results(options.out, batch)
-    write_report(options.out, exercise, batch)
-    return GradeRun(batch, options.out, gradebook_note, gradebook_failed)
+            _course_feedback(root, options.exercise, student.student_id, options.out / page, files[student.student_id])
 
 
 def _update_gradebook(
