@@ -220,7 +220,7 @@ def main() -> int:
             runs.append(("baseline", baseline))
         print(f"{'students':>8} {'mode':<9} {'peak RSS MB':>11} {'results s':>9} {'results MB':>10} "
               f"{'report s':>8} {'report MB':>9} {'rows':>6} {'open s':>6} {'pages':>5} {'page open s':>11}")
-        for n in (int(size) for size in args.sizes.split(",")):
+        for n in (int(size) for size in args.sizes.split(",") if size):
             for mode, code in runs:
                 out = scratch / f"out-{mode}-{n}"
                 m = run_child(source, n, "list" if mode == "baseline" else mode, out, code)
