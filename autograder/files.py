@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 from .errors import KitError
 
@@ -35,12 +38,23 @@ FILE_MODE = 0o666 & ~_current_umask()
 
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
+    with open_atomic(path) as stream:
+        stream.write(text)
+
+
+@contextlib.contextmanager
+def open_atomic(path: Path) -> Iterator[TextIO]:
+    """A text stream whose content replaces ``path`` in one step when the ``with`` block ends without error.
+
+    For files written piece by piece (``results.json`` of 50,000 students): readers see the old
+    file or the whole new one, never half of it, and the writer never holds the whole text.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(handle, FILE_MODE)
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
+            yield stream
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)

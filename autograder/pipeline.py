@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .course.assignment_cells import MissingSource, record_assignment_cells
@@ -24,7 +25,16 @@ from .course.secret import course_secret
 from .course.submission_folder import Collected, read_collected, shipped_files
 from .errors import CourseError, GradebookError, UsageError
 from .files import write_atomic
-from .grading import BatchResult, Exercise, GradingSettings, GroupInfo, Status, default_workers, grade_batch
+from .grading import (
+    BatchResult,
+    Exercise,
+    GradingSettings,
+    GroupInfo,
+    Status,
+    StudentResult,
+    default_workers,
+    grade_batch,
+)
 from .grading.batch import student_folders
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code
 from .output.feedback import write_feedback
@@ -35,6 +45,8 @@ from .output.text import printable
 from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
 
 DEFAULT_TIMEOUT = 10.0
+#: The steps after grading write each student's files in this many threads (they mostly wait for the disk).
+FILE_THREADS = 4
 
 
 @dataclass(frozen=True)
@@ -209,18 +221,55 @@ def _grade_course(options: GradeOptions) -> GradeRun:
     )
     collected = _collected_files(options, batch, root)
     files = {student: found.files for student, found in collected.items()}
-    # the gradebook first: lateness and penalties come from it and show in every output below
-    gradebook_note, gradebook_failed = _update_gradebook(options, root, batch, collected)
-    for student in batch.students:
-        page = write_feedback(options.out, exercise, batch, student, show_solution=options.show_solution)
+    note, failed = _after_grading(options, root, batch, collected, files, settings.max_notebook_bytes)
+    return GradeRun(batch, options.out, note, failed)
+
+
+def _after_grading(
+    options: GradeOptions, root: Path | None, batch: BatchResult, collected: dict[str, Collected],
+    files: dict[str, dict[str, bytes]], max_notebook_bytes: int,
+) -> tuple[str, bool]:
+    """The steps after grading, side by side: the gradebook's note and whether it failed.
+
+    The autograded notebooks need nothing from the gradebook (their saved result leaves lateness
+    and marks out): they are written while the gradebook is updated. Feedback pages, results and
+    report show the gradebook's marks and lateness: they start once it is read back. Each step
+    runs in threads of its own, the per-student files in :data:`FILE_THREADS` slices of the class:
+    most of their time is waiting for the disk (every file is written with an ``fsync``), which
+    threads do side by side.
+    """
+    exercise = options.exercise
+    slices = [batch.students[k::FILE_THREADS] for k in range(FILE_THREADS)]
+    with ThreadPoolExecutor(max_workers=2 * FILE_THREADS + 2, thread_name_prefix="outputs") as pool:
+        steps: list[Future[object]] = []
+        if root is not None:  # what nbgrader autograde leaves, for the formgrader
+            # the results as graded, whatever the gradebook step below has set on the records by then
+            # (its warnings, lateness and marks): the same files whichever thread is faster
+            warned = {student.student_id: list(student.warnings) for student in batch.students if student.warnings}
+            for part in slices:
+                graded = (replace(student, warnings=warned.get(student.student_id, []), late=None, manual=None)
+                          for student in part)
+                steps.append(pool.submit(
+                    write_autograded, root, options.submitted, exercise, batch, options.timeout, files,
+                    max_notebook_bytes, show_solution=options.show_solution, students=graded,
+                ))
+        # the gradebook first: lateness and penalties come from it and show in every output below
+        note, failed = _update_gradebook(options, root, batch, collected)
+        steps += [pool.submit(_feedback_pages, options, root, batch, files, part) for part in slices]
+        steps += [pool.submit(write_results, options.out, batch),
+                  pool.submit(write_report, options.out, exercise, batch)]
+        for step in steps:  # in order, so that a failure (a full disk) is raised as it would be alone
+            step.result()
+    return note, failed
+
+
+def _feedback_pages(options: GradeOptions, root: Path | None, batch: BatchResult,
+                    files: dict[str, dict[str, bytes]], students: list[StudentResult] | None = None) -> None:
+    """Each student's page (of ``students``, default all) in ``--out``, and a copy for ``nbgrader release_feedback``."""
+    for student in batch.students if students is None else students:
+        page = write_feedback(options.out, options.exercise, batch, student, show_solution=options.show_solution)
         if root is not None and student.status not in (Status.MISSING, Status.NOT_GRADED):
-            _course_feedback(root, exercise, student.student_id, options.out / page, files[student.student_id])
-    if root is not None:  # what nbgrader autograde leaves, for the formgrader
-        write_autograded(root, options.submitted, exercise, batch, options.timeout, files, settings.max_notebook_bytes,
-                         show_solution=options.show_solution)
-    write_results(options.out, batch)
-    write_report(options.out, exercise, batch)
-    return GradeRun(batch, options.out, gradebook_note, gradebook_failed)
+            _course_feedback(root, options.exercise, student.student_id, options.out / page, files[student.student_id])
 
 
 def _update_gradebook(

@@ -10,6 +10,7 @@ the student's made inert (:mod:`.sanitise`), and nbgrader's ``timestamp.txt`` an
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable
 from pathlib import Path
 
 import nbformat
@@ -41,15 +42,19 @@ def autograded_notebook(
 def write_autograded(
     root: Path, submitted: Path, exercise: Exercise, batch: BatchResult, timeout: float,
     collected: dict[str, dict[str, bytes]], max_bytes: int, *, show_solution: bool = False,
+    students: Iterable[StudentResult] | None = None,
 ) -> int:
-    """Write ``root/autograded/<student>/<assignment>/`` for every graded student; return how many."""
+    """Write ``root/autograded/<student>/<assignment>/`` for every graded student; return how many.
+
+    ``students`` (default ``batch.students``) is read once, one at a time.
+    """
     release_path = root / "release" / exercise.assignment / exercise.notebook
     if not release_path.is_file():
         return 0
     release = nbformat.read(release_path, as_version=4)
     skip = skipped_cell_ids(exercise, release_path)
     written = 0
-    for student in batch.students:
+    for student in batch.students if students is None else students:
         if not student.tests and student.status is not Status.NOT_ATTEMPTED:
             continue  # not graded: nbgrader leaves no autograded folder either (a stub is graded: 0 points)
         try:

@@ -23,7 +23,9 @@ from ..sandbox import CellOutcome
 #: 6: each student has ``manual`` (null, or what the gradebook holds beyond the grader's scores: the
 #:    tutors' manual scores, extra credit and comments, and the gradebook's total), and ``final_score``
 #:    is the gradebook's total less the late penalty.
-SCHEMA_VERSION = 6
+#: 7: the same fields; ``results.json`` is written one student at a time, each student's entry on a line
+#:    of its own (a program may read it a student at a time), compact (no indentation: a third smaller).
+SCHEMA_VERSION = 7
 
 
 class Status(StrEnum):

@@ -56,25 +56,27 @@ def _wrapped(label: str) -> str:
     return "\n".join(textwrap.wrap(label, LABEL_WIDTH)).replace("$", r"\$") or label
 
 
-def score_histogram(scores: list[float], max_score: float, label: str) -> Figure:
+def score_histogram(scores: list[float], max_score: float, label: str, *, weights: list[int] | None = None) -> Figure:
     """How many students got each score (in half points).
 
     Parameters
     ----------
     scores : list of float
-        One score per student of the set ``label`` names.
+        One score per student of the set ``label`` names; with ``weights``, each score once.
     max_score : float
         The exercise's total points (the x axis ends there).
     label : str
         Which students these are, for the title (e.g. "scored submissions (graded or timeout)").
+    weights : list of int, optional
+        How many students got each of ``scores`` (a class of 50,000 is drawn from its few distinct scores).
     """
     fig, ax = plt.subplots(figsize=(7, 3))
     bins = [b / 2 - 0.25 for b in range(int(max_score * 2) + 2)]
-    counts, _, _ = ax.hist(scores, bins=bins, color="tab:blue", edgecolor="white")
+    counts, _, _ = ax.hist(scores, bins=bins, weights=weights, color="tab:blue", edgecolor="white")
     _counts(ax, "y", int(max(counts, default=0)))
     ax.set_xlabel(f"score (of {max_score:g})")
     ax.set_ylabel("students")
-    ax.set_title(f"Score distribution: {len(scores)} {label}")
+    ax.set_title(f"Score distribution: {len(scores) if weights is None else sum(weights)} {label}")
     fig.tight_layout()
     return fig
 
@@ -95,8 +97,8 @@ def mistake_chart(mistakes: list[MistakeCount], scored: int) -> Figure | None:
     if not mistakes:
         return None
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(mistakes) + 1.2))
-    _bars(ax, [_wrapped(c.mistake.title) for c in mistakes], [len(c.students) for c in mistakes], "tab:red")
-    _counts(ax, "x", max([scored, *(len(c.students) for c in mistakes)]))
+    _bars(ax, [_wrapped(c.mistake.title) for c in mistakes], [c.count for c in mistakes], "tab:red")
+    _counts(ax, "x", max([scored, *(c.count for c in mistakes)]))
     ax.set_xlabel(f"students (of {scored} scored)")
     ax.set_title("Mistakes that occurred")
     fig.tight_layout()

@@ -1,15 +1,20 @@
-"""The batch's outputs for programs and tutors: ``results.json``, ``grades.csv``, the terminal table."""
+"""The batch's outputs for programs and tutors: ``results.json``, ``grades.csv``, the terminal table.
+
+Both files are written one student at a time from any iterable of results, so writing them for
+50,000 students takes the memory of one student's record, not of the class.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ..files import write_atomic
+from ..files import open_atomic
 from ..grading import SCHEMA_VERSION, BatchResult, Status, StudentResult
 from .feedback import feedback_path
 from .lateness import lateness_note
@@ -17,24 +22,78 @@ from .marks import manual_note
 from .text import csv_cell, printable
 
 
-def results_document(batch: BatchResult) -> dict[str, Any]:
-    """The content of ``results.json``."""
+def _header(batch: BatchResult) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
         "assignment": batch.assignment,
         "max_score": batch.max_score,
         "sandbox": batch.sandbox,
         "tests": [asdict(group) for group in batch.groups],
-        "students": [
-            {
-                **student.to_json(),
-                # the folder's name as text: bytes that are not UTF-8 and control characters escaped
-                "student_id": printable(student.student_id),
-                "feedback": printable(feedback_path(batch, student).as_posix()),
-            }
-            for student in batch.students
-        ],
     }
+
+
+def student_document(batch: BatchResult, student: StudentResult) -> dict[str, Any]:
+    """One student's entry of ``results.json``."""
+    return {
+        **student.to_json(),
+        # the folder's name as text: bytes that are not UTF-8 and control characters escaped
+        "student_id": printable(student.student_id),
+        "feedback": printable(feedback_path(batch, student).as_posix()),
+    }
+
+
+def results_lines(batch: BatchResult, students: Iterable[StudentResult] | None = None) -> Iterator[str]:
+    """The lines of ``results.json``, one student at a time (``students`` default to ``batch.students``).
+
+    The header's fields come first on one line, then ``"students": [``, then each student on a line
+    of its own, then ``]}``: one JSON document that a program may also read a student at a time
+    (:func:`read_students`).
+    """
+    header = json.dumps(_header(batch), separators=(", ", ": "))
+    yield header[:-1] + ",\n"
+    yield '"students": [\n'
+    first = True
+    for student in batch.students if students is None else students:
+        yield ("" if first else ",\n") + json.dumps(student_document(batch, student), separators=(",", ":"))
+        first = False
+    yield "\n]}\n"
+
+
+def read_students(path: Path) -> Iterator[dict[str, Any]]:
+    """Each student's entry of a ``results.json`` (this layout, :data:`SCHEMA_VERSION`), one at a time.
+
+    Raises
+    ------
+    ValueError
+        For a file of another schema version or layout (read it with ``json.load`` instead).
+    """
+    with path.open(encoding="utf-8") as stream:
+        header = json.loads(stream.readline().rstrip().rstrip(",") + "}")
+        if header.get("schema_version") != SCHEMA_VERSION or stream.readline() != '"students": [\n':
+            raise ValueError(f"{path}: not a results.json of schema version {SCHEMA_VERSION}")
+        for line in stream:
+            if line.startswith("]}"):
+                return
+            yield json.loads(line.rstrip().removesuffix(","))
+    raise ValueError(f"{path}: ends before its closing line (a truncated file)")
+
+
+def grades_csv_rows(batch: BatchResult, students: Iterable[StudentResult] | None = None) -> Iterator[list[str]]:
+    """The header and one row per student of ``grades.csv`` (see :func:`grades_csv`)."""
+    names = [group.name for group in batch.groups]
+    yield [
+        "student_id", "status", "score", "max_score", *(csv_cell(name) for name in names),
+        "gradebook_score", "manual", "penalty", "final_score",
+    ]
+    for student in batch.students if students is None else students:
+        points = {test.name: test.points for test in student.tests}
+        yield [
+            csv_cell(student.student_id), student.status.value, f"{student.score:g}", f"{student.max_score:g}",
+            *(f"{points[name]:g}" if name in points else "" for name in names),
+            "" if student.manual is None else f"{student.manual.score:g}",
+            "yes" if student.manual is not None and student.manual.overridden else "",
+            "" if student.late is None else f"{student.late.penalty:g}", f"{student.final_score:g}",
+        ]
 
 
 def grades_csv(batch: BatchResult) -> str:
@@ -47,28 +106,24 @@ def grades_csv(batch: BatchResult) -> str:
     export`` has it.
     """
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    names = [group.name for group in batch.groups]
-    writer.writerow([
-        "student_id", "status", "score", "max_score", *(csv_cell(name) for name in names),
-        "gradebook_score", "manual", "penalty", "final_score",
-    ])
-    for student in batch.students:
-        points = {test.name: test.points for test in student.tests}
-        writer.writerow([
-            csv_cell(student.student_id), student.status.value, f"{student.score:g}", f"{student.max_score:g}",
-            *(f"{points[name]:g}" if name in points else "" for name in names),
-            "" if student.manual is None else f"{student.manual.score:g}",
-            "yes" if student.manual is not None and student.manual.overridden else "",
-            "" if student.late is None else f"{student.late.penalty:g}", f"{student.final_score:g}",
-        ])
+    csv.writer(buffer, lineterminator="\n").writerows(grades_csv_rows(batch))
     return buffer.getvalue()
 
 
-def write_results(out: Path, batch: BatchResult) -> None:
-    """Write ``results.json`` and ``grades.csv`` into ``out``."""
-    write_atomic(out / "results.json", json.dumps(results_document(batch), indent=2) + "\n")
-    write_atomic(out / "grades.csv", grades_csv(batch))
+def write_results(out: Path, batch: BatchResult, students: Iterable[StudentResult] | None = None) -> None:
+    """Write ``results.json`` and ``grades.csv`` into ``out``, one student at a time.
+
+    ``students`` (default ``batch.students``) is read twice, once per file: a re-iterable stream.
+    """
+    with open_atomic(out / "results.json") as stream:
+        stream.writelines(results_lines(batch, students))
+    write_grades(out, batch, students)
+
+
+def write_grades(out: Path, batch: BatchResult, students: Iterable[StudentResult] | None = None) -> None:
+    """Write ``grades.csv`` into ``out``, one student at a time."""
+    with open_atomic(out / "grades.csv") as stream:
+        csv.writer(stream, lineterminator="\n").writerows(grades_csv_rows(batch, students))
 
 
 def _table_message(student: StudentResult) -> str:

@@ -1,4 +1,7 @@
-"""What the class report says, as typed records computed once from the batch's results.
+"""What the class report says, as typed records counted in one pass over the batch's results.
+
+The students are read once, one at a time (:class:`ClassTally`): the summary holds counts and the
+first :data:`LOOK_FIRST` students of each list, so its size does not grow with the class.
 
 Which students each number is over is part of its record, so that a label cannot name one set
 and the number be computed over another:
@@ -16,9 +19,13 @@ or expected values (``docs/security.md``).
 
 from __future__ import annotations
 
+import math
 import os
-import statistics
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Generic, TypeVar
 from urllib.parse import quote
 
 from ..grading import BatchResult, Exercise, Mistake, Status, StudentResult
@@ -33,6 +40,13 @@ SCORED_STATUSES = tuple(status for status in Status if StudentResult("", status,
 TROUBLE_STATUSES = (Status.TIMEOUT, Status.ERROR, Status.NOT_ATTEMPTED, Status.MISSING, Status.NOT_GRADED)
 #: How a case's provenance marks a case written for the exercise (see :class:`~autograder.grading.Case`).
 CONSTRUCTED = "constructed: "
+#: Each list of students who need a look (timeouts and errors, unexplained behaviour, late work,
+#: manual marks) shows at most this many; the rest are counted, and listed in the roster.
+LOOK_FIRST = 200
+#: A mistake's row names at most this many of its students.
+NAMES_PER_MISTAKE = 20
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -48,11 +62,23 @@ class ScoreStatistics:
     maximum: float | None
 
     @classmethod
-    def over(cls, label: str, scores: list[float]) -> ScoreStatistics:
-        """The statistics of ``scores`` (None for each when there are none)."""
-        if not scores:
+    def over(cls, label: str, counts: Mapping[float, int]) -> ScoreStatistics:
+        """The statistics of the scores ``counts`` holds (``{score: students}``; None for each when empty)."""
+        n = sum(counts.values())
+        if not n:
             return cls(label, 0, None, None, None, None)
-        return cls(label, len(scores), statistics.mean(scores), statistics.median(scores), min(scores), max(scores))
+        ordered = sorted(score for score, k in counts.items() if k)
+        return cls(label, n, math.fsum(score * counts[score] for score in ordered) / n, _median(ordered, counts, n),
+                   ordered[0], ordered[-1])
+
+
+def _median(ordered: list[float], counts: Mapping[float, int], n: int) -> float:
+    """The median of ``n`` scores given as counts: the middle one, or the mean of the two middle ones."""
+    wanted, seen, middle = ((n - 1) // 2, n // 2), 0, []
+    for score in ordered:
+        before, seen = seen, seen + counts[score]
+        middle += [score for position in wanted if before <= position < seen]
+    return (middle[0] + middle[1]) / 2
 
 
 @dataclass(frozen=True)
@@ -91,9 +117,11 @@ class LateRow:
 
 @dataclass(frozen=True)
 class MistakeCount:
-    """A mistake of the catalogue and the students it was found in."""
+    """A mistake of the catalogue, how many students it was found in, and the first of them by name."""
 
     mistake: Mistake
+    count: int
+    #: At most :data:`NAMES_PER_MISTAKE` of them, in roster order.
     students: tuple[str, ...]
 
 
@@ -131,61 +159,6 @@ class CaseDifficulty:
         return f"{self.grade_id} {self.number}/{self.of}: {self.description}"
 
 
-@dataclass(frozen=True)
-class ClassSummary:
-    """Everything the class report shows, over the sets its fields name."""
-
-    students: int
-    #: ``(status, count)`` for every status at least one student has.
-    statuses: tuple[tuple[Status, int], ...]
-    scored: ScoreStatistics
-    everyone: ScoreStatistics
-    #: Every scored submission's score (the histogram's data).
-    scores: tuple[float, ...]
-    roster: tuple[RosterRow, ...]
-    #: Mistakes found in at least one student, most frequent first (catalogue order among equals).
-    mistakes: tuple[MistakeCount, ...]
-    tests: tuple[TestPasses, ...]
-    cases: tuple[CaseDifficulty, ...]
-
-    @property
-    def unexplained(self) -> tuple[RosterRow, ...]:
-        """Students with behaviour no known mistake explains."""
-        return tuple(row for row in self.roster if row.unexplained)
-
-    @property
-    def late(self) -> tuple[LateRow, ...]:
-        """Students who were late, whose lateness is unknown, or who have an extension, in roster order."""
-        rows = []
-        for row in self.roster:
-            late = row.student.late
-            if late is None or (late.seconds_late == 0 and late.extended_due is None):
-                continue
-            if late.seconds_late is None:
-                late_by = "unknown"
-            else:
-                late_by = duration(late.seconds_late) if late.seconds_late else "on time"
-            submitted = "" if late.submitted is None else utc(late.submitted)
-            rows.append(LateRow(row.student, row.href, due_text(late), submitted, late_by, late.penalty))
-        return tuple(rows)
-
-    @property
-    def manual(self) -> tuple[RosterRow, ...]:
-        """Students whose score a tutor changed in formgrader (a manual score or extra credit)."""
-        return tuple(row for row in self.roster if row.student.manual is not None and row.student.manual.overridden)
-
-    @property
-    def due(self) -> str:
-        """The assignment's due date in words, or empty when the gradebook has none."""
-        dates = {s.student.late.due for s in self.roster if s.student.late is not None}
-        return ", ".join(utc(d) for d in sorted(dates))
-
-    @property
-    def trouble(self) -> tuple[RosterRow, ...]:
-        """Students whose submission timed out, had an error or is missing, in that order."""
-        return tuple(row for status in TROUBLE_STATUSES for row in self.roster if row.student.status is status)
-
-
 def feedback_href(batch: BatchResult, student: StudentResult) -> str:
     """The link from ``report.html`` to the student's page: each part percent-encoded from its bytes on disk.
 
@@ -199,73 +172,204 @@ def feedback_href(batch: BatchResult, student: StudentResult) -> str:
     return "/".join(quote(os.fsencode(part), safe="") for part in feedback_path(batch, student).parts)
 
 
-def _roster_row(exercise: Exercise, batch: BatchResult, student: StudentResult) -> RosterRow:
+
+
+def roster_row(exercise: Exercise, batch: BatchResult, student: StudentResult) -> RosterRow:
+    """``student`` as the roster lists them (its mistakes from ``exercise``'s catalogue: ``KeyError`` if unknown)."""
     mistakes = tuple(exercise.mistake(mistake_id) for mistake_id in student.diagnosis.ids)
     unexplained = tuple(sorted(student.diagnosis.unexplained.items()))
     return RosterRow(student, mistakes, unexplained, feedback_href(batch, student))
 
 
-def _case_difficulties(exercise: Exercise, scored: list[StudentResult]) -> list[CaseDifficulty]:
-    difficulties = []
-    for group in exercise.groups:
-        tests = [t for s in scored for t in s.tests if t.name == group.grade_id]
-        # the fixed cases, then one row per template: each submission's instance drawn from it
-        provenances = [case.provenance for case in group.cases] + [t.provenance for t in group.templates]
-        for index, provenance in enumerate(provenances):
-            # a result written without per-case outcomes (or for other cases) is left out, not guessed
-            outcomes = [t.case_results[index].passed for t in tests if len(t.case_results) == len(provenances)]
-            difficulties.append(CaseDifficulty(
-                group.grade_id, index + 1, len(provenances), provenance.removeprefix(CONSTRUCTED),
-                group.visible, failed=outcomes.count(False), scored=len(outcomes),
-            ))
-    return difficulties
+@dataclass(frozen=True)
+class Listed(Generic[T]):
+    """The first rows of a list the report shows, and how many there are in all."""
+
+    rows: tuple[T, ...]
+    total: int
+
+    @property
+    def more(self) -> int:
+        """How many are not shown."""
+        return self.total - len(self.rows)
+
+    def __bool__(self) -> bool:
+        return self.total > 0
+
+    def __len__(self) -> int:
+        return self.total
 
 
-def summarize(exercise: Exercise, batch: BatchResult) -> ClassSummary:
-    """The class report's content.
+@dataclass
+class _Capped(Generic[T]):
+    """Keeps the first :data:`LOOK_FIRST` rows added and counts the rest."""
+
+    rows: list[T] = field(default_factory=list)
+    total: int = 0
+
+    def add(self, row: T) -> None:
+        self.total += 1
+        if len(self.rows) < LOOK_FIRST:
+            self.rows.append(row)
+
+    def listed(self) -> Listed[T]:
+        return Listed(tuple(self.rows), self.total)
+
+
+@dataclass(frozen=True)
+class ClassSummary:
+    """Everything the class report shows but the roster, over the sets its fields name.
+
+    Lists of students are :class:`Listed`: the first :data:`LOOK_FIRST` and their number, so that
+    the summary of 50,000 students is as small as that of 500.
+    """
+
+    students: int
+    #: ``(status, count)`` for every status at least one student has.
+    statuses: tuple[tuple[Status, int], ...]
+    scored: ScoreStatistics
+    everyone: ScoreStatistics
+    #: ``(score, students)`` over the scored submissions, by score (the histogram's data).
+    scores: tuple[tuple[float, int], ...]
+    #: Mistakes found in at least one student, most frequent first (catalogue order among equals).
+    mistakes: tuple[MistakeCount, ...]
+    tests: tuple[TestPasses, ...]
+    cases: tuple[CaseDifficulty, ...]
+    #: Students with behaviour no known mistake explains.
+    unexplained: Listed[RosterRow]
+    #: Students whose submission timed out, had an error, was not attempted, is missing or was not graded
+    #: (in that order).
+    trouble: Listed[RosterRow]
+    #: Students who were late, whose lateness is unknown, or who have an extension.
+    late: Listed[LateRow]
+    #: Students whose score a tutor changed in formgrader (a manual score or extra credit).
+    manual: Listed[RosterRow]
+    #: The assignment's due date in words, or empty when the gradebook has none.
+    due: str
+
+
+def _late_row(row: RosterRow) -> LateRow | None:
+    late = row.student.late
+    if late is None or (late.seconds_late == 0 and late.extended_due is None):
+        return None
+    if late.seconds_late is None:
+        late_by = "unknown"
+    else:
+        late_by = duration(late.seconds_late) if late.seconds_late else "on time"
+    submitted = "" if late.submitted is None else utc(late.submitted)
+    return LateRow(row.student, row.href, due_text(late), submitted, late_by, late.penalty)
+
+
+class ClassTally:
+    """The class summary, counted one student at a time: memory does not grow with the class.
 
     Parameters
     ----------
     exercise : Exercise
-        What ``batch`` was graded against: its catalogue names the mistakes, its groups and cases
-        are the rows of the tests and cases tables.
-    batch : BatchResult
+        What the students were graded against: its catalogue names the mistakes, its groups and
+        cases are the rows of the tests and cases tables.
+    """
 
-    Returns
-    -------
-    ClassSummary
-        Counts, statistics and tables, each over the set of students its fields name.
+    def __init__(self, exercise: Exercise) -> None:
+        self.exercise = exercise
+        self.statuses: Counter[Status] = Counter()
+        self.scored: Counter[float] = Counter()
+        self.everyone: Counter[float] = Counter()
+        self.mistakes: Counter[str] = Counter()
+        self.named: dict[str, list[str]] = {}
+        self.passes: Counter[str] = Counter()
+        self.provenances = {
+            g.grade_id: [c.provenance for c in g.cases] + [t.provenance for t in g.templates] for g in exercise.groups
+        }
+        self.failed = {grade_id: [0] * len(p) for grade_id, p in self.provenances.items()}
+        self.outcomes = {grade_id: [0] * len(p) for grade_id, p in self.provenances.items()}
+        self.unexplained: _Capped[RosterRow] = _Capped()
+        self.trouble = {status: _Capped[RosterRow]() for status in TROUBLE_STATUSES}
+        self.late: _Capped[LateRow] = _Capped()
+        self.manual: _Capped[RosterRow] = _Capped()
+        self.due: set[datetime] = set()
+
+    def add(self, row: RosterRow) -> None:
+        """Count one student (each once, in roster order)."""
+        student = row.student
+        self.statuses[student.status] += 1
+        self.everyone[student.score] += 1
+        if student.counted:
+            self._add_scored(student)
+        for mistake in row.mistakes:
+            self.mistakes[mistake.id] += 1
+            names = self.named.setdefault(mistake.id, [])
+            if len(names) < NAMES_PER_MISTAKE:
+                names.append(student.student_id)
+        if row.unexplained:
+            self.unexplained.add(row)
+        if student.status in self.trouble:
+            self.trouble[student.status].add(row)
+        if student.late is not None:
+            self.due.add(student.late.due)
+        if (late := _late_row(row)) is not None:
+            self.late.add(late)
+        if student.manual is not None and student.manual.overridden:
+            self.manual.add(row)
+
+    def _add_scored(self, student: StudentResult) -> None:
+        self.scored[student.score] += 1
+        for test in student.tests:
+            self.passes[test.name] += test.passed
+            provenances = self.provenances.get(test.name)
+            # a result written without per-case outcomes (or for other cases) is left out, not guessed
+            if provenances is None or len(test.case_results) != len(provenances):
+                continue
+            for index, case in enumerate(test.case_results):
+                self.outcomes[test.name][index] += 1
+                self.failed[test.name][index] += not case.passed
+
+    def summary(self) -> ClassSummary:
+        """What was counted so far."""
+        exercise, scored = self.exercise, sum(self.scored.values())
+        found = [MistakeCount(m, self.mistakes[m.id], tuple(self.named.get(m.id, ()))) for m in exercise.catalogue]
+        trouble = [row for status in TROUBLE_STATUSES for row in self.trouble[status].rows][:LOOK_FIRST]
+        cases = [
+            CaseDifficulty(g.grade_id, i + 1, len(self.provenances[g.grade_id]), p.removeprefix(CONSTRUCTED), g.visible,
+                           failed=self.failed[g.grade_id][i], scored=self.outcomes[g.grade_id][i])
+            for g in exercise.groups for i, p in enumerate(self.provenances[g.grade_id])
+        ]
+        return ClassSummary(
+            students=self.statuses.total(),
+            statuses=tuple((status, n) for status in Status if (n := self.statuses[status])),
+            scored=ScoreStatistics.over(f"scored submissions ({' or '.join(SCORED_STATUSES)})", self.scored),
+            everyone=ScoreStatistics.over(
+                f"all students ({' and '.join(s for s in Status if s not in SCORED_STATUSES)}: 0 points)", self.everyone
+            ),
+            scores=tuple(sorted(self.scored.items())),
+            mistakes=tuple(sorted((c for c in found if c.count), key=lambda c: -c.count)),
+            tests=tuple(TestPasses(g.grade_id, g.description, g.visible, passed=self.passes[g.grade_id], scored=scored)
+                        for g in exercise.groups),
+            cases=tuple(cases),
+            unexplained=self.unexplained.listed(),
+            trouble=Listed(tuple(trouble), sum(t.total for t in self.trouble.values())),
+            late=self.late.listed(),
+            manual=self.manual.listed(),
+            due=", ".join(utc(d) for d in sorted(self.due)),
+        )
+
+
+def summarize(exercise: Exercise, batch: BatchResult, students: Iterable[StudentResult] | None = None) -> ClassSummary:
+    """The class report's summary of ``batch`` (its students read once, in order: they may be streamed).
+
+    Parameters
+    ----------
+    exercise : Exercise
+    batch : BatchResult
+    students : iterable of StudentResult, optional
+        The students to count; by default ``batch.students``.
 
     Raises
     ------
     KeyError
         For a result naming a mistake the exercise's catalogue does not have.
     """
-    scored = [s for s in batch.students if s.counted]
-    roster = tuple(_roster_row(exercise, batch, s) for s in batch.students)
-    found = [
-        MistakeCount(m, tuple(r.student.student_id for r in roster if m in r.mistakes)) for m in exercise.catalogue
-    ]
-    tests = [
-        TestPasses(
-            g.grade_id, g.description, g.visible, scored=len(scored),
-            passed=sum(t.passed for s in scored for t in s.tests if t.name == g.grade_id),
-        )
-        for g in exercise.groups
-    ]
-    return ClassSummary(
-        students=len(batch.students),
-        statuses=tuple((status, n) for status in Status if (n := batch.count(status))),
-        scored=ScoreStatistics.over(
-            f"scored submissions ({' or '.join(SCORED_STATUSES)})", [s.score for s in scored]
-        ),
-        everyone=ScoreStatistics.over(
-            f"all students ({' and '.join(s for s in Status if s not in SCORED_STATUSES)}: 0 points)",
-            [s.score for s in batch.students],
-        ),
-        scores=tuple(s.score for s in scored),
-        roster=roster,
-        mistakes=tuple(sorted((c for c in found if c.students), key=lambda c: -len(c.students))),
-        tests=tuple(tests),
-        cases=tuple(_case_difficulties(exercise, scored)),
-    )
+    tally = ClassTally(exercise)
+    for student in batch.students if students is None else students:
+        tally.add(roster_row(exercise, batch, student))
+    return tally.summary()
