@@ -18,7 +18,7 @@ help:  ## list the targets
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,distributed]'
 	touch $@
 
 venv: $(VENV)/.installed  ## create .venv with the pinned dependencies
@@ -26,7 +26,7 @@ venv: $(VENV)/.installed  ## create .venv with the pinned dependencies
 $(BENCH_VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_BIN)/pip install --quiet --upgrade pip
-	$(BENCH_BIN)/pip install --quiet -c constraints.txt -e '.[test,bench]'
+	$(BENCH_BIN)/pip install --quiet -c constraints.txt -e '.[test,distributed,bench]'
 	touch $@
 
 demo: venv  ## grade the bundled example submissions in a scratch course (demo/), print the table

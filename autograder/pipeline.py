@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,14 +26,14 @@ from .course.submission_folder import Collected, read_collected, shipped_files
 from .errors import CourseError, GradebookError, UsageError
 from .files import write_atomic
 from .grading import BatchResult, Exercise, GradingSettings, GroupInfo, Status, default_workers, grade_batch
-from .grading.batch import student_folders
+from .grading.batch import Executor, student_folders
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code
 from .output.feedback import write_feedback
 from .output.gradebook import check_gradebook, gradebook_errors, gradebook_path, tool_environment, try_record_scores
 from .output.report import write_report
 from .output.results import write_results
 from .output.text import printable
-from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
+from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, Sandbox, choose_sandbox
 
 DEFAULT_TIMEOUT = 10.0
 #: ``--gradebook none``: do not record scores.
@@ -67,6 +69,10 @@ class GradeOptions:
     students: tuple[str, ...] = ()
     #: Wait for another grader of the course to finish instead of refusing (:mod:`.course.lock`).
     wait: bool = False
+    #: Grade on the Dask scheduler at this address (``tls://host:8786``) instead of in this process.
+    scheduler: str | None = None
+    #: Grade on a local Dask cluster of this many worker processes (0: threads of this process).
+    processes: int = 0
 
 
 @dataclass(frozen=True)
@@ -88,6 +94,10 @@ class GradeRun:
 def _check(options: GradeOptions) -> None:
     if options.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {options.workers}")
+    if options.scheduler and options.processes:
+        raise UsageError("--scheduler and --processes exclude each other (a cluster elsewhere, or one started here)")
+    if options.processes < 0:
+        raise UsageError(f"--processes must be at least 1, got {options.processes}")
     if not options.timeout > 0:
         raise UsageError(f"--timeout must be positive, got {options.timeout:g}")
     if not options.max_notebook_mb > 0:
@@ -198,10 +208,11 @@ def _grade_course(options: GradeOptions) -> GradeRun:
         # the key of the fresh hidden instances: the course's secret (outside a course: beside submitted/)
         draw_key=course_secret(root if root is not None else options.submitted.resolve().parent),
     )
-    students = grade_batch(
-        options.submitted, options.out, settings, sandbox, workers=options.workers, force=options.force,
-        progress=options.progress, regrade=frozenset(options.students),
-    )
+    with _executor(options, sandbox) as executor:
+        students = grade_batch(
+            options.submitted, options.out, settings, sandbox, workers=options.workers, force=options.force,
+            progress=options.progress, regrade=frozenset(options.students), executor=executor,
+        )
     batch = BatchResult(
         assignment=exercise.assignment, notebook=exercise.notebook, title=exercise.title,
         max_score=exercise.max_score, sandbox=sandbox.name,
@@ -222,6 +233,20 @@ def _grade_course(options: GradeOptions) -> GradeRun:
     write_results(options.out, batch)
     write_report(options.out, exercise, batch)
     return GradeRun(batch, options.out, gradebook_note, gradebook_failed)
+
+
+@contextmanager
+def _executor(options: GradeOptions, sandbox: Sandbox) -> Iterator[Executor | None]:
+    """Dask's workers when asked for (:mod:`.distributed`), else None: threads of this process."""
+    if not options.scheduler and not options.processes:
+        yield None
+        return
+    from .distributed import dask_executor
+
+    with dask_executor(options.scheduler, options.processes, options.sandbox, sandbox.name) as executor:
+        yield executor
+        for warning in executor.warnings:  # what a worker's sandbox lacks (cgroups), once each
+            print(f"a Dask worker: {warning}", file=sys.stderr)
 
 
 def _update_gradebook(
