@@ -82,20 +82,20 @@ class DaskExecutor:
                     continue
                 future = next(running)
                 del live[future.key]
-                yield self._collect(future, jobs.pop(future.key), code)
+                yield self._collect(future, jobs.pop(future.key), code, settings.exercise.max_score)
         finally:
             if live:  # stopped early (the disk is full, the cluster is gone): nothing more runs for us
                 self.client.cancel(list(live.values()))
 
-    def _collect(self, future: Any, job: Job, code: str) -> Graded:
+    def _collect(self, future: Any, job: Job, code: str, max_score: float) -> Graded:
         from distributed import KilledWorker
 
         try:
             text = future.result()
-        except KilledWorker as killed:
-            message = (f"not graded: the Dask workers grading this submission died ({killed}); the next run "
-                       "grades it again")
-            return Graded(StudentResult.without_grading(job.student_id, Status.NOT_GRADED, message, 0.0))
+        except KilledWorker:  # not saved: the next run grades them (the submission may be what kills workers)
+            message = ("not graded: every Dask worker that took this submission died while grading it; the next "
+                       "run grades it again")
+            return Graded(StudentResult.without_grading(job.student_id, Status.NOT_GRADED, message, max_score))
         except Exception as error:  # the task could not run at all: the cluster, not the submission
             raise DistributedError(
                 f"the Dask cluster could not grade ({type(error).__name__}: {error}); the results so far are "

@@ -103,6 +103,47 @@ def test_dask_grades_as_a_local_run_does_with_a_worker_killed_mid_run(tmp_path):
     assert len(sent) >= 6 and not any(SECRET in payload for payload in sent)
 
 
+def test_a_submission_whose_workers_all_died_is_not_graded_and_graded_next_run(tmp_path):
+    import dask
+
+    course = new_course(tmp_path / "course")
+    for student in ("ann", "bo", "cy"):
+        add_student(course, student, extra=(SLOW,))
+    settings = GradingSettings(EXERCISE, 10.0, skipped_cell_ids(EXERCISE, RELEASE), draw_key=SECRET)
+    sandbox = choose_sandbox("auto")
+    out = tmp_path / "out"
+    victims: list[str] = []
+    # no second worker for a job whose worker died: the scheduler gives it up at once (the default is 3)
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), dask_client(None, 2) as client:
+        pids = client.run(os.getpid)
+        stop = threading.Event()
+
+        def kill_a_busy_worker() -> None:
+            while not stop.is_set():
+                busy = [address for address, keys in client.processing().items() if keys and address in pids]
+                if busy:
+                    os.kill(pids[busy[0]], signal.SIGKILL)
+                    victims.append(busy[0])
+                    return
+                time.sleep(0.02)
+
+        killer = threading.Thread(target=kill_a_busy_worker)
+        killer.start()
+        try:
+            first = grade_batch(course / "submitted", out, settings, sandbox, workers=2, progress=False,
+                                executor=DaskExecutor(client, "auto", sandbox.name))
+        finally:
+            stop.set()
+            killer.join()
+        lost = [r for r in first if r.status is Status.NOT_GRADED]
+        assert victims and lost, "the killed worker's jobs were graded elsewhere: nothing to check"
+        assert all("every Dask worker that took this submission died" in r.message for r in lost)
+        assert len(list((out / STATE).glob("*.json"))) == 3 - len(lost)  # the lost ones are not saved
+        again = grade_batch(course / "submitted", out, settings, sandbox, workers=2, progress=False,
+                            executor=DaskExecutor(client, "auto", sandbox.name))
+    assert [r.score for r in again] == [EXERCISE.max_score] * 3
+
+
 def test_a_dask_run_resumes_from_the_saved_results(tmp_path):
     course = new_course(tmp_path / "course")
     for student in ("ann", "bo"):
