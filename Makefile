@@ -19,7 +19,7 @@ help:  ## list the targets
 # the tests need it anyway (they start a throw-away PostgreSQL server), so the test extra has it too.
 POSTGRESQL ?= $(shell grep -qE '^[[:space:]]*c\.CourseDirectory\.db_url[[:space:]]*=[[:space:]]*.?postgresql' nbgrader_config.py 2>/dev/null && echo 1)
 comma := ,
-EXTRAS := test$(if $(POSTGRESQL),$(comma)postgresql)
+EXTRAS := test,distributed$(if $(POSTGRESQL),$(comma)postgresql)
 
 $(VENV)/.installed: pyproject.toml constraints.txt nbgrader_config.py
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,7 @@ venv: $(VENV)/.installed  ## create .venv with the pinned dependencies
 $(BENCH_VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_BIN)/pip install --quiet --upgrade pip
-	$(BENCH_BIN)/pip install --quiet -c constraints.txt -e '.[test,bench]'
+	$(BENCH_BIN)/pip install --quiet -c constraints.txt -e '.[test,distributed,bench]'
 	touch $@
 
 demo: venv  ## grade the bundled example submissions in a scratch course (demo/), print the table

@@ -36,6 +36,13 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--assignment", default=ASSIGNMENT, help=f"assignment id (default: {ASSIGNMENT})")
     parser.add_argument("--workers", type=int, default=default_workers(),
                         help="submissions graded at once (default: the number of cores)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="grade on the workers of this Dask scheduler (tls://host:8786 or tcp://host:8786); this "
+                        "process reads the submissions and alone writes the outputs and the gradebook "
+                        "(pip install '.[distributed]')")
+    parser.add_argument("--processes", type=int, default=0, metavar="N",
+                        help="grade on a local Dask cluster of N worker processes, one submission each at a time "
+                        "(beyond one Python's lock; default: threads of this process, see --workers)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help=f"seconds each code cell and each test call may take (default: {DEFAULT_TIMEOUT:g}); "
                         "a submission takes at most max(60, 10 x timeout) seconds in all")
@@ -101,7 +108,7 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
         exercise=exercise_for(args.assignment), submitted=args.submitted, out=args.out, workers=args.workers,
         timeout=args.timeout, force=args.force, sandbox=args.sandbox, gradebook=args.gradebook,
         progress=not args.quiet, max_notebook_mb=args.max_notebook_mb, show_solution=args.show_solution,
-        students=tuple(args.student), wait=args.wait,
+        students=tuple(args.student), wait=args.wait, scheduler=args.scheduler, processes=args.processes,
     )
 
 

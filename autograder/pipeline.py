@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -35,14 +37,14 @@ from .grading import (
     default_workers,
     grade_batch,
 )
-from .grading.batch import student_folders
+from .grading.batch import Executor, student_folders
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code
 from .output.feedback import write_feedback
 from .output.gradebook import check_gradebook, gradebook_errors, gradebook_path, tool_environment, try_record_scores
 from .output.report import write_report
 from .output.results import write_results
 from .output.text import printable
-from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
+from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, Sandbox, choose_sandbox
 
 DEFAULT_TIMEOUT = 10.0
 #: The steps after grading write each student's files in this many threads (they mostly wait for the disk).
@@ -78,6 +80,10 @@ class GradeOptions:
     students: tuple[str, ...] = ()
     #: Wait for another grader of the course to finish instead of refusing (:mod:`.course.lock`).
     wait: bool = False
+    #: Grade on the Dask scheduler at this address (``tls://host:8786``) instead of in this process.
+    scheduler: str | None = None
+    #: Grade on a local Dask cluster of this many worker processes (0: threads of this process).
+    processes: int = 0
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,10 @@ class GradeRun:
 def _check(options: GradeOptions) -> None:
     if options.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {options.workers}")
+    if options.scheduler and options.processes:
+        raise UsageError("--scheduler and --processes exclude each other (a cluster elsewhere, or one started here)")
+    if options.processes < 0:
+        raise UsageError(f"--processes must be at least 1, got {options.processes}")
     if not options.timeout > 0:
         raise UsageError(f"--timeout must be positive, got {options.timeout:g}")
     if not options.max_notebook_mb > 0:
@@ -209,10 +219,11 @@ def _grade_course(options: GradeOptions) -> GradeRun:
         # the key of the fresh hidden instances: the course's secret (outside a course: beside submitted/)
         draw_key=course_secret(root if root is not None else options.submitted.resolve().parent),
     )
-    students = grade_batch(
-        options.submitted, options.out, settings, sandbox, workers=options.workers, force=options.force,
-        progress=options.progress, regrade=frozenset(options.students),
-    )
+    with _executor(options, sandbox) as executor:
+        students = grade_batch(
+            options.submitted, options.out, settings, sandbox, workers=options.workers, force=options.force,
+            progress=options.progress, regrade=frozenset(options.students), executor=executor,
+        )
     batch = BatchResult(
         assignment=exercise.assignment, notebook=exercise.notebook, title=exercise.title,
         max_score=exercise.max_score, sandbox=sandbox.name,
@@ -270,6 +281,20 @@ def _feedback_pages(options: GradeOptions, root: Path | None, batch: BatchResult
         page = write_feedback(options.out, options.exercise, batch, student, show_solution=options.show_solution)
         if root is not None and student.status not in (Status.MISSING, Status.NOT_GRADED):
             _course_feedback(root, options.exercise, student.student_id, options.out / page, files[student.student_id])
+
+
+@contextmanager
+def _executor(options: GradeOptions, sandbox: Sandbox) -> Iterator[Executor | None]:
+    """Dask's workers when asked for (:mod:`.distributed`), else None: threads of this process."""
+    if not options.scheduler and not options.processes:
+        yield None
+        return
+    from .distributed import dask_executor
+
+    with dask_executor(options.scheduler, options.processes, options.sandbox, sandbox.name) as executor:
+        yield executor
+        for warning in executor.warnings:  # what a worker's sandbox lacks (cgroups), once each
+            print(f"a Dask worker: {warning}", file=sys.stderr)
 
 
 def _update_gradebook(

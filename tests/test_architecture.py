@@ -74,6 +74,16 @@ def test_the_engine_knows_no_exercise_and_nothing_above_it():
     assert "ndcg" not in engine.lower(), "the engine names the nDCG exercise"
 
 
+def test_the_dask_executor_knows_the_engine_and_the_sandbox_only():
+    def allowed(name: str) -> bool:
+        if name.startswith(("autograder.distributed", "autograder.grading", "autograder.sandbox", "autograder.files",
+                            "autograder.errors")):
+            return True
+        return _top(name) in STDLIB or _top(name) == "distributed"
+
+    assert _violations("distributed", allowed) == []
+
+
 def test_output_reads_records_and_knows_no_exercise():
     def allowed(name: str) -> bool:
         if name.startswith(("autograder.grading", "autograder.output", "autograder.files", "autograder.errors")):

@@ -36,5 +36,5 @@ def test_every_pin_in_pyproject_is_in_the_lock():
             for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").split() if "==" in line}
     for pin in pins:
         name, version = pin.split("==")
-        name = name.split("[")[0]  # psycopg[binary]: the extra's packages are pinned by their own names
+        name = name.split("[")[0]  # psycopg[binary], dask[distributed]: the extra's packages are pinned by their own names
         assert lock.get(name.lower().replace("_", "-")) == version, pin

@@ -4,7 +4,7 @@ Layers below: :mod:`autograder.sandbox` (where student code runs). Layers above:
 (:mod:`autograder.output`) reads the :mod:`.model` records this package builds.
 """
 
-from .batch import default_workers, grade_batch, student_folders
+from .batch import Executor, Graded, Job, ThreadedExecutor, default_workers, grade_batch, grade_job, student_folders
 from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
 from .exercise import Call, Case, CaseTemplate, Exercise, Expect, Mistake, TestGroup, within_tolerance
 from .model import (
@@ -22,7 +22,7 @@ from .model import (
     StudentResult,
     TestResult,
 )
-from .submission import GradingSettings, grade_submission
+from .submission import GradingSettings, grade_submission, submission_seed
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -34,11 +34,14 @@ __all__ = [
     "CellMark",
     "CellProblem",
     "Diagnosis",
+    "Executor",
     "Exercise",
     "Expect",
     "Finding",
+    "Graded",
     "GradingSettings",
     "GroupInfo",
+    "Job",
     "Lateness",
     "ManualMarks",
     "Mistake",
@@ -46,13 +49,16 @@ __all__ = [
     "StudentResult",
     "TestGroup",
     "TestResult",
+    "ThreadedExecutor",
     "default_workers",
     "draw_label",
     "draw_seed",
     "drawn_groups",
     "drawn_witnesses",
     "grade_batch",
+    "grade_job",
     "grade_submission",
     "student_folders",
+    "submission_seed",
     "within_tolerance",
 ]

@@ -4,6 +4,11 @@ Each student's result is written to ``OUT/.state/<hash of the student id>.json``
 known. A later run reuses it when neither the notebook nor the grading (test cases, runner)
 changed, unless ``force`` is given; so a grader killed in the middle of a batch finishes the rest
 when run again, and the results equal those of an uninterrupted run.
+
+Where the submissions are graded is an :class:`Executor`'s choice: threads of this process
+(:class:`ThreadedExecutor`, the default) or workers on other machines (``autograder.distributed``).
+This process stays the coordinator: it reads every notebook, draws each submission's seed from the
+course's secret, keeps the resume cache and returns the results; the executor grades :class:`Job` s.
 """
 
 from __future__ import annotations
@@ -15,17 +20,20 @@ import os
 import queue
 import stat
 import sys
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from tqdm import tqdm
 
-from ..files import DiskFull, source_digest, write_atomic
+from ..files import source_digest, write_atomic
 from ..sandbox import MachineOverloaded, Sandbox
 from .exercise import Exercise
 from .model import SCHEMA_VERSION, Status, StudentResult
-from .notebook import FileId, SubmissionProblem, read_notebook
-from .submission import GradingSettings, grade_submission
+from .notebook import FileId, NotebookFile, SubmissionProblem, read_notebook
+from .submission import GradingSettings, grade_submission, submission_seed
 
 STATE = ".state"
 #: The grading code: a change to any of its files may change results.
@@ -85,6 +93,91 @@ def _load_state(path: Path, fingerprint: str, digest: str) -> StudentResult | No
         return None
 
 
+@dataclass(frozen=True)
+class Job:
+    """One submission to grade: all a grading process needs, of the course's secret only the derived seed."""
+
+    student_id: str
+    file: NotebookFile
+    #: The seed of this submission's fresh instances (:func:`.draws.draw_seed`), drawn by the coordinator.
+    seed: bytes = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Graded:
+    """A result, with the job it was graded from when it belongs in the resume cache."""
+
+    result: StudentResult
+    #: None: reused from the cache, refused unread, or not graded (overloaded, a grader error): not saved.
+    job: Job | None = None
+
+
+class Executor(Protocol):
+    """Where the submissions are graded: threads here (:class:`ThreadedExecutor`) or workers elsewhere.
+
+    The coordinator alone reads the submissions, keeps the resume cache and writes every output;
+    an executor only turns jobs into results, in any order.
+    """
+
+    def run(
+        self, students: Sequence[str], prepare: Callable[[str], StudentResult | Job], settings: GradingSettings,
+        submitted: Path,
+    ) -> Iterator[Graded]:
+        """Call ``prepare`` for each student; grade each :class:`Job` it returns; yield every result once."""
+        ...
+
+
+def grade_job(job: Job, settings: GradingSettings, submitted: Path, sandbox: Sandbox, slot: int) -> Graded:
+    """Grade one job in ``sandbox``; whatever happens, a result (the same wherever it runs)."""
+
+    def ungraded(status: Status, message: str) -> Graded:
+        return Graded(StudentResult.without_grading(job.student_id, status, message, settings.exercise.max_score))
+
+    try:
+        result = grade_submission(job.student_id, job.file, submitted, settings, sandbox, slot, seed=job.seed)
+    except MachineOverloaded as overloaded:  # ungraded, not saved: the next run grades them
+        return ungraded(Status.NOT_GRADED, str(overloaded))
+    except Exception as error:  # a grader bug must not cost the other students their grades
+        return ungraded(Status.ERROR, f"internal grader error: {type(error).__name__}: {error}")
+    return Graded(result, job)
+
+
+@dataclass
+class ThreadedExecutor:
+    """Grade in this process: ``workers`` threads, each with a slot of its own (a sandbox user id)."""
+
+    sandbox: Sandbox
+    workers: int
+
+    def run(
+        self, students: Sequence[str], prepare: Callable[[str], StudentResult | Job], settings: GradingSettings,
+        submitted: Path,
+    ) -> Iterator[Graded]:
+        """See :meth:`Executor.run`; notebooks are read in the worker threads too."""
+        slots: queue.Queue[int] = queue.Queue()
+        for slot in range(self.workers):
+            slots.put(slot)
+
+        def work(student: str) -> Graded:
+            prepared = prepare(student)
+            if isinstance(prepared, StudentResult):
+                return Graded(prepared)
+            slot = slots.get()
+            try:
+                return grade_job(prepared, settings, submitted, self.sandbox, slot)
+            finally:
+                slots.put(slot)
+
+        with ThreadPoolExecutor(max_workers=max(1, self.workers)) as pool:
+            futures = [pool.submit(work, student) for student in students]
+            try:
+                for future in as_completed(futures):
+                    yield future.result()
+            finally:  # stopped early (the disk is full): no new student starts
+                for future in futures:
+                    future.cancel()
+
+
 def grade_batch(
     submitted: Path,
     out: Path,
@@ -95,11 +188,14 @@ def grade_batch(
     force: bool = False,
     progress: bool = True,
     regrade: frozenset[str] = frozenset(),
+    executor: Executor | None = None,
 ) -> list[StudentResult]:
     """Grade every student folder under ``submitted``; return the results in student order.
 
     Results already in ``out/.state`` are reused unless ``force``, the student is in ``regrade``,
     or the notebook or the grading changed. Each new result is saved as soon as it is known.
+    ``executor`` grades the submissions (default: ``workers`` threads of this process in ``sandbox``);
+    whichever it is, this process alone reads the notebooks and saves the results.
 
     Raises
     ------
@@ -112,14 +208,11 @@ def grade_batch(
     fingerprint = grading_fingerprint(settings)
     students = student_folders(submitted)
     shared = _shared_files(submitted, students, exercise)
-    slots: queue.Queue[int] = queue.Queue()
-    for slot in range(workers):
-        slots.put(slot)
 
     def ungraded(student: str, status: Status, message: str) -> StudentResult:
         return StudentResult.without_grading(student, status, message, exercise.max_score)
 
-    def work(student: str) -> StudentResult:
+    def prepare(student: str) -> StudentResult | Job:
         try:
             file = read_notebook(
                 submitted, student, exercise.assignment, exercise.notebook, max_bytes=settings.max_notebook_bytes,
@@ -131,38 +224,28 @@ def grade_batch(
         if others:
             message = f"{file.name} is the same file as the notebook of {', '.join(others)} (a hard link)"
             return ungraded(student, Status.ERROR, message)
-        state = state_dir / state_name(student)
-        saved = None if force or student in regrade else _load_state(state, fingerprint, file.sha256)
+        saved = None if force or student in regrade else _load_state(state_dir / state_name(student), fingerprint,
+                                                                      file.sha256)
         if saved is not None:
             return saved
-        slot = slots.get()
-        try:
-            result = grade_submission(student, file, submitted, settings, sandbox, slot)
-        except MachineOverloaded as overloaded:  # ungraded, not saved: the next run grades them
-            return ungraded(student, Status.NOT_GRADED, str(overloaded))
-        except Exception as error:  # a grader bug must not cost the other students their grades
-            return ungraded(student, Status.ERROR, f"internal grader error: {type(error).__name__}: {error}")
-        finally:
-            slots.put(slot)
-        record = {"fingerprint": fingerprint, "notebook_sha256": file.sha256, "result": result.to_json()}
-        write_atomic(state, json.dumps(record, indent=1))
-        return result
+        return Job(student, file, submission_seed(student, file, settings))
 
     results: dict[str, StudentResult] = {}
     bar = tqdm(total=len(students), unit="student", desc="grading", disable=not progress, file=sys.stderr)
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(work, student) for student in students]
-        try:
-            for future in as_completed(futures):
-                result = future.result()
-                results[result.student_id] = result
-                bar.update(1)
-        except DiskFull:
-            for future in futures:
-                future.cancel()
-            raise
-        finally:
-            bar.close()
+    graded = (executor or ThreadedExecutor(sandbox, workers)).run(students, prepare, settings, submitted)
+    try:
+        for item in graded:
+            if item.job is not None:  # saved here, by the coordinator only, as soon as it is known
+                record = {"fingerprint": fingerprint, "notebook_sha256": item.job.file.sha256,
+                          "result": item.result.to_json()}
+                write_atomic(state_dir / state_name(item.result.student_id), json.dumps(record, indent=1))
+            results[item.result.student_id] = item.result
+            bar.update(1)
+    finally:
+        close = getattr(graded, "close", None)
+        if close is not None:
+            close()
+        bar.close()
     return [results[student] for student in students]
 
 

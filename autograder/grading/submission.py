@@ -67,10 +67,26 @@ class GradingSettings:
         return max(60.0, 10 * self.timeout)
 
 
+def submission_seed(student_id: str, file: NotebookFile, settings: GradingSettings) -> bytes:
+    """The seed of a submission's fresh instances, from the course's secret (b"" for a notebook without code).
+
+    Drawn where the secret is (the coordinator), so that a grading process elsewhere needs only this.
+    """
+    try:
+        cells = student_code(file, settings.skip_ids)
+    except SubmissionProblem:  # graded as an error before any draw: no seed needed
+        return b""
+    return draw_seed(settings.draw_key, student_id, cells)
+
+
 def grade_submission(
-    student_id: str, file: NotebookFile, submitted: Path, settings: GradingSettings, sandbox: Sandbox, slot: int = 0
+    student_id: str, file: NotebookFile, submitted: Path, settings: GradingSettings, sandbox: Sandbox, slot: int = 0,
+    *, seed: bytes | None = None,
 ) -> StudentResult:
     """Grade one student's notebook (already read from ``submitted/<student_id>/``) and return their result.
+
+    ``seed`` is :func:`submission_seed`'s, where the caller drew it already (then ``settings.draw_key``
+    is not used: a grading process on another machine is handed the seed, never the secret).
 
     Never raises for anything the submission does: a corrupt, hanging or crashing submission
     gets a status (``error``, ``timeout``) and a message.
@@ -93,7 +109,7 @@ def grade_submission(
     labels = cell_labels(file, settings.skip_ids, frozenset(group.function for group in exercise.groups))
     labels = labels if len(labels) == len(cells) else []
     # this submission's fresh instances beside the fixed cases: a leaked hidden input is worth nothing
-    seed = draw_seed(settings.draw_key, student_id, cells)
+    seed = draw_seed(settings.draw_key, student_id, cells) if seed is None else seed
     plan = plan_calls(exercise, groups=drawn_groups(exercise, seed))
     visible = [p for p in plan if p.group.visible]
     hidden = [p for p in plan if not p.group.visible]

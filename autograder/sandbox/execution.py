@@ -18,7 +18,6 @@ import os
 import selectors
 import signal
 import subprocess
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,7 @@ from .protocol import (
     call_record,
     cell_record,
 )
+from .scratch import scratch_folder
 
 #: Longest line the runner may write; longer means it is not talking our protocol any more.
 MAX_LINE = 256 * 1024
@@ -137,9 +137,9 @@ def run_submission(
                 outcome.calls[call_id] = NOT_RUN_CALL
             outcome.notes.append(f"stopped after the submission's time budget of {budget.seconds:g} s")
             break
-        with tempfile.TemporaryDirectory(prefix="ndcg-scratch-") as scratch:
+        with scratch_folder() as scratch:  # removed afterwards; one a killed grader left, by the next run
             reports, stop, detail = _one_run(
-                sandbox, Path(scratch), slot, [cells[i] for i in run_cells],
+                sandbox, scratch, slot, [cells[i] for i in run_cells],
                 [by_id[c] for c in pending_calls], timeout, budget,
             )
         if stop == "overloaded":

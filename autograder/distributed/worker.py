@@ -1,0 +1,103 @@
+"""What runs on a Dask worker: one submission in this machine's sandbox, its result back as JSON text.
+
+Imported by the worker processes when a task arrives (they need the kit installed, the same version
+as the coordinator's: the code digest says so). Nothing here imports Dask, and nothing is written
+to the worker's disk but the sandbox's own scratch folders: the job arrives in memory (the notebook's
+bytes and the submission's seed, never the course's secret) and the result leaves as one string.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import socket
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..files import source_digest
+from ..grading.batch import PACKAGE, Job, grade_job
+from ..grading.submission import GradingSettings
+from ..sandbox import Sandbox, SandboxUnavailable, choose_sandbox
+
+
+@dataclass(frozen=True)
+class RemoteJob:
+    """A job as the coordinator sends it."""
+
+    job: Job
+    #: The batch's settings with ``draw_key`` emptied: the job's seed stands for the secret.
+    settings: GradingSettings
+    #: The coordinator's submissions folder: only to name the notebook in the result as a local run does.
+    submitted: str
+    #: ``--sandbox`` as the tutor gave it; the worker chooses its own sandbox with it.
+    sandbox_mode: str
+    #: The coordinator's :func:`code_digest`: a worker with other grading code refuses.
+    code: str
+
+
+@functools.cache
+def code_digest() -> str:
+    """A digest of this installation's grading code (the kit's package), computed once per process."""
+    return source_digest(PACKAGE)
+
+
+_sandboxes: dict[str, Sandbox] = {}
+_sandbox_lock = threading.Lock()
+_free_slots: set[int] = set()
+_next_slot = 0
+_slot_lock = threading.Lock()
+
+
+def _sandbox(mode: str) -> Sandbox:
+    """This process's sandbox for ``mode``, chosen (and checked) once."""
+    with _sandbox_lock:
+        if mode not in _sandboxes:
+            _sandboxes[mode] = choose_sandbox(mode)
+        return _sandboxes[mode]
+
+
+def _take_slot() -> int:
+    global _next_slot
+    with _slot_lock:
+        if _free_slots:
+            return _free_slots.pop()
+        _next_slot += 1
+        return _next_slot - 1
+
+
+def _give_slot(slot: int) -> None:
+    with _slot_lock:
+        _free_slots.add(slot)
+
+
+def worker_name() -> str:
+    """``host:pid`` of this process, for messages."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def grade_remote(remote: RemoteJob) -> str:
+    """Grade ``remote`` here; return JSON text (see :func:`autograder.distributed.executor.read_answer`).
+
+    Never raises for what a submission does (:func:`~autograder.grading.batch.grade_job`); a worker
+    that cannot grade at all (other code, no sandbox) says so in ``problem``.
+    """
+    answer: dict[str, object] = {"worker": worker_name(), "code": code_digest(), "problem": None}
+    if remote.code != answer["code"]:
+        return json.dumps(answer)
+    try:
+        sandbox = _sandbox(remote.sandbox_mode)
+    except SandboxUnavailable as error:
+        answer["problem"] = f"no sandbox there: {error}"
+        return json.dumps(answer)
+    slot = _take_slot()  # per process; the sandbox's user id lease keeps processes apart as well
+    try:
+        graded = grade_job(remote.job, remote.settings, Path(remote.submitted), sandbox, slot)
+    finally:
+        _give_slot(slot)
+    answer.update(
+        result=graded.result.to_json(), keep=graded.job is not None, sandbox=sandbox.name,
+        warning=sandbox.resource_warning,
+    )
+    return json.dumps(answer)
