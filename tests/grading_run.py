@@ -97,7 +97,9 @@ def secret_inputs() -> list[str]:
     shown = {case.call.args[0] for group in EXERCISE.groups if group.visible for case in group.cases}
     shown |= {probe.args[0] for probe in ALL_PROBES}
     hidden = {case.call.args[0] for group in EXERCISE.groups if not group.visible for case in group.cases}
-    return [str(list(rels)) for rels in hidden - shown]
+    # a one-element list prints as `[0]`, which any code that indexes a list contains (`rels[0]`,
+    # a student's `HIDDEN[0]`): finding it is no evidence of a leak, and it is no secret worth having
+    return [str(list(rels)) for rels in hidden - shown if len(rels) > 1]
 
 
 def python_in_sandbox(sandbox, code: str, timeout: float = 120) -> subprocess.CompletedProcess:

@@ -203,7 +203,7 @@ def test_odd_text_names_and_numbers_cost_no_one_else(batch):
     course, run, students, *_ = batch
     assert students["surrogates"].status.value == "graded"
     assert students["huge_number"].status.value == "graded"
-    assert "returned int, not a number" in " ".join(t.message for t in students["huge_number"].tests)
+    assert "returned an int, not a number" in " ".join(t.message for t in students["huge_number"].tests)
     document = json.loads((course / "graded" / "results.json").read_text(encoding="utf-8"))
     ids = {student["student_id"] for student in document["students"]}
     assert "caf\\xe9" in ids and batch[5] in ids
