@@ -282,11 +282,17 @@ def test_the_gradebook_reads_as_after_nbgrader_autograde(tmp_path):
         # autograded, as nbgrader's SaveAutoGrades leaves them: no manual grading asked for
         assert not alice.needs_manual_grade and not bob.needs_manual_grade
         grade_row = gradebook.find_grade("test_dcg_lecture", "ndcg", "ndcg", "bob")
-        grade_row.manual_score = 1.0  # a tutor's score wins and asks for a look at the next grading
+        grade_row.manual_score = 1.0  # a tutor's score wins; formgrader clears the flag as it saves it
+        grade_row.needs_manual_grade = False
         gradebook.db.commit()
-    assert grade(course, "--force").returncode == 0
+    assert grade(course, "--force").returncode == 0  # the same automatic score read back: the review stands
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        assert gradebook.find_grade("test_dcg_lecture", "ndcg", "ndcg", "bob").needs_manual_grade
+        assert not gradebook.find_grade("test_dcg_lecture", "ndcg", "ndcg", "bob").needs_manual_grade
+    add_student(course, "bob")  # bob hands in a correct dcg: the automatic score under the tutor's changes
+    assert grade(course).returncode == 0
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        changed = gradebook.find_grade("test_dcg_lecture", "ndcg", "ndcg", "bob")
+        assert changed.auto_score == 1.0 and changed.manual_score == 1.0 and changed.needs_manual_grade
     # the feedback also where `nbgrader release_feedback` takes it from
     assert (course / "feedback" / "alice" / "ndcg" / "ndcg.html").read_text() == (
         course / "graded" / "feedback" / "alice" / "ndcg.html"
