@@ -56,13 +56,9 @@ def manual_marks_of(notebook: Any, order: Sequence[str] = ()) -> ManualMarks:
             continue  # the grader's score alone: nothing a tutor did
         marks.append(CellMark(cell=name, auto_score=None if grade is None else _number(grade.auto_score),
                               manual_score=manual, extra_credit=extra, comment=comment))
-    return ManualMarks(tuple(marks), sum(_score(grade) for grade in notebook.grades))
-
-
-def _score(grade: Any) -> float:
-    """nbgrader's ``Grade.score``: the manual score if given, else the automatic one (0 if none), plus extra credit."""
-    base = grade.manual_score if grade.manual_score is not None else grade.auto_score
-    return float(base or 0.0) + float(grade.extra_credit or 0.0)
+    # nbgrader's own rule per grade (``Grade.score``, loaded with the row), summed as its
+    # ``SubmittedNotebook.score`` does (that one is deferred: a query per student)
+    return ManualMarks(tuple(marks), sum(float(grade.score) for grade in notebook.grades))
 
 
 def _position(order: Sequence[str], name: str) -> int:
