@@ -10,7 +10,7 @@ can be written again at any time:
 - the gradebook (:mod:`.marks`), read each time the page is written.
 
 Every writer of ``feedback/<student>/<assignment>/<notebook>.html`` goes through
-:func:`write_course_page`: the batch command, ``nbgrader generate_feedback`` and the formgrader's
+:func:`write_course_pages` or its exporter: the batch command, ``nbgrader generate_feedback`` and the formgrader's
 "Generate Feedback" (:class:`CourseFeedbackExporter`), and ``nbgrader release_feedback``, which
 writes the page again just before releasing it (:mod:`.release_feedback`). A student's file of the
 same name in a submission never reaches ``autograded/``: the course's converters pass on only the
@@ -32,7 +32,7 @@ from ..exercises import exercise_for
 from ..files import write_atomic
 from ..grading import Exercise, StudentResult
 from ..output.feedback import render_feedback
-from .marks import read_gradebook_views
+from .marks import GradebookView, read_gradebook_views
 
 #: The grader's result beside ``autograded/<student>/<assignment>/<notebook>.ipynb``.
 RESULT_SUFFIX = ".grader.json"
@@ -95,22 +95,9 @@ def notebook_order(root: Path, exercise: Exercise) -> list[str]:
     return [cell.metadata.get("nbgrader", {}).get("grade_id", "") for cell in cells]
 
 
-def course_page(root: Path, db_url: str, exercise: Exercise, student_id: str) -> str:
-    """The student's current page: the saved result with the gradebook's marks and lateness as they are now.
-
-    Raises
-    ------
-    NoGraderResult
-        When the submission has no saved result.
-    """
-    folder = root / "autograded" / student_id / exercise.assignment
-    return _page(folder, db_url, exercise, student_id, notebook_order(root, exercise))
-
-
-def _page(folder: Path, db_url: str, exercise: Exercise, student_id: str, order: list[str]) -> str:
+def _page(folder: Path, exercise: Exercise, student_id: str, views: dict[str, GradebookView]) -> str:
     stored = read_stored_result(folder, exercise.notebook)
-    notebook_id = Path(exercise.notebook).stem
-    view = read_gradebook_views(db_url, exercise.assignment, notebook_id, [student_id], order)[student_id]
+    view = views.get(student_id, GradebookView(None, None))  # not in the gradebook: the grader's result alone
     return render_feedback(exercise, view.applied_to(stored.result), show_solution=stored.show_solution)
 
 
@@ -119,11 +106,26 @@ def page_path(root: Path, exercise: Exercise, student_id: str) -> Path:
     return root / "feedback" / student_id / exercise.assignment / f"{Path(exercise.notebook).stem}.html"
 
 
-def write_course_page(root: Path, db_url: str, exercise: Exercise, student_id: str) -> Path:
-    """Write the student's current page (:func:`course_page`) where nbgrader looks for it; return its path."""
-    path = page_path(root, exercise, student_id)
-    write_atomic(path, course_page(root, db_url, exercise, student_id))
-    return path
+def write_course_pages(root: Path, db_url: str, exercise: Exercise, students: list[str]) -> dict[str, NoGraderResult]:
+    """Write each student's current page where nbgrader looks for it: the saved result with the
+    gradebook's marks and lateness as they are now, read once for all of them.
+
+    Returns
+    -------
+    dict
+        The students whose page was left as it was, with why (no saved result).
+    """
+    notebook_id = Path(exercise.notebook).stem
+    views = read_gradebook_views(db_url, exercise.assignment, notebook_id, students, notebook_order(root, exercise))
+    left: dict[str, NoGraderResult] = {}
+    for student_id in students:
+        try:
+            page = _page(root / "autograded" / student_id / exercise.assignment, exercise, student_id, views)
+        except NoGraderResult as missing:
+            left[student_id] = missing
+            continue
+        write_atomic(page_path(root, exercise, student_id), page)
+    return left
 
 
 class CourseFeedbackExporter(Exporter):
@@ -143,6 +145,6 @@ class CourseFeedbackExporter(Exporter):
         info = resources["nbgrader"]
         exercise = exercise_for(info["assignment"])
         # nbgrader converts from the course directory; a missing result fails this student only, with its message
-        page = _page(Path(resources["metadata"]["path"]), info["db_url"], exercise, info["student"],
-                     notebook_order(Path.cwd(), exercise))
-        return page, resources
+        views = read_gradebook_views(info["db_url"], info["assignment"], info["notebook"], [info["student"]],
+                                     notebook_order(Path.cwd(), exercise))
+        return _page(Path(resources["metadata"]["path"]), exercise, info["student"], views), resources

@@ -18,7 +18,6 @@ import os
 import re
 import shutil
 import stat
-import warnings
 from pathlib import Path
 
 from nbgrader.exchange.default import ExchangeReleaseFeedback
@@ -28,7 +27,7 @@ from ..errors import UsageError
 from ..exercises import exercise_for
 from ..grading.notebook import SubmissionProblem, read_side_file
 from ..output.text import printable
-from .feedback_page import NoGraderResult, page_path, write_course_page
+from .feedback_page import page_path, write_course_pages
 
 
 class CourseReleaseFeedback(ExchangeReleaseFeedback):  # type: ignore[misc]  # nbgrader ships no type information
@@ -44,6 +43,7 @@ class CourseReleaseFeedback(ExchangeReleaseFeedback):  # type: ignore[misc]  # n
             ),
             "(?P<notebook_id>.*).html",
         ])
+        releasable = []  # (page, student, notebook, secret), each screened as before
         for html_file in sorted(glob.glob(os.path.join(self.src_path, "*.html"))):
             match = re.fullmatch(pattern, html_file)
             if match is None or match["student_id"] in excluded:
@@ -64,9 +64,12 @@ class CourseReleaseFeedback(ExchangeReleaseFeedback):  # type: ignore[misc]  # n
             if problem is not None or secret is None:
                 self.log.warning("Not released: %s: %s", shown, problem)
                 continue
-            problem = self._refresh(Path(html_file), student, shown)
-            if problem is not None:
-                self.log.warning("Not released: %s: %s", shown, problem)
+            releasable.append((html_file, student, notebook, secret))
+        refused = self._refresh([(html_file, student) for html_file, student, _, _ in releasable])
+        for html_file, student, notebook, secret in releasable:
+            if refused is not None:  # the gradebook could not be read: the page would miss the tutors' marks
+                self.log.warning("Not released: %s: %s: %s", printable(student),
+                                 printable(os.path.basename(html_file)), refused)
                 continue
             checksum = notebook_hash(secret=secret, notebook_id=notebook)
             temporary = os.path.join(self.dest_path, f"{checksum}-tmp.html")
@@ -75,28 +78,28 @@ class CourseReleaseFeedback(ExchangeReleaseFeedback):  # type: ignore[misc]  # n
             shutil.copyfile(html_file, temporary, follow_symlinks=False)
             shutil.move(temporary, os.path.join(self.dest_path, f"{checksum}.html"))  # atomic update, as nbgrader
 
-    def _refresh(self, page: Path, student: str, shown: str) -> str | None:
-        """Write the page again from the grader's result and the gradebook as they are now (:mod:`.feedback_page`).
+    def _refresh(self, pages: list[tuple[str, str]]) -> str | None:
+        """Write the pages again from the grader's results and the gradebook as they are now (:mod:`.feedback_page`).
 
-        So the released page has every mark given since it was written. A page the kit does not
-        write (an assignment it does not grade, no grader's result) is released as it is, with a
-        warning; when the gradebook cannot be read, the reason not to release a stale page.
+        So each released page has every mark given since it was written; the gradebook is read once
+        for all of them. A page the kit does not write (an assignment it does not grade, a folder laid
+        out otherwise, no grader's result) is released as it is, the last with a warning. Returns why
+        no page may be released when the gradebook cannot be read, else None.
         """
         try:
             exercise = exercise_for(self.coursedir.assignment_id)
         except UsageError:
             return None
         root = Path(self.coursedir.root).resolve()
-        if page.resolve() != page_path(root, exercise, student).resolve():
-            return None  # a feedback folder laid out otherwise: not a page the kit writes
+        # only the pages where the kit writes them
+        students = [student for html_file, student in pages
+                    if Path(html_file).resolve() == page_path(root, exercise, student).resolve()]
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # SQLAlchemy's "not in session" noise from nbgrader's models
-                write_course_page(root, self.coursedir.db_url, exercise, student)
-        except NoGraderResult as missing:
-            self.log.warning("Released as it is, without the latest marks: %s: %s", shown, missing)
-        except Exception as error:  # the gradebook: locked, missing; the page would miss the tutors' marks
+            left = write_course_pages(root, self.coursedir.db_url, exercise, students)
+        except Exception as error:  # the gradebook: locked, missing
             return f"the gradebook could not be read for the current marks ({type(error).__name__}: {error})"
+        for student, missing in left.items():
+            self.log.warning("Released as it is, without the latest marks: %s: %s", printable(student), missing)
         return None
 
     @staticmethod
