@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterable, Mapping
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.diagnosis import ALL_PROBES
 from autograder.exercises.ndcg.diagnosis.probes import k_of, rels_of
-from autograder.grading import Call, Exercise, TestResult, drawn_groups, drawn_witnesses
+from autograder.grading import Call, Case, Exercise, TestResult, drawn_groups, drawn_witnesses
 from autograder.grading.calls import plan_calls
-from autograder.grading.scoring import score
+from autograder.grading.scoring import CaseRecords, case_passes, score
 from autograder.sandbox import CallOutcome, CallRecord
 
 CORRECT_SOLUTIONS: dict[str, tuple[str, str]] = {
@@ -103,6 +103,15 @@ def scored(functions: Mapping[str, Callable], seed: bytes | None = None, exercis
     records = records_of(functions, dict.fromkeys(call for _, call in calls))
     witnesses = None if seed is None or exercise.witnesses is None else records_of(functions, drawn_witnesses(exercise, seed))
     return score(exercise, plan, {call_id: records[call] for call_id, call in calls}, 10.0, witnesses)
+
+
+def instance_passes(functions: Mapping[str, Callable], case: Case) -> bool:
+    """Whether trusted ``functions`` pass one case (with its companion and own-ratio calls), as scoring judges it."""
+    records = records_of(functions, (case.call, *case.extra_calls))
+    extra = [records[call] for call in case.extra_calls]
+    companion = extra.pop(0) if case.companion is not None else None
+    own = (extra[0], extra[1]) if case.own_ratio is not None else None
+    return case_passes(EXERCISE, case, CaseRecords(records[case.call], companion, own))
 
 
 def functions_of(dcg_source: str, ndcg_source: str) -> dict:

@@ -20,10 +20,9 @@ from hypothesis import strategies as st
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.catalogue import CATALOGUE
 from autograder.grading import draw_label, draw_seed, drawn_groups
-from autograder.grading.scoring import CaseRecords, case_passes
 
 from corpus import CORPUS
-from solutions import CORRECT_SOLUTIONS, functions_of, lost_groups, records_of
+from solutions import CORRECT_SOLUTIONS, functions_of, instance_passes, lost_groups
 
 #: Every solution the suite knows, with the groups it loses on the fixed cases.
 SOLUTIONS: dict[str, tuple[str, str, frozenset[str]]] = {
@@ -55,12 +54,7 @@ def test_each_instance_of_a_template_is_passed_by_everyone_who_keeps_its_group(g
                 continue
             functions = functions_of(dcg_source, ndcg_source)
             for case in instances:
-                records = records_of(functions, (case.call, *case.extra_calls))
-                extra = [records[call] for call in case.extra_calls]
-                companion = extra.pop(0) if case.companion is not None else None
-                own = (extra[0], extra[1]) if case.own_ratio is not None else None
-                passed = case_passes(EXERCISE, case, CaseRecords(records[case.call], companion, own))
-                assert passed, (name, case.call.text, case.companion and case.companion.text)
+                assert instance_passes(functions, case), (name, case.call.text, case.companion and case.companion.text)
 
 
 @settings(max_examples=25, deadline=None)

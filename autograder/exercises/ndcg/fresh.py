@@ -139,8 +139,14 @@ def _ndcg_nothing_relevant(rng: random.Random) -> Case:
 
 def _contract_of(function: str) -> Draw:
     def draw(rng: random.Random) -> Case:
-        rels = _grades(rng, rng.randint(1, 7))  # a single document too
-        return _contract(function, rels, rng.randint(1, len(rels)))
+        n = rng.randint(1, 7)  # a single document too
+        k = rng.randint(1, n)
+        # fewer than k irrelevant documents: the top k, and the k least relevant, hold a relevant one.
+        # A list whose top k are all 0 is the zero and cut-off groups' business; here an ideal built
+        # wrongly (unsorted, ascending, from the top k) would divide by 0 in the contract group too.
+        zeros = set(rng.sample(range(n), rng.randint(0, k - 1)))
+        rels: list[float] = [0 if rank in zeros else rng.choice(GRADES) for rank in range(n)]
+        return _contract(function, rels, k)
     return draw
 
 
