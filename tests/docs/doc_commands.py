@@ -42,6 +42,8 @@ NOT_RUN: dict[str, str] = {
     "nbgrader fetch_assignment ndcg --course ir-ranking-evaluation --Exchange.root=/srv/nbgrader/exchange":
         "the same flags against a scratch exchange are run by tests/course/test_exchange.py",
     "pip install notebook numpy matplotlib": "installs into a student's own Python; the course's venv has them",
+    "pip install -c constraints.txt -e '.[postgresql]'": "reinstalls the course's package: run from a scratch "
+    "course it would point the shared .venv at the scratch copy (the test extra has the driver already)",
     # the test suite itself, and what it already runs
     "make test": "the docs test is part of it",
     "make lint": "make test runs it first",
@@ -49,6 +51,8 @@ NOT_RUN: dict[str, str] = {
     "make demo": "= python -m autograder demo, run by tests/grading/test_grader.py (test_demo_never_touches_the_course)",
     "python -m autograder demo": "run by tests/grading/test_grader.py (test_demo_never_touches_the_course)",
     "make bench": "installs .venv-bench (numba, pandas, …) and runs minutes of benchmarks (docs/benchmarks.md)",
+    ".venv/bin/python scripts/bench_gradebook.py": "a benchmark, minutes of work (docs/benchmarks.md), not a check",
+    ".venv/bin/python scripts/bench_gradebook.py 2000": "a benchmark, minutes of work (docs/benchmarks.md), not a check",
     "make lock": "rewrites constraints.txt, which the scratch course shares with the repository",
     "make venv": "the scratch course shares the repository's .venv; make venv there would only re-check it",
     '.venv/bin/pytest -m "not slow"': "the quick part of make test, which holds the docs test",
