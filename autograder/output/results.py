@@ -146,3 +146,26 @@ def score_table(batch: BatchResult) -> str:
             f"  {_table_message(s)}"
         )
     return "\n".join(lines)
+
+
+def run_summary(batch: BatchResult, out: Path, gradebook_note: str, *, table: bool = True) -> str:
+    """What a grading run prints: the table of students (if ``table``), the counts, where the outputs went.
+
+    Parameters
+    ----------
+    batch
+        The run's results.
+    out
+        The folder the outputs were written to.
+    gradebook_note
+        One line on the gradebook: recorded, skipped, or why it was not updated.
+    table
+        Whether to start with :func:`score_table`.
+    """
+    summary = (
+        f"\n{len(batch.students)} students: {batch.status_summary}"
+        f"\nresults: {out / 'results.json'}, {out / 'grades.csv'}, {out / 'report.html'}, "
+        f"feedback in {out / 'feedback'}/"
+        f"\nsandbox: {batch.sandbox}; {gradebook_note}"
+    )
+    return f"{score_table(batch)}\n{summary}" if table else summary

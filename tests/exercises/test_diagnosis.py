@@ -8,12 +8,13 @@ import math
 import pytest
 
 from autograder.exercises.ndcg.cases import GROUPS
-from autograder.exercises.ndcg.catalogue import BY_ID, CATALOGUE, CORRECT_DCG, CORRECT_NDCG, catalogue_markdown
+from autograder.exercises.ndcg.catalogue import BY_ID, CATALOGUE, CORRECT_DCG, CORRECT_NDCG
 from autograder.exercises.ndcg.diagnosis import ALL_PROBES, diagnose
 from autograder.exercises.ndcg.diagnosis.matching import MAX_MISTAKES
 from autograder.exercises.ndcg.diagnosis.models import DCG_MODELS, NDCG_MODELS, DcgModel, NdcgModel
 from autograder.exercises.ndcg.diagnosis.probes import DCG_PROBES, NDCG_PROBES
 from autograder.exercises.ndcg.diagnosis.variants import mistake_ids
+from autograder.exercises.ndcg.documentation import catalogue_markdown
 
 from solutions import CORRECT_SOLUTIONS, probe_records
 
