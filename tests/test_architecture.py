@@ -200,3 +200,30 @@ def test_no_module_is_over_400_lines(folder):
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 400
     }
     assert long == {}
+
+
+#: Where a string may hold Python, and why: the catalogue's mutants are student code with mistakes
+#: on purpose (data the tests run); the sandbox's preflight check is one short script run with -c.
+PYTHON_IN_STRINGS = {"autograder/exercises/ndcg/catalogue.py", "autograder/sandbox/preflight.py"}
+
+
+def _holds_python(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        text = node.value
+    elif isinstance(node, ast.JoinedStr):
+        text = "".join(part.value for part in node.values if isinstance(part, ast.Constant))
+    else:
+        return False
+    return any(text.startswith(word) or f"\n{word}" in text for word in ("def ", "import ", "class "))
+
+
+def test_no_program_inside_a_string():
+    # a program in a string is never linted or type-checked: it lives in a module, read as text if need be
+    found = {
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in _modules(PACKAGE)
+        if str(path.relative_to(ROOT)) not in PYTHON_IN_STRINGS
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if _holds_python(node)
+    }
+    assert found == set()
