@@ -222,7 +222,8 @@ class Exercise:
     witnesses: Callable[[random.Random], tuple[Call, ...]] | None = None
     #: Told to a student whose function changed its input list.
     unchanged_hint: str = "do not modify the input list"
-    #: Changes whenever an unchanged notebook could be graded differently (e.g. the reference's source).
+    #: Changes whenever the exercise's code could grade an unchanged notebook differently: a digest of
+    #: its own source and of the reference functions it calls (the engine's own code is digested apart).
     fingerprint: str = ""
     _expected: dict[Call, float] = field(default_factory=dict, compare=False, repr=False)
 
