@@ -162,7 +162,7 @@ def explain_failure(
     ``shown_errors``: the exceptions the same function raised on visible cases (their names and
     messages are on the page already), which a hidden case's sentence may refer to.
     """
-    what = case.call.text if visible else f"a hidden case ({case.provenance.removeprefix('constructed: ')})"
+    what = case.call.text if visible else f"a hidden case ({case.what})"
     record, companion = records.call, records.companion
     other = _numeric(companion) if companion is not None else None
     if case.companion is not None and companion is not None and other is None and _numeric(record) is not None:

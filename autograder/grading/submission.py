@@ -164,7 +164,7 @@ def grade_submission(
     problem_count = len(problems)
     problems = problems[:MAX_LISTED_CELLS]
     result = StudentResult(
-        student_id=student_id, status=Status.GRADED, score=0.0, max_score=exercise.max_score, message="",
+        student_id=student_id, status=Status.GRADED, score=0.0, max_score=exercise.max_score,
         cells=problems, notebook=str(path), sha256=file.sha256, instances=draw_label(seed),
     )
     if outcome.fatal:
@@ -193,7 +193,7 @@ def grade_submission(
     if hung or cell_hung or outcome.notes:  # a probe that hangs costs no points and is no timeout
         result.status = Status.TIMEOUT
     text = "; ".join(messages)
-    result.message = (text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "...") if messages else "graded"
+    result.message = (text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "...") if messages else None
     return result
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..files import open_atomic
-from ..grading import SCHEMA_VERSION, BatchResult, Status, StudentResult
+from ..grading import SCHEMA_VERSION, BatchResult, StudentResult
 from .feedback import feedback_path
 from .lateness import lateness_note
 from .marks import manual_note
@@ -127,7 +127,7 @@ def write_grades(out: Path, batch: BatchResult, students: Iterable[StudentResult
 
 
 def _table_message(student: StudentResult) -> str:
-    message = "" if student.status is Status.GRADED and student.message == "graded" else student.message
+    message = student.message
     notes = [note for note in (lateness_note(student.late), manual_note(student.manual, student.score)) if note]
     text = printable(", ".join(notes + student.diagnosis.ids + ([message] if message else [])
                                + student.warnings))

@@ -45,9 +45,13 @@ def cluster():
 
 def _result(student_id: str, passed: int) -> StudentResult:
     """A graded result that passes the first ``passed`` test groups."""
-    tests = [TestResult(g.grade_id, g.description, g.points if i < passed else 0.0, g.points, i < passed, "",
-                        g.visible, 1, 1) for i, g in enumerate(EXERCISE.groups)]
-    return StudentResult(student_id, Status.GRADED, sum(t.points for t in tests), EXERCISE.max_score, "graded", tests)
+    tests = [
+        TestResult(name=g.grade_id, description=g.description, points=g.points if i < passed else 0.0,
+                   max_points=g.points, passed=i < passed, message="", visible=g.visible, cases_passed=1, cases=1)
+        for i, g in enumerate(EXERCISE.groups)
+    ]
+    return StudentResult(student_id=student_id, status=Status.GRADED, score=sum(t.points for t in tests),
+                         max_score=EXERCISE.max_score, tests=tests)
 
 
 def _batch(students: list[StudentResult]) -> BatchResult:

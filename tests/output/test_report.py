@@ -48,21 +48,23 @@ def _tests(failing: set[tuple[str, int]]) -> list[TestResult]:
         )
         passed = all(o.passed for o in outcomes)
         tests.append(TestResult(
-            group.grade_id, group.description, group.points if passed else 0.0, group.points, passed,
-            "all cases passed" if passed else "`dcg` returned a wrong value on a hidden case", group.visible,
-            sum(o.passed for o in outcomes), len(outcomes), outcomes,
+            name=group.grade_id, description=group.description, points=group.points if passed else 0.0,
+            max_points=group.points, passed=passed,
+            message="all cases passed" if passed else "`dcg` returned a wrong value on a hidden case",
+            visible=group.visible, cases_passed=sum(o.passed for o in outcomes), cases=len(outcomes),
+            case_results=outcomes,
         ))
     return tests
 
 
 def _graded(student_id: str, failing: set[tuple[str, int]], mistakes: tuple[str, ...] = (),
-            unexplained: dict[str, str] | None = None, status: Status = Status.GRADED, message: str = "graded"
+            unexplained: dict[str, str] | None = None, status: Status = Status.GRADED, message: str | None = None
             ) -> StudentResult:
     tests = _tests(failing)
     findings = [Finding(m, "dcg", EXERCISE.mistake(m).title, "for rels=[3, 2] ...") for m in mistakes]
     return StudentResult(
-        student_id, status, sum(t.points for t in tests), EXERCISE.max_score, message, tests,
-        Diagnosis(findings, dict(unexplained or {})),
+        student_id=student_id, status=status, score=sum(t.points for t in tests), max_score=EXERCISE.max_score,
+        message=message, tests=tests, diagnosis=Diagnosis(findings, dict(unexplained or {})),
     )
 
 
