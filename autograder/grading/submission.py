@@ -150,7 +150,6 @@ def grade_submission(
     outcome = RunOutcome(
         cells=shown.cells,
         calls={**shown.calls, **{i: _blinded(r, shown_errors) for run in blind_runs for i, r in run.calls.items()}},
-        restarts=shown.restarts + sum(run.restarts for run in blind_runs),
         # the blind processes' own words are never shown: a fixed sentence stands for them
         fatal=shown.fatal or (BLIND_FAILED if any(run.fatal for run in blind_runs) else None),
         notes=list(dict.fromkeys(shown.notes + [note for run in blind_runs for note in run.notes])),

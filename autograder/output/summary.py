@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Generic, TypeVar
@@ -353,24 +353,3 @@ class ClassTally:
             manual=self.manual.listed(),
             due=", ".join(utc(d) for d in sorted(self.due)),
         )
-
-
-def summarize(exercise: Exercise, batch: BatchResult, students: Iterable[StudentResult] | None = None) -> ClassSummary:
-    """The class report's summary of ``batch`` (its students read once, in order: they may be streamed).
-
-    Parameters
-    ----------
-    exercise : Exercise
-    batch : BatchResult
-    students : iterable of StudentResult, optional
-        The students to count; by default ``batch.students``.
-
-    Raises
-    ------
-    KeyError
-        For a result naming a mistake the exercise's catalogue does not have.
-    """
-    tally = ClassTally(exercise)
-    for student in batch.students if students is None else students:
-        tally.add(roster_row(exercise, batch, student))
-    return tally.summary()

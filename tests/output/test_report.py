@@ -28,10 +28,19 @@ from autograder.grading import (
 from autograder.output.feedback import write_feedback
 from autograder.output.figures import mistake_chart, pass_chart, score_histogram
 from autograder.output.report import write_report
-from autograder.output.summary import summarize
+from autograder.output.summary import ClassSummary, ClassTally, roster_row
 from autograder.output.text import printable
 
 from grading_run import secret_inputs
+
+
+def summarize(exercise, batch: BatchResult, students=None) -> ClassSummary:
+    """The report's numbers for ``students`` (default: the batch's), counted as the report counts them."""
+    tally = ClassTally(exercise)
+    for student in batch.students if students is None else students:
+        tally.add(roster_row(exercise, batch, student))
+    return tally.summary()
+
 
 #: The statuses whose scores count as "scored", written down independently of the code under test.
 SCORED = {Status.GRADED, Status.TIMEOUT}

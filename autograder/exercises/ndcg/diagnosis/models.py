@@ -61,7 +61,11 @@ class DcgModel:
         return _dcg_value(self, rels, k)
 
     def predict(self, call: Call, student_dcg: StudentDcg) -> float | None:
-        """The model's value of ``dcg(rels, k)``."""
+        """The model's value of ``dcg(rels, k)``.
+
+        ``student_dcg`` is not needed by a dcg: it is the parameter of the models' common interface
+        (``matching.Model``), which an ndcg dividing the student's own dcg needs.
+        """
         return self.value(rels_of(call), k_of(call))
 
     @property

@@ -115,9 +115,3 @@ def mistakes_of(parts: tuple[Variant[object], ...], rounding: int | None) -> lis
     """The catalogue IDs of the parts that are not the lecture's, in order, and of the rounding."""
     ids = [mistake for part in parts for mistake in part.mistakes]
     return list(dict.fromkeys(ids)) + ([ROUNDED] if rounding is not None else [])
-
-
-def mistake_ids() -> set[str]:
-    """Every catalogue ID a model can report."""
-    tables: tuple[tuple[Variant[object], ...], ...] = (GAINS, WEIGHTS, CUTOFFS, ORDERS, SCOPES, CUTS, RATIOS)
-    return {mistake for table in tables for v in table for mistake in v.mistakes} | {ROUNDED}
