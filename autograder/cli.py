@@ -19,8 +19,7 @@ from .exercises import exercise_for
 from .files import write_atomic
 from .grading import default_workers
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES
-from .output.results import score_table
-from .pipeline import DEFAULT_TIMEOUT, GradeOptions, GradeRun, grade_course
+from .pipeline import DEFAULT_TIMEOUT, GradeOptions, grade_course
 from .sandbox import SandboxUnavailable
 from .sandbox.choice import MODES
 
@@ -112,23 +111,10 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
     )
 
 
-def print_run(run: GradeRun, *, table: bool = True) -> None:
-    """The terminal summary of a grading run (and the table of students)."""
-    if table:
-        print(score_table(run.batch))
-    out = run.out
-    print(
-        f"\n{len(run.batch.students)} students: {run.batch.status_summary}"
-        f"\nresults: {out / 'results.json'}, {out / 'grades.csv'}, {out / 'report.html'}, "
-        f"feedback in {out / 'feedback'}/"
-        f"\nsandbox: {run.batch.sandbox}; {run.gradebook_note}"
-    )
-
-
 def _run(args: argparse.Namespace) -> int:
     if args.command == "grade":
         run = grade_course(grade_options(args))
-        print_run(run, table=not args.quiet)
+        print(run.summary(table=not args.quiet))
         if args.student:
             print(f"re-graded: {', '.join(args.student)}; the others' saved results were reused where unchanged")
         return run.exit_code
@@ -141,12 +127,12 @@ def _run(args: argparse.Namespace) -> int:
         release_walkthroughs(root)
         print("release/ regenerated")
     elif args.command == "docs":
-        from .exercises.ndcg.catalogue import catalogue_markdown
+        from .exercises.ndcg.documentation import catalogue_markdown
 
         write_atomic(root / "docs" / "misconceptions.md", catalogue_markdown())
         print("docs/misconceptions.md regenerated")
     elif args.command == "demo":
-        from .course import demo
+        from . import demo
 
         return demo.run(root)
     elif args.command == "student-config":

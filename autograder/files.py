@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import errno
 import hashlib
 import os
+import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from .errors import KitError
 
@@ -74,6 +76,78 @@ def source_digest(folder: Path) -> str:
     for source in sorted(folder.rglob("*.py")):
         digest.update(source.relative_to(folder).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+def code_digest(*functions: Callable[..., Any]) -> str:
+    """SHA-256 over :func:`code_files` of ``functions`` (their names in the package and contents)."""
+    digest = hashlib.sha256()
+    for path, name in sorted(code_files(*functions).items()):
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def code_files(*functions: Callable[..., Any]) -> dict[Path, str]:
+    """The modules that define ``functions`` and those of their package they import, transitively.
+
+    What results computed with ``functions`` depend on: a change to one of these files may change
+    them; a change to another module of the same package (one they never import) cannot. Imports
+    are read from the source (relative and absolute, type-only ones too), not from what happens to
+    be imported already. A package's ``__init__`` counts where it is imported, not merely because
+    a module below it is (it runs first, but defines none of the functions' code).
+
+    Parameters
+    ----------
+    functions
+        Functions of a package installed from source files (``__module__`` names a ``.py`` file).
+
+    Returns
+    -------
+    dict
+        Each file and its module's name.
+
+    Raises
+    ------
+    ValueError
+        If a function's module has no source file.
+    """
+    files: dict[Path, str] = {}
+    pending = []
+    for function in functions:
+        module = sys.modules[function.__module__]
+        if module.__file__ is None or not module.__file__.endswith(".py"):
+            raise ValueError(f"{function.__qualname__}: its module {function.__module__} has no source file")
+        pending.append((Path(module.__file__), function.__module__))
+    while pending:
+        path, name = pending.pop()
+        if path in files:
+            continue
+        files[path] = name
+        top = Path(sys.modules[name.split(".")[0]].__file__ or path).parent
+        pending += _package_imports(path, name, top)
+    return files
+
+
+def _package_imports(path: Path, name: str, top: Path) -> list[tuple[Path, str]]:
+    """The modules below ``top`` (a package's folder) that the module ``name`` at ``path`` imports."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    names = []
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            within = package[: len(package) - node.level + 1] if node.level else []
+            base = ".".join([*within, node.module or ""]).strip(".")
+            names += [base] + [f"{base}.{alias.name}" for alias in node.names]
+    found = []
+    for imported in names:
+        parts = imported.split(".")
+        if parts[0] != top.name:
+            continue
+        candidate = top.parent.joinpath(*parts)
+        for file in (candidate.with_suffix(".py"), candidate / "__init__.py"):
+            if file.is_file():
+                found.append((file, imported))
+    return found
 
 
 def holders(path: Path) -> list[str]:

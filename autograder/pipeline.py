@@ -42,7 +42,7 @@ from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code
 from .output.feedback import write_feedback
 from .output.gradebook import check_gradebook, gradebook_errors, gradebook_path, tool_environment, try_record_scores
 from .output.report import write_report
-from .output.results import write_results
+from .output.results import run_summary, write_results
 from .output.text import printable
 from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, Sandbox, choose_sandbox
 
@@ -100,6 +100,10 @@ class GradeRun:
     def exit_code(self) -> int:
         """0 even when students failed (that is a result); 1 when the gradebook could not be updated."""
         return GradebookError.exit_code if self.gradebook_failed else 0
+
+    def summary(self, *, table: bool = True) -> str:
+        """What the run prints on the terminal: the table of students (if ``table``), counts, outputs."""
+        return run_summary(self.batch, self.out, self.gradebook_note, table=table)
 
 
 def _check(options: GradeOptions) -> None:

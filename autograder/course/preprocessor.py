@@ -144,7 +144,7 @@ def write_outcomes(
             cell.source = hidden_cell_source(group)
         test = tests.get(cell_id)
         if test is None:  # the notebook could not be graded at all
-            cell.outputs = [_error_output("NotGraded", result.message)]
+            cell.outputs = [_error_output("NotGraded", result.message or result.status.value)]
         elif test.passed:
             cell.outputs = [_stream(f"passed: {test.message}\n")]
         else:

@@ -43,7 +43,7 @@ class CourseReleaseFeedback(ExchangeReleaseFeedback):  # type: ignore[misc]  # n
             ),
             "(?P<notebook_id>.*).html",
         ])
-        releasable = []  # (page, student, notebook, secret), each screened as before
+        releasable = []  # (page, student, notebook, secret) of each page that passes the checks below
         for html_file in sorted(glob.glob(os.path.join(self.src_path, "*.html"))):
             match = re.fullmatch(pattern, html_file)
             if match is None or match["student_id"] in excluded:

@@ -17,9 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..files import source_digest
-from ..grading.batch import PACKAGE, Job, grade_job
+from ..grading.batch import Job, grade_job
 from ..grading.submission import GradingSettings
 from ..sandbox import Sandbox, SandboxUnavailable, choose_sandbox
+
+#: The kit's package: workers and coordinator must run the same code, all of it.
+PACKAGE = Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True)

@@ -36,14 +36,15 @@ from .notebook import FileId, NotebookFile, SubmissionProblem, read_notebook
 from .submission import GradingSettings, grade_submission, submission_seed
 
 STATE = ".state"
-#: The grading code: a change to any of its files may change results.
-PACKAGE = Path(__file__).resolve().parents[1]
+#: The grader's code, the engine and the sandbox: a change to any of their files may change results
+#: (the exercise's own code and the reference it calls are the exercise's :attr:`~.Exercise.fingerprint`).
+GRADER = (Path(__file__).resolve().parent, Path(__file__).resolve().parents[1] / "sandbox")
 
 
 def grading_fingerprint(settings: GradingSettings) -> str:
     """Changes whenever a re-run could give other results for an unchanged notebook."""
     exercise = settings.exercise
-    digest = hashlib.sha256(source_digest(PACKAGE).encode())
+    digest = hashlib.sha256("".join(source_digest(folder) for folder in GRADER).encode())
     cases = [(g.grade_id, g.points, [(c, exercise.expected(c)) for c in g.cases]) for g in exercise.groups]
     digest.update(repr((SCHEMA_VERSION, cases, exercise.probes, exercise.fingerprint)).encode())
     digest.update(repr((settings.timeout, sorted(settings.skip_ids), settings.max_notebook_bytes)).encode())

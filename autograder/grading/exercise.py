@@ -98,12 +98,17 @@ class Expect(StrEnum):
     SAME_AS = "same as"
 
 
+#: How a case's provenance marks a case written for the exercise (not taken from a lecture or paper).
+CONSTRUCTED = "constructed: "
+
+
 @dataclass(frozen=True)
 class Case:
     """One test call, what its result must be, and where it comes from."""
 
     call: Call
-    #: Where the case comes from (a lecture slide, or ``constructed: <what it checks>``).
+    #: Where the case comes from (a lecture slide, or ``constructed: <what it checks>``), as the
+    #: notebook's test cells and ``results.json`` show it.
     provenance: str
     #: Also check that the caller's list (the first argument) is unchanged after the call.
     check_unchanged: bool = False
@@ -121,8 +126,13 @@ class Case:
     #: What the case checks, in words a student can use: said where a hidden case fails, whose input
     #: cannot be shown (e.g. "a k beyond the list must give the value of the whole list").
     meaning: str = ""
+    #: The provenance without the mark :data:`CONSTRUCTED`: what a hidden case's message and the
+    #: report say about the case.
+    what: str = field(init=False)
 
     def __post_init__(self) -> None:
+        # read once, here, where an exercise's cases enter the engine: nothing downstream parses provenances
+        object.__setattr__(self, "what", self.provenance.removeprefix(CONSTRUCTED))
         if (self.expect is Expect.SAME_AS) != (self.companion is not None):
             raise ValueError(f"{self.call.text}: a companion call is given exactly when the case expects SAME_AS")
         if self.companion is not None and self.companion.function != self.call.function:
@@ -222,7 +232,8 @@ class Exercise:
     witnesses: Callable[[random.Random], tuple[Call, ...]] | None = None
     #: Told to a student whose function changed its input list.
     unchanged_hint: str = "do not modify the input list"
-    #: Changes whenever an unchanged notebook could be graded differently (e.g. the reference's source).
+    #: Changes whenever the exercise's code could grade an unchanged notebook differently: a digest of
+    #: its own source and of the reference functions it calls (the engine's own code is digested apart).
     fingerprint: str = ""
     _expected: dict[Call, float] = field(default_factory=dict, compare=False, repr=False)
 

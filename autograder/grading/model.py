@@ -26,6 +26,8 @@ from ..sandbox import CellOutcome
 #: 7: the same fields; ``results.json`` is written one student at a time, each student's entry on a line
 #:    of its own (a program may read it a student at a time), compact (no indentation: a third smaller).
 SCHEMA_VERSION = 7
+#: A student's ``message`` in ``results.json`` when there is nothing to say (:attr:`StudentResult.message` None).
+NO_MESSAGE = "graded"
 
 
 class Status(StrEnum):
@@ -54,7 +56,7 @@ class CaseResult:
     passed: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TestResult:
     """One test group's result."""
 
@@ -215,7 +217,7 @@ class ManualMarks:
         return cls(tuple(CellMark.from_json(mark) for mark in data["marks"]), float(data["score"]))
 
 
-@dataclass
+@dataclass(kw_only=True)
 class StudentResult:
     """Everything the grader found out about one submission."""
 
@@ -223,8 +225,8 @@ class StudentResult:
     status: Status
     score: float
     max_score: float
-    #: What the student and the tutor are told in one line ("graded" when there is nothing to say).
-    message: str
+    #: What the student and the tutor are told in one line; None when there is nothing to say.
+    message: str | None = None
     tests: list[TestResult] = field(default_factory=list)
     diagnosis: Diagnosis = field(default_factory=Diagnosis)
     cells: list[CellProblem] = field(default_factory=list)
@@ -270,7 +272,7 @@ class StudentResult:
             "status": self.status.value,
             "score": self.score,
             "max_score": self.max_score,
-            "message": self.message,
+            "message": NO_MESSAGE if self.message is None else self.message,
             "tests": [asdict(test) for test in self.tests],
             "diagnoses": self.diagnosis.ids,
             "diagnosis_details": [asdict(finding) for finding in self.diagnosis.findings],
@@ -293,7 +295,7 @@ class StudentResult:
             status=Status(data["status"]),
             score=float(data["score"]),
             max_score=float(data["max_score"]),
-            message=str(data["message"]),
+            message=None if data["message"] == NO_MESSAGE else str(data["message"]),
             tests=[
                 # every key is required: a results.json of an older schema fails here (KeyError), never half-read
                 TestResult(**{**test, "case_results": tuple(CaseResult(**case) for case in test["case_results"])})

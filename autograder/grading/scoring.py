@@ -18,10 +18,12 @@ import builtins
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 from ..sandbox import NOT_RUN_CALL, CallOutcome, CallRecord
 from .calls import CallPlan
 from .exercise import Call, Case, Exercise, Expect, TestGroup
+from .helper_cell import check_not_vacuous
 from .model import CaseResult, TestResult
 
 #: Type names shown as they are; any other name could be chosen by the student to carry data.
@@ -160,7 +162,7 @@ def explain_failure(
     ``shown_errors``: the exceptions the same function raised on visible cases (their names and
     messages are on the page already), which a hidden case's sentence may refer to.
     """
-    what = case.call.text if visible else f"a hidden case ({case.provenance.removeprefix('constructed: ')})"
+    what = case.call.text if visible else f"a hidden case ({case.what})"
     record, companion = records.call, records.companion
     other = _numeric(companion) if companion is not None else None
     if case.companion is not None and companion is not None and other is None and _numeric(record) is not None:
@@ -231,14 +233,20 @@ def _convincing(exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, Ca
     cases = [(p, _records(p, calls)) for p in plan if indirect(p.case)]
     if not cases:
         return True
-    values = [(v, exercise.expected(p.case)) for p, r in cases if (v := _numeric(r.call)) is not None]
-    if not any(value != 0 and reference != 0 for value, reference in values):
+    # what the notebook's helper cell collects per case: (value, the definition's value, passed only
+    # through the own ratio, the own values differ); a value that is missing says as little as 0
+    seen = []
+    for p, r in cases:
+        value = _numeric(r.call)
+        through_own = p.case.own_ratio is not None and value is not None and not _primary(exercise, p.case, value, r)
+        seen.append((0.0 if value is None else value, exercise.expected(p.case), through_own, _own_distinct(r)))
+    try:
+        # the rule itself is the helper cell's, the one the notebook's tests run; its message names
+        # the function (only whether it raises matters here)
+        check_not_vacuous(SimpleNamespace(__name__=plan[0].case.function), seen)
+    except AssertionError:
         return False
-    through_own = [
-        p for p, r in cases
-        if p.case.own_ratio is not None and (v := _numeric(r.call)) is not None and not _primary(exercise, p.case, v, r)
-    ]
-    return not through_own or any(_own_distinct(r) for _, r in cases)
+    return True
 
 
 def _own_distinct(records: CaseRecords) -> bool:

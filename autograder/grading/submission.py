@@ -150,7 +150,6 @@ def grade_submission(
     outcome = RunOutcome(
         cells=shown.cells,
         calls={**shown.calls, **{i: _blinded(r, shown_errors) for run in blind_runs for i, r in run.calls.items()}},
-        restarts=shown.restarts + sum(run.restarts for run in blind_runs),
         # the blind processes' own words are never shown: a fixed sentence stands for them
         fatal=shown.fatal or (BLIND_FAILED if any(run.fatal for run in blind_runs) else None),
         notes=list(dict.fromkeys(shown.notes + [note for run in blind_runs for note in run.notes])),
@@ -164,7 +163,7 @@ def grade_submission(
     problem_count = len(problems)
     problems = problems[:MAX_LISTED_CELLS]
     result = StudentResult(
-        student_id=student_id, status=Status.GRADED, score=0.0, max_score=exercise.max_score, message="",
+        student_id=student_id, status=Status.GRADED, score=0.0, max_score=exercise.max_score,
         cells=problems, notebook=str(path), sha256=file.sha256, instances=draw_label(seed),
     )
     if outcome.fatal:
@@ -193,7 +192,7 @@ def grade_submission(
     if hung or cell_hung or outcome.notes:  # a probe that hangs costs no points and is no timeout
         result.status = Status.TIMEOUT
     text = "; ".join(messages)
-    result.message = (text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "...") if messages else "graded"
+    result.message = (text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "...") if messages else None
     return result
 
 

@@ -65,7 +65,7 @@ def render_feedback(exercise: Exercise, student: StudentResult, *, show_solution
         title=exercise.title,
         student=student,
         status_text=STATUS_TEXT[student.status],
-        notes=student.message if student.message != "graded" else "",
+        notes=student.message or "",
         explained=explained,
         late=student.late,
         breakdown=score_breakdown(student),

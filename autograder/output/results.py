@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..files import open_atomic
-from ..grading import SCHEMA_VERSION, BatchResult, Status, StudentResult
+from ..grading import SCHEMA_VERSION, BatchResult, StudentResult
 from .feedback import feedback_path
 from .lateness import lateness_note
 from .marks import manual_note
@@ -127,7 +127,7 @@ def write_grades(out: Path, batch: BatchResult, students: Iterable[StudentResult
 
 
 def _table_message(student: StudentResult) -> str:
-    message = "" if student.status is Status.GRADED and student.message == "graded" else student.message
+    message = student.message
     notes = [note for note in (lateness_note(student.late), manual_note(student.manual, student.score)) if note]
     text = printable(", ".join(notes + student.diagnosis.ids + ([message] if message else [])
                                + student.warnings))
@@ -146,3 +146,26 @@ def score_table(batch: BatchResult) -> str:
             f"  {_table_message(s)}"
         )
     return "\n".join(lines)
+
+
+def run_summary(batch: BatchResult, out: Path, gradebook_note: str, *, table: bool = True) -> str:
+    """What a grading run prints: the table of students (if ``table``), the counts, where the outputs went.
+
+    Parameters
+    ----------
+    batch
+        The run's results.
+    out
+        The folder the outputs were written to.
+    gradebook_note
+        One line on the gradebook: recorded, skipped, or why it was not updated.
+    table
+        Whether to start with :func:`score_table`.
+    """
+    summary = (
+        f"\n{len(batch.students)} students: {batch.status_summary}"
+        f"\nresults: {out / 'results.json'}, {out / 'grades.csv'}, {out / 'report.html'}, "
+        f"feedback in {out / 'feedback'}/"
+        f"\nsandbox: {batch.sandbox}; {gradebook_note}"
+    )
+    return f"{score_table(batch)}\n{summary}" if table else summary

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Generic, TypeVar
@@ -35,11 +35,11 @@ from .marks import manual_note
 
 #: Statuses whose submissions were scored (their notebook ran): the set every chart is over. Taken
 #: from :attr:`StudentResult.counted`, so that the report and the model cannot disagree on it.
-SCORED_STATUSES = tuple(status for status in Status if StudentResult("", status, 0, 0, "").counted)
+SCORED_STATUSES = tuple(
+    status for status in Status if StudentResult(student_id="", status=status, score=0, max_score=0).counted
+)
 #: Statuses a tutor should look at, in the order the report lists them.
 TROUBLE_STATUSES = (Status.TIMEOUT, Status.ERROR, Status.NOT_ATTEMPTED, Status.MISSING, Status.NOT_GRADED)
-#: How a case's provenance marks a case written for the exercise (see :class:`~autograder.grading.Case`).
-CONSTRUCTED = "constructed: "
 #: Each list of students who need a look (timeouts and errors, unexplained behaviour, late work,
 #: manual marks) shows at most this many; the rest are counted, and listed in the roster.
 LOOK_FIRST = 200
@@ -96,7 +96,7 @@ class RosterRow:
     @property
     def note(self) -> str:
         """Lateness, the tutors' marks, the result's message and its warnings; empty when there is nothing to say."""
-        message = "" if self.student.message == "graded" else self.student.message
+        message = self.student.message or ""
         notes = [lateness_note(self.student.late), manual_note(self.student.manual, self.student.score), message]
         return "; ".join([note for note in notes if note] + self.student.warnings)
 
@@ -146,7 +146,7 @@ class CaseDifficulty:
     #: 1-based position of the case in its group, and the group's number of cases.
     number: int
     of: int
-    #: What the case checks (its provenance without "constructed: "); never its input.
+    #: What the case checks (:attr:`~autograder.grading.Case.what`); never its input.
     description: str
     visible: bool
     failed: int
@@ -166,7 +166,7 @@ def feedback_href(batch: BatchResult, student: StudentResult) -> str:
     --------
     >>> from autograder.grading import BatchResult, Status, StudentResult
     >>> batch = BatchResult("a", "nb.ipynb", "t", 1.0, "none", [], [])
-    >>> feedback_href(batch, StudentResult("ana b#1", Status.MISSING, 0, 1, ""))
+    >>> feedback_href(batch, StudentResult(student_id="ana b#1", status=Status.MISSING, score=0, max_score=1))
     'feedback/ana%20b%231/nb.html'
     """
     return "/".join(quote(os.fsencode(part), safe="") for part in feedback_path(batch, student).parts)
@@ -278,8 +278,9 @@ class ClassTally:
         self.mistakes: Counter[str] = Counter()
         self.named: dict[str, list[str]] = {}
         self.passes: Counter[str] = Counter()
+        #: What each case of a group checks, its drawn instances' templates last (as in its case results).
         self.provenances = {
-            g.grade_id: [c.provenance for c in g.cases] + [t.provenance for t in g.templates] for g in exercise.groups
+            g.grade_id: [c.what for c in g.cases] + [t.provenance for t in g.templates] for g in exercise.groups
         }
         self.failed = {grade_id: [0] * len(p) for grade_id, p in self.provenances.items()}
         self.outcomes = {grade_id: [0] * len(p) for grade_id, p in self.provenances.items()}
@@ -330,7 +331,7 @@ class ClassTally:
         found = [MistakeCount(m, self.mistakes[m.id], tuple(self.named.get(m.id, ()))) for m in exercise.catalogue]
         trouble = [row for status in TROUBLE_STATUSES for row in self.trouble[status].rows][:LOOK_FIRST]
         cases = [
-            CaseDifficulty(g.grade_id, i + 1, len(self.provenances[g.grade_id]), p.removeprefix(CONSTRUCTED), g.visible,
+            CaseDifficulty(g.grade_id, i + 1, len(self.provenances[g.grade_id]), p, g.visible,
                            failed=self.failed[g.grade_id][i], scored=self.outcomes[g.grade_id][i])
             for g in exercise.groups for i, p in enumerate(self.provenances[g.grade_id])
         ]
@@ -352,24 +353,3 @@ class ClassTally:
             manual=self.manual.listed(),
             due=", ".join(utc(d) for d in sorted(self.due)),
         )
-
-
-def summarize(exercise: Exercise, batch: BatchResult, students: Iterable[StudentResult] | None = None) -> ClassSummary:
-    """The class report's summary of ``batch`` (its students read once, in order: they may be streamed).
-
-    Parameters
-    ----------
-    exercise : Exercise
-    batch : BatchResult
-    students : iterable of StudentResult, optional
-        The students to count; by default ``batch.students``.
-
-    Raises
-    ------
-    KeyError
-        For a result naming a mistake the exercise's catalogue does not have.
-    """
-    tally = ClassTally(exercise)
-    for student in batch.students if students is None else students:
-        tally.add(roster_row(exercise, batch, student))
-    return tally.summary()

@@ -1,4 +1,4 @@
-"""What every sandbox shares: resource limits, the launch command's shape, the sandbox interface.
+"""What every sandbox shares: the launch command's shape, the sandbox interface.
 
 A sandbox is anything with ``name``, ``isolated`` and ``launch(scratch, slot) -> Launch``: the
 grader starts the returned command and talks to the runner through its standard input and
@@ -13,41 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+# FIRST_SANDBOX_UID is also named here for the code that imported it from this module
+from .limits import FIRST_SANDBOX_UID as FIRST_SANDBOX_UID
+from .limits import Limits
+
 if TYPE_CHECKING:
     from .cgroups import Cgroups, RunGroup
     from .uids import UidLease
 
 #: The script the sandboxed Python runs (standard library only; see its docstring).
 RUNNER = Path(__file__).with_name("runner.py")
-#: First user id used for sandboxed processes when the grader runs as root (leased per run: :mod:`.uids`).
-FIRST_SANDBOX_UID = 61000
-
-
-class SandboxUnavailable(RuntimeError):
-    """The requested isolation cannot be had on this machine."""
-
-    #: Exit code of the command line: the tool cannot do its job as asked.
-    exit_code = 2
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits of one sandbox.
-
-    With cgroups (:mod:`.cgroups`) ``memory_bytes`` (shared memory and tmpfs files included),
-    ``processes`` (tasks: processes and threads) and ``cpu_cores`` hold for the sandbox as a whole;
-    ``memory_bytes`` (as address space), ``cpu_seconds``, ``file_bytes``, ``open_files`` and
-    ``processes`` are also set per process with ``prlimit``. With bubblewrap the writable home and
-    ``/tmp`` are each a tmpfs of ``scratch_bytes``.
-    """
-
-    memory_bytes: int = 2 * 1024**3
-    cpu_seconds: int = 600
-    file_bytes: int = 64 * 1024**2
-    processes: int = 64
-    open_files: int = 256
-    cpu_cores: float = 1.0
-    scratch_bytes: int = 64 * 1024**2
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,8 @@ import sys
 from pathlib import Path
 
 from .base import (
-    FIRST_SANDBOX_UID,
     RUNNER,
     Launch,
-    Limits,
     drop_privileges,
     grouped_launch,
     own_process_count,
@@ -31,6 +29,7 @@ from .base import (
     sandbox_environment,
 )
 from .cgroups import Cgroups
+from .limits import FIRST_SANDBOX_UID, Limits
 from .seccomp import UnsupportedMachine, filter_fd, sandbox_filter
 from .uids import lease_uid
 

@@ -44,7 +44,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .base import Limits
+from .limits import Limits
 
 #: Controllers a cgroup must have for the limits; ``cpuacct`` (v1) only adds the CPU-time clock.
 REQUIRED = ("memory", "pids", "cpu")

@@ -17,9 +17,10 @@ from __future__ import annotations
 import os
 import shutil
 
-from .base import Limits, Sandbox, SandboxUnavailable
+from .base import Sandbox
 from .bubblewrap import Bubblewrap
 from .cgroups import Cgroups, CgroupsUnavailable, detect
+from .limits import Limits, SandboxUnavailable
 from .preflight import sandbox_problem
 from .rlimits import ResourceLimitsOnly
 

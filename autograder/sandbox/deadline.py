@@ -107,11 +107,6 @@ class ItemClock:
         self._cpu_start: float | None = None
         self._why = ""
 
-    @property
-    def on_cpu_time(self) -> bool:
-        """True when items are judged on CPU time."""
-        return self._cpu is not None
-
     def _look(self) -> dict[int, float]:
         return self._delays() if self._delays is not None else {}
 

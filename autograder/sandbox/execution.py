@@ -65,7 +65,6 @@ class RunOutcome:
 
     cells: dict[int, CellRecord] = field(default_factory=dict)
     calls: dict[int, CallRecord] = field(default_factory=dict)
-    restarts: int = 0
     #: Set when the runner could not start or broke the protocol: the submission cannot be graded.
     fatal: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -161,7 +160,6 @@ def run_submission(
             outcome.fatal = detail
             break
         # "timeout", "crashed" or "budget": the item in progress gets that outcome, then restart without it.
-        outcome.restarts += 1
         hung = stop in ("timeout", "budget")
         if cells_done < len(run_cells):
             bad_cell = run_cells[cells_done]

@@ -17,8 +17,6 @@ from pathlib import Path
 from .base import (
     RUNNER,
     Launch,
-    Limits,
-    SandboxUnavailable,
     drop_privileges,
     grouped_launch,
     own_process_count,
@@ -27,6 +25,7 @@ from .base import (
     system_tool,
 )
 from .cgroups import Cgroups
+from .limits import Limits, SandboxUnavailable
 from .uids import lease_uid
 
 #: The runner's copy in the scratch folder of a run under a user id of its own.

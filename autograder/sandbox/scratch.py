@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .base import FIRST_SANDBOX_UID
+from .limits import FIRST_SANDBOX_UID
 from .uids import SANDBOX_UIDS
 
 PREFIX = "ndcg-scratch-"

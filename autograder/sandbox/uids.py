@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .base import FIRST_SANDBOX_UID, SandboxUnavailable
+from .limits import FIRST_SANDBOX_UID, SandboxUnavailable
 
 #: How many user ids, from :data:`FIRST_SANDBOX_UID` on, the sandboxes may use.
 SANDBOX_UIDS = 4096

@@ -175,11 +175,13 @@ def _blocks(path: Path) -> Iterator[tuple[bytes, int]]:
 
 
 def _read_columns(
-    path: Path, layout: _Layout, convert: Callable[[NDArray[np.bytes_], str, NDArray[np.int64]], NDArray[_Number]]
+    path: Path, layout: _Layout, convert: Callable[[NDArray[np.bytes_]], NDArray[_Number]],
+    check: Callable[[NDArray[np.bytes_], NDArray[_Number], str, NDArray[np.int64]], None] | None = None,
 ) -> tuple[list[Ids], NDArray[_Number], NDArray[np.int64]]:
     """Read a whitespace-separated file; return the wanted columns and the line numbers.
 
-    The last wanted column is returned as numbers (``convert(tokens, path, lines)``), the
+    The last wanted column is returned as numbers (``convert(tokens)``, then
+    ``check(tokens, numbers, path, lines)`` if given, which raises for a bad one), the
     others as :class:`Ids`. Blocks are parsed in two threads while the next block is read
     (numpy releases the GIL for most of the work); at most three blocks are in memory at once.
     An error is raised for the first bad line of the file.
@@ -187,7 +189,9 @@ def _read_columns(
 
     def parse(data: bytes, first_line: int) -> tuple[list[Ids], NDArray[_Number], NDArray[np.int64]]:
         ids, tokens, lines = _tokenize(data, layout, str(path), first_line)
-        values = convert(tokens, str(path), lines)
+        values = convert(tokens)
+        if check is not None:
+            check(tokens, values, str(path), lines)
         return ids, values, lines
 
     parsed: list[tuple[list[Ids], NDArray[_Number], NDArray[np.int64]]] = []
@@ -217,19 +221,18 @@ def _small_integers(tokens: NDArray[np.bytes_]) -> NDArray[np.int64] | None:
     return digits.astype(np.int64)
 
 
-def _grades(tokens: NDArray[np.bytes_], path: str, lines: NDArray[np.int64]) -> NDArray[np.int64]:
+def _grades(tokens: NDArray[np.bytes_]) -> NDArray[np.int64]:
     """Relevance as trec_eval reads it: C's atol (``1.5`` is 1, ``1_0`` is 1, ``x`` is 0)."""
     fast = _small_integers(tokens)
     return fast if fast is not None else c_atol(tokens)
 
 
-def _scores(tokens: NDArray[np.bytes_], path: str, lines: NDArray[np.int64]) -> NDArray[np.float64]:
-    """Scores as trec_eval reads them: C's atof (``1_0`` is 1.0, ``x`` is 0.0); NaN is refused.
+def _no_nan(tokens: NDArray[np.bytes_], scores: NDArray[np.float64], path: str, lines: NDArray[np.int64]) -> None:
+    """Refuse a score that C's atof reads as NaN, naming its line.
 
     trec_eval sorts with a comparison that NaN breaks (NaN is neither above nor below any
     score), so its ranking of a query with a NaN score is undefined: there is no answer to agree with.
     """
-    scores = c_atof(tokens)
     nan = np.isnan(scores)
     if nan.any():
         first = int(np.flatnonzero(nan)[0])
@@ -237,7 +240,6 @@ def _scores(tokens: NDArray[np.bytes_], path: str, lines: NDArray[np.int64]) -> 
             f"{path}, line {lines[first]}: score {tokens[first].decode(errors='replace')!r} reads as NaN "
             "(C's atof), which has no place in trec_eval's ranking"
         )
-    return scores
 
 
 def read_run(path: str | Path) -> Run:
@@ -253,7 +255,7 @@ def read_run(path: str | Path) -> Run:
         For an unreadable file, a line with fewer than six columns, a NUL byte, or a score that
         reads as NaN; the message names the file and line.
     """
-    (qids, docnos), scores, lines = _read_columns(Path(path), _RUN, _scores)
+    (qids, docnos), scores, lines = _read_columns(Path(path), _RUN, c_atof, _no_nan)
     return Run(qids, docnos, scores, lines, str(path))
 
 

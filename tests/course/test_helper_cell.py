@@ -12,14 +12,20 @@ inputs, cannot, so they are compared with the grader's scoring without that rule
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import re
+import sys
 import warnings
+from pathlib import Path
 
 import pytest
 
 from autograder.course.generated_cells import helper_source, render_group
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.catalogue import CATALOGUE
+from autograder.grading import helper_cell, scoring
+from autograder.grading.exercise import MAX_ROUNDING
 
 from corpus import CORPUS
 from solutions import CORRECT_SOLUTIONS, functions_of, scored
@@ -84,3 +90,33 @@ def test_zeros_and_constants_prove_nothing_in_the_notebook_either():
                         own=(constant, ([1, 0, 2, 1, 0], 5), ([2, 1, 1, 0, 0], 5)))]
     with pytest.raises(AssertionError, match="say nothing"):
         check_not_vacuous(one, seen)
+
+
+def test_the_helper_cell_is_its_module_with_the_exercises_tolerances():
+    source = helper_source(EXERCISE)
+    tree = ast.parse(source)
+    # it runs in the student's kernel: the standard library only, nothing of the grader's
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert not any(isinstance(node, ast.ImportFrom) for node in ast.walk(tree))
+    assert imported <= set(sys.stdlib_module_names)
+    assert f"rel_tol={EXERCISE.rel_tol!r}, abs_tol={EXERCISE.abs_tol!r}" in source
+    assert f"rel_tol={EXERCISE.noise_rel_tol!r}, abs_tol={EXERCISE.abs_tol!r}" in source
+    assert f"range({MAX_ROUNDING})" in source
+    assert not re.search(r"\b(REL_TOL|NOISE_REL_TOL|ABS_TOL|MAX_ROUNDING)\b", source)
+    module_text = Path(helper_cell.__file__).read_text(encoding="utf-8")
+    assert source.splitlines()[0] == module_text.partition(helper_cell.CELL_START)[2].splitlines()[0]
+
+
+def test_another_tolerance_reaches_the_cell():
+    looser = dataclasses.replace(EXERCISE, rel_tol=1e-4, abs_tol=1e-6)
+    namespace: dict = {}
+    exec(helper_source(looser), namespace)
+    # 1 + 5e-5 is within the looser exercise's tolerance, not within the nDCG exercise's
+    assert namespace["_close"](1.0, 1.0 + 5e-5)
+    exec(helper_source(EXERCISE), namespace)
+    assert not namespace["_close"](1.0, 1.0 + 5e-5)
+
+
+def test_the_grader_applies_the_helper_cells_evidence_rule():
+    # one implementation: the grader's scoring calls the cell's own check_not_vacuous
+    assert scoring.check_not_vacuous is helper_cell.check_not_vacuous

@@ -65,10 +65,10 @@ def test_lateness_in_words():
 
 def test_lateness_round_trips_through_json_and_takes_the_penalty_off():
     late = Lateness(DUE, DUE + timedelta(days=2), DUE + timedelta(days=2, seconds=5), 5.0, 4.0)
-    student = StudentResult("ada", Status.GRADED, 7.0, 10.0, "graded", late=late)
+    student = StudentResult(student_id="ada", status=Status.GRADED, score=7.0, max_score=10.0, late=late)
     data = student.to_json()
     assert data["final_score"] == pytest.approx(7.0 - 4.0)
     assert StudentResult.from_json(data).late == late
     student.late = Lateness(DUE, None, DUE, 0.0, 9.0)  # a penalty above the score never goes below 0
     assert student.final_score == 0.0
-    assert StudentResult.from_json(StudentResult("bo", Status.MISSING, 0, 10, "").to_json()).late is None
+    assert StudentResult.from_json(StudentResult(student_id="bo", status=Status.MISSING, score=0, max_score=10).to_json()).late is None

@@ -23,13 +23,13 @@ from nbgrader.plugins.export import CsvExportPlugin
 from autograder.course.example_notebooks import fill_solutions
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
-from autograder.grading import BatchResult, GroupInfo, Status, StudentResult, TestResult
 from autograder.output.gradebook import record_scores
 from autograder.output.gradebook_db import open_gradebook
 from autograder.pipeline import GradeOptions, grade_course
 
 from conftest import ROOT, solution_code
 from pg_cluster import server_bin, start_cluster
+from records import batch_of, graded_result
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(server_bin() is None, reason="PostgreSQL's server is not installed")]
@@ -41,18 +41,6 @@ def cluster():
     server = start_cluster()
     yield server
     server.stop()
-
-
-def _result(student_id: str, passed: int) -> StudentResult:
-    """A graded result that passes the first ``passed`` test groups."""
-    tests = [TestResult(g.grade_id, g.description, g.points if i < passed else 0.0, g.points, i < passed, "",
-                        g.visible, 1, 1) for i, g in enumerate(EXERCISE.groups)]
-    return StudentResult(student_id, Status.GRADED, sum(t.points for t in tests), EXERCISE.max_score, "graded", tests)
-
-
-def _batch(students: list[StudentResult]) -> BatchResult:
-    return BatchResult(EXERCISE.assignment, EXERCISE.notebook, EXERCISE.title, EXERCISE.max_score, "none",
-                       [GroupInfo(g.grade_id, g.description, g.points, g.visible) for g in EXERCISE.groups], students)
 
 
 def _export(url: str, path: Path) -> list[dict[str, str]]:
@@ -109,7 +97,7 @@ def test_the_kit_records_in_the_gradebook_nbgraders_configuration_names(cluster,
 
 
 def _record(url: str, first: int, count: int) -> None:
-    record_scores(url, EXERCISE, _batch([_result(f"s{i:05d}", len(EXERCISE.groups))
+    record_scores(url, EXERCISE, batch_of([graded_result(f"s{i:05d}", len(EXERCISE.groups))
                                          for i in range(first, first + count)]), course_id=COURSE_ID)
 
 

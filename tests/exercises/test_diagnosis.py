@@ -8,12 +8,12 @@ import math
 import pytest
 
 from autograder.exercises.ndcg.cases import GROUPS
-from autograder.exercises.ndcg.catalogue import BY_ID, CATALOGUE, CORRECT_DCG, CORRECT_NDCG, catalogue_markdown
-from autograder.exercises.ndcg.diagnosis import ALL_PROBES, diagnose
+from autograder.exercises.ndcg.catalogue import BY_ID, CATALOGUE, CORRECT_DCG, CORRECT_NDCG
+from autograder.exercises.ndcg.diagnosis import ALL_PROBES, diagnose, variants
 from autograder.exercises.ndcg.diagnosis.matching import MAX_MISTAKES
 from autograder.exercises.ndcg.diagnosis.models import DCG_MODELS, NDCG_MODELS, DcgModel, NdcgModel
 from autograder.exercises.ndcg.diagnosis.probes import DCG_PROBES, NDCG_PROBES
-from autograder.exercises.ndcg.diagnosis.variants import mistake_ids
+from autograder.exercises.ndcg.documentation import catalogue_markdown
 
 from solutions import CORRECT_SOLUTIONS, probe_records
 
@@ -27,6 +27,13 @@ ISSUE_IDS = {
     "prints-not-returns",
 }
 MUTANTS = [(item.id, mutant) for item in CATALOGUE for mutant in item.mutants]
+
+
+def mistake_ids() -> set[str]:
+    """Every catalogue ID a diagnosis model can report: the mistakes of every variant, and rounding."""
+    tables = (variants.GAINS, variants.WEIGHTS, variants.CUTOFFS, variants.ORDERS, variants.SCOPES, variants.CUTS,
+              variants.RATIOS)
+    return {mistake for table in tables for v in table for mistake in v.mistakes} | {variants.ROUNDED}
 
 
 def test_the_catalogue_has_every_mistake_once():

@@ -16,8 +16,9 @@ from autograder.sandbox import CallOutcome, CallRecord, CellOutcome
 def test_a_result_survives_json_unchanged():
     result = StudentResult(
         student_id="ana", status=Status.TIMEOUT, score=2.5, max_score=10.0, message="your code cell 2 ...",
-        tests=[TestResult("test_dcg_lecture", "dcg reproduces the lecture example", 1.0, 1.0, False, "ok", True, 1, 2,
-                          (CaseResult("lecture", True), CaseResult("lecture, cut at k=3", False)))],
+        tests=[TestResult(name="test_dcg_lecture", description="dcg reproduces the lecture example", points=1.0,
+                          max_points=1.0, passed=False, message="ok", visible=True, cases_passed=1, cases=2,
+                          case_results=(CaseResult("lecture", True), CaseResult("lecture, cut at k=3", False)))],
         diagnosis=Diagnosis([Finding("log-base", "dcg", "Logarithm with the wrong base", "for rels=[3, 2]")],
                             {"ndcg": "does not match"}),
         cells=[CellProblem(1, CellOutcome.TIMEOUT, detail="no answer within 2 s")],
@@ -37,7 +38,9 @@ def test_a_result_without_grading_has_every_field():
 
 def test_a_result_of_an_older_schema_is_refused_not_half_read():
     result = StudentResult.without_grading("bo", Status.GRADED, "graded", 10.0)
-    result.tests = [TestResult("test_dcg_lecture", "d", 1.0, 1.0, True, "ok", True, 1, 1, (CaseResult("x", True),))]
+    result.tests = [TestResult(name="test_dcg_lecture", description="d", points=1.0, max_points=1.0, passed=True,
+                               message="ok", visible=True, cases_passed=1, cases=1,
+                               case_results=(CaseResult("x", True),))]
     data = json.loads(json.dumps(result.to_json()))
     del data["tests"][0]["case_results"]  # as schema version 2 wrote it
     with pytest.raises(KeyError):
@@ -60,3 +63,17 @@ def test_each_case_records_whether_it_passed():
         assert [c.provenance for c in test.case_results] == [p.case.provenance for p in mine]
         assert [c.passed for c in test.case_results] == [p.call_id != wrong for p in mine]
         assert test.cases_passed == sum(c.passed for c in test.case_results)
+
+
+def test_nothing_to_say_is_none_in_the_record_and_graded_in_results_json():
+    result = StudentResult(student_id="ana", status=Status.GRADED, score=10.0, max_score=10.0)
+    data = json.loads(json.dumps(result.to_json()))
+    assert data["message"] == "graded"  # results.json's wording since schema 1, kept
+    assert StudentResult.from_json(data).message is None
+    said = StudentResult(student_id="bo", status=Status.TIMEOUT, score=1.0, max_score=10.0, message="cell 2 hung")
+    assert StudentResult.from_json(said.to_json()).message == "cell 2 hung"
+
+
+def test_records_between_layers_are_keyword_only():
+    with pytest.raises(TypeError):
+        StudentResult("ana", Status.GRADED, 10.0, 10.0)  # type: ignore[misc]

@@ -25,7 +25,8 @@ MESSAGES = [
 def _student(message: str) -> StudentResult:
     return StudentResult(
         student_id="ana", status=Status.GRADED, score=1.0, max_score=EXERCISE.max_score, message=message,
-        tests=[TestResult("test_dcg_cutoff", "dcg sums the top k", 0.0, 2.0, False, message, False, 0, 1)],
+        tests=[TestResult(name="test_dcg_cutoff", description="dcg sums the top k", points=0.0, max_points=2.0,
+                          passed=False, message=message, visible=False, cases_passed=0, cases=1)],
         diagnosis=Diagnosis([Finding("log-base", "dcg", "t", message)], {"ndcg": message}),
     )
 

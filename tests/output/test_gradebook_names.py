@@ -15,26 +15,10 @@ from hypothesis import strategies as st
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.exercises.ndcg import EXERCISE
-from autograder.grading import BatchResult, GroupInfo, Status, StudentResult, TestResult
 from autograder.output.gradebook import record_scores, student_id_problem
 
+from records import batch_of, graded_result
 from strategies import folder_names
-
-
-def _result(student_id: str, passed: int) -> StudentResult:
-    """A graded result that passes the first ``passed`` test groups."""
-    tests = [
-        TestResult(g.grade_id, g.description, g.points if i < passed else 0.0, g.points, i < passed, "", g.visible, 1, 1)
-        for i, g in enumerate(EXERCISE.groups)
-    ]
-    return StudentResult(student_id, Status.GRADED, sum(t.points for t in tests), EXERCISE.max_score, "graded", tests)
-
-
-def _batch(students: list[StudentResult]) -> BatchResult:
-    return BatchResult(
-        EXERCISE.assignment, EXERCISE.notebook, EXERCISE.title, EXERCISE.max_score, "none",
-        [GroupInfo(g.grade_id, g.description, g.points, g.visible) for g in EXERCISE.groups], students,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +30,9 @@ def gradebook_url(tmp_path_factory):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(folder_names, min_size=1, max_size=4, unique=True), st.integers(0, len(EXERCISE.groups)))
 def test_every_storable_name_is_recorded_and_the_others_refused(gradebook_url, names, passed):
-    honest = [_result("honest-a", len(EXERCISE.groups)), _result("honest-b", passed)]
-    others = [_result(name, passed) for name in names if not name.startswith("honest-")]
-    batch = _batch(honest + others)
+    honest = [graded_result("honest-a", len(EXERCISE.groups)), graded_result("honest-b", passed)]
+    others = [graded_result(name, passed) for name in names if not name.startswith("honest-")]
+    batch = batch_of(honest + others)
     recorded = record_scores(gradebook_url, EXERCISE, batch)
 
     storable = [s for s in batch.students if student_id_problem(s.student_id) is None]
@@ -65,7 +49,7 @@ def test_every_storable_name_is_recorded_and_the_others_refused(gradebook_url, n
 
 def test_a_name_that_is_not_utf8_is_refused_with_its_reason(gradebook_url):
     latin1 = os.fsdecode(b"caf\xe9")
-    recorded = record_scores(gradebook_url, EXERCISE, _batch([_result(latin1, 1), _result("alice", 2)]))
+    recorded = record_scores(gradebook_url, EXERCISE, batch_of([graded_result(latin1, 1), graded_result("alice", 2)]))
     assert recorded.refused == {latin1: "its name is not valid UTF-8 (rename the folder)"}
     with warnings.catch_warnings(), Gradebook(gradebook_url) as gradebook:
         warnings.simplefilter("ignore")

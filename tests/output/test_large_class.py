@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from test_report import _batch
+from test_report import _batch, summarize
 
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import BatchResult, Status, StudentResult
@@ -141,4 +141,4 @@ def test_a_stream_of_students_is_read_once_for_the_report(tmp_path, small_pages)
     students = _class(3 * PAGE)
     write_report(tmp_path, EXERCISE, _batch(), OneShot(students, reads=1))
     batch = BatchResult(**{**_batch().__dict__, "students": students})
-    assert summary.summarize(EXERCISE, batch, OneShot(students, reads=1)).students == len(students)
+    assert summarize(EXERCISE, batch, OneShot(students, reads=1)).students == len(students)

@@ -34,7 +34,8 @@ def _parse(html: str) -> _Tags:
 def _student() -> StudentResult:
     return StudentResult(
         student_id=HOSTILE, status=Status.ERROR, score=1.5, max_score=EXERCISE.max_score, message=HOSTILE,
-        tests=[TestResult("test_dcg_lecture", HOSTILE, 1.0, 1.0, True, HOSTILE, True, 2, 2)],
+        tests=[TestResult(name="test_dcg_lecture", description=HOSTILE, points=1.0, max_points=1.0, passed=True,
+                          message=HOSTILE, visible=True, cases_passed=2, cases=2)],
         diagnosis=Diagnosis([Finding("log-base", HOSTILE, "title", HOSTILE)], {"dcg": HOSTILE}),
     )
 

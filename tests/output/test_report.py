@@ -28,10 +28,19 @@ from autograder.grading import (
 from autograder.output.feedback import write_feedback
 from autograder.output.figures import mistake_chart, pass_chart, score_histogram
 from autograder.output.report import write_report
-from autograder.output.summary import summarize
+from autograder.output.summary import ClassSummary, ClassTally, roster_row
 from autograder.output.text import printable
 
 from grading_run import secret_inputs
+
+
+def summarize(exercise, batch: BatchResult, students=None) -> ClassSummary:
+    """The report's numbers for ``students`` (default: the batch's), counted as the report counts them."""
+    tally = ClassTally(exercise)
+    for student in batch.students if students is None else students:
+        tally.add(roster_row(exercise, batch, student))
+    return tally.summary()
+
 
 #: The statuses whose scores count as "scored", written down independently of the code under test.
 SCORED = {Status.GRADED, Status.TIMEOUT}
@@ -48,21 +57,23 @@ def _tests(failing: set[tuple[str, int]]) -> list[TestResult]:
         )
         passed = all(o.passed for o in outcomes)
         tests.append(TestResult(
-            group.grade_id, group.description, group.points if passed else 0.0, group.points, passed,
-            "all cases passed" if passed else "`dcg` returned a wrong value on a hidden case", group.visible,
-            sum(o.passed for o in outcomes), len(outcomes), outcomes,
+            name=group.grade_id, description=group.description, points=group.points if passed else 0.0,
+            max_points=group.points, passed=passed,
+            message="all cases passed" if passed else "`dcg` returned a wrong value on a hidden case",
+            visible=group.visible, cases_passed=sum(o.passed for o in outcomes), cases=len(outcomes),
+            case_results=outcomes,
         ))
     return tests
 
 
 def _graded(student_id: str, failing: set[tuple[str, int]], mistakes: tuple[str, ...] = (),
-            unexplained: dict[str, str] | None = None, status: Status = Status.GRADED, message: str = "graded"
+            unexplained: dict[str, str] | None = None, status: Status = Status.GRADED, message: str | None = None
             ) -> StudentResult:
     tests = _tests(failing)
     findings = [Finding(m, "dcg", EXERCISE.mistake(m).title, "for rels=[3, 2] ...") for m in mistakes]
     return StudentResult(
-        student_id, status, sum(t.points for t in tests), EXERCISE.max_score, message, tests,
-        Diagnosis(findings, dict(unexplained or {})),
+        student_id=student_id, status=status, score=sum(t.points for t in tests), max_score=EXERCISE.max_score,
+        message=message, tests=tests, diagnosis=Diagnosis(findings, dict(unexplained or {})),
     )
 
 

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from autograder.exercises.ndcg import EXERCISE
-from autograder.sandbox.base import Limits
 from autograder.sandbox.cgroups import CgroupsUnavailable, detect
 from autograder.sandbox.deadline import ItemClock, backstop
+from autograder.sandbox.limits import Limits
 
 from grading_run import CORRECT_DCG, add_student, grade, needs_bwrap, needs_cgroups, new_course, results
 

@@ -10,8 +10,8 @@ import shutil
 
 import pytest
 
-from autograder.sandbox.base import Limits
 from autograder.sandbox.bubblewrap import Bubblewrap
+from autograder.sandbox.limits import Limits
 from autograder.sandbox.syscalls import MACHINES
 
 from grading_run import python_in_sandbox

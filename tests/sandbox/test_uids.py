@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox.base import FIRST_SANDBOX_UID, Limits, SandboxUnavailable
 from autograder.sandbox.bubblewrap import Bubblewrap
+from autograder.sandbox.limits import FIRST_SANDBOX_UID, Limits, SandboxUnavailable
 from autograder.sandbox.uids import LEASE_BASE_VARIABLE, LEASE_FOLDER, lease_uid
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import ndcg_ref
 
-from ...files import source_digest
+from ...files import code_digest, source_digest
 from ...grading import Exercise
 from .cases import GROUPS, reference
 from .catalogue import CATALOGUE
@@ -43,8 +43,9 @@ EXERCISE = Exercise(
     abs_tol=ABS_TOL,
     noise_rel_tol=SINGLE_PRECISION_REL_TOL,
     unchanged_hint="do not modify `rels` (use sorted(rels), not rels.sort())",
-    # a fix in the reference package must re-grade cached results
-    fingerprint=source_digest(Path(ndcg_ref.__file__).parent),
+    # a change to the exercise or to the reference functions its cases and diagnosis call re-grades
+    # cached results; a change elsewhere in ndcg_ref (its TREC reader, its batch kernels) does not
+    fingerprint=source_digest(_HERE) + code_digest(ndcg_ref.dcg, ndcg_ref.ndcg),
 )
 
 __all__ = ["EXERCISE"]

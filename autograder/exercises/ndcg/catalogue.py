@@ -375,10 +375,3 @@ CATALOGUE: tuple[Misconception, ...] = (
 )
 
 BY_ID = {m.id: m for m in CATALOGUE}
-
-
-def catalogue_markdown() -> str:
-    """The documentation page of the catalogue (``docs/misconceptions.md``): see :mod:`.documentation`."""
-    from .documentation import catalogue_markdown as markdown
-
-    return markdown()

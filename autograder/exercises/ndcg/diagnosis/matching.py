@@ -22,7 +22,7 @@ from ....grading import Call, Diagnosis, Finding
 from ....grading.scoring import exception_name, returned, type_name
 from ....sandbox import RAN, CallOutcome, CallRecord
 from ..catalogue import BY_ID
-from ..tolerance import agrees
+from ..tolerance import ABS_TOL, REL_TOL, agrees
 from .models import DCG_MODELS, NDCG_MODELS, StudentDcg
 from .probes import (
     AUXILIARY_PROBES,
@@ -42,8 +42,6 @@ from .variants import ROUNDINGS
 #: A model with more mistakes than this is not believed: with enough parts wrong at once, some
 #: combination fits almost anything (a function that returns 0 matched one with six).
 MAX_MISTAKES = 3
-#: Two values agree when this close (relative and absolute).
-TOLERANCE = 1e-9
 
 Records = Mapping[Call, CallRecord]
 
@@ -72,13 +70,14 @@ def possible_roundings(values: Iterable[float]) -> frozenset[int | None]:
 
 
 def _exact(a: float, b: float) -> bool:
-    """Equal but for double-precision noise (whether a value was rounded is asked this strictly)."""
-    return math.isclose(a, b, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
+    """Equal but for double-precision noise, by the exercise's own tolerance (whether a value was rounded
+    is asked this strictly)."""
+    return math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL)
 
 
 def _close(a: float, b: float) -> bool:
     """A value and a model's agree by the exercise's tolerance policy: float32 noise too, not rounding."""
-    return _exact(a, b) or agrees(a, b)
+    return agrees(a, b)
 
 
 def _value(record: CallRecord | None) -> float | None:

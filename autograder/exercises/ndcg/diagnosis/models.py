@@ -18,7 +18,20 @@ from typing import Any, Protocol, TypeVar
 
 from ....grading import Call
 from .probes import k_of, rels_of
-from .variants import CUTOFFS, CUTS, GAINS, ORDERS, RATIOS, ROUNDED, ROUNDINGS, SCOPES, WEIGHTS, Variant, ideal_list
+from .variants import (
+    CUTOFFS,
+    CUTS,
+    GAINS,
+    ORDERS,
+    RATIOS,
+    ROUNDED,
+    ROUNDINGS,
+    SCOPES,
+    UNNORMALISED,
+    WEIGHTS,
+    Variant,
+    ideal_list,
+)
 from .variants import mistakes_of as _mistakes_of
 
 
@@ -48,7 +61,11 @@ class DcgModel:
         return _dcg_value(self, rels, k)
 
     def predict(self, call: Call, student_dcg: StudentDcg) -> float | None:
-        """The model's value of ``dcg(rels, k)``."""
+        """The model's value of ``dcg(rels, k)``.
+
+        ``student_dcg`` is not needed by a dcg: it is the parameter of the models' common interface
+        (``matching.Model``), which an ndcg dividing the student's own dcg needs.
+        """
         return self.value(rels_of(call), k_of(call))
 
     @property
@@ -89,9 +106,9 @@ class NdcgModel:
     #: None: the student's own dcg; else a DCG the ndcg computes itself (its parts can be mistakes).
     source: DcgModel | None = None
     order: Variant[Callable[[list[float]], list[float]]] = ORDERS[0]
-    scope: Variant[bool] = SCOPES[0]
+    scope: Variant[Callable[[tuple[float, ...], int], tuple[float, ...]]] = SCOPES[0]
     cut: Variant[bool] = CUTS[0]
-    ratio: Variant[str] = RATIOS[0]
+    ratio: Variant[Callable[[float, float], float | None]] = RATIOS[0]
     rounding: int | None = None
     #: With the student's dcg as the source: whether the ideal's DCG is computed by the ndcg itself,
     #: with the lecture's formula (recommender code: the ranking through dcg, the iDCG from a count).
@@ -110,13 +127,7 @@ class NdcgModel:
         ideal = self._dcg(ideal_ranking, k if self.cut.rule else len(ideal_ranking), student_dcg, ideal=True)
         if actual is None or ideal is None:
             return None
-        value: float | None
-        if self.ratio.rule == "unnormalised":
-            value = actual
-        elif self.ratio.rule == "normal":
-            value = actual / ideal if ideal else None
-        else:
-            value = ideal / actual if actual else None
+        value = self.ratio.rule(actual, ideal)
         if value is None or self.rounding is None:
             return value
         return round(value, self.rounding)
@@ -125,7 +136,7 @@ class NdcgModel:
     def mistakes(self) -> list[str]:
         """The catalogue IDs of the parts that are not the lecture's: of its own DCG, its ideal, its ratio."""
         own = self.source.mistakes if self.source is not None else []
-        if self.ratio.rule == "unnormalised":
+        if self.ratio is UNNORMALISED:
             return own + _mistakes_of((self.ratio,), self.rounding)
         ideal = _mistakes_of((self.order, self.scope, self.cut, self.ratio), self.rounding)
         if "cutoff-ignored" in own:  # k ignored everywhere: the ideal's missing cut is the same mistake
@@ -162,7 +173,7 @@ NDCG_MODELS = _by_mistakes(
         *(
             NdcgModel(s, o, sc, c, ra, r)
             for r, s, o, sc, c, ra in itertools.product(ROUNDINGS, (None, *OWN_DCGS), ORDERS, SCOPES, CUTS, RATIOS)
-            if ra.rule != "unnormalised" or (o, sc, c) == (ORDERS[0], SCOPES[0], CUTS[0])
+            if ra is not UNNORMALISED or (o, sc, c) == (ORDERS[0], SCOPES[0], CUTS[0])
         ),
         # the student's dcg over an ideal DCG computed in ndcg (only where the ideal is built wrongly:
         # with the lecture's ideal it is the same model as the student's dcg over its own ideal)

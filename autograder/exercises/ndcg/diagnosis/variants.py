@@ -87,32 +87,31 @@ ORDERS: tuple[Variant[Callable[[list[float]], list[float]]], ...] = (
     # every retrieved position taken as relevant (grade 1)
     Variant("all relevant", lambda rels: [1.0] * len(rels), "ideal-all-relevant"),
 )
-#: Which documents the ideal ranking is built from: all of them, or the top k.
-SCOPES: tuple[Variant[bool], ...] = (Variant("all", False), Variant("top-k", True, "ideal-from-top-k"))
-#: Where the ideal ranking is cut: at k, or not at all.
-CUTS: tuple[Variant[bool], ...] = (Variant("k", True), Variant("len", False, "ideal-not-cut"))
-#: What is returned: DCG/iDCG, iDCG/DCG, or DCG itself.
-RATIOS: tuple[Variant[str], ...] = (
-    Variant("normal", "normal"),
-    Variant("inverted", "inverted", "ratio-inverted"),
-    Variant("unnormalised", "unnormalised", "not-normalized"),
+#: Which documents the ideal ranking is built from, given the ranking and k: all of them, or the top k.
+SCOPES: tuple[Variant[Callable[[tuple[float, ...], int], tuple[float, ...]]], ...] = (
+    Variant("all", lambda rels, k: rels),
+    Variant("top-k", lambda rels, k: rels[:k], "ideal-from-top-k"),
 )
+#: Whether the ideal ranking is cut at k (True) or not at all. A flag, not a function like the
+#: others: the fresh instances (``fresh.py``) and the probes read it as one.
+CUTS: tuple[Variant[bool], ...] = (Variant("k", True), Variant("len", False, "ideal-not-cut"))
+#: What is returned from the DCG and the ideal DCG: DCG/iDCG, iDCG/DCG, or DCG itself (None: a zero division).
+RATIOS: tuple[Variant[Callable[[float, float], float | None]], ...] = (
+    Variant("normal", lambda dcg, ideal: dcg / ideal if ideal else None),
+    Variant("inverted", lambda dcg, ideal: ideal / dcg if dcg else None, "ratio-inverted"),
+    Variant("unnormalised", lambda dcg, ideal: dcg, "not-normalized"),
+)
+#: The ratio that is no ratio: its models ignore the ideal ranking.
+UNNORMALISED = RATIOS[2]
 
 
 def ideal_list(rels: tuple[float, ...], k: int, order: Variant[Callable[[list[float]], list[float]]],
-               scope: Variant[bool]) -> tuple[float, ...]:
+               scope: Variant[Callable[[tuple[float, ...], int], tuple[float, ...]]]) -> tuple[float, ...]:
     """The ideal ranking a model builds from ``rels`` (not yet cut)."""
-    base = list(rels[:k] if scope.rule else rels)
-    return tuple(order.rule(base))
+    return tuple(order.rule(list(scope.rule(rels, k))))
 
 
 def mistakes_of(parts: tuple[Variant[object], ...], rounding: int | None) -> list[str]:
     """The catalogue IDs of the parts that are not the lecture's, in order, and of the rounding."""
     ids = [mistake for part in parts for mistake in part.mistakes]
     return list(dict.fromkeys(ids)) + ([ROUNDED] if rounding is not None else [])
-
-
-def mistake_ids() -> set[str]:
-    """Every catalogue ID a model can report."""
-    tables: tuple[tuple[Variant[object], ...], ...] = (GAINS, WEIGHTS, CUTOFFS, ORDERS, SCOPES, CUTS, RATIOS)
-    return {mistake for table in tables for v in table for mistake in v.mistakes} | {ROUNDED}

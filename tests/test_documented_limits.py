@@ -1,0 +1,60 @@
+"""The sandbox's numbers in docs/security.md are the code's: a changed default fails here until the page says it."""
+
+from __future__ import annotations
+
+import re
+
+from autograder.sandbox.limits import FIRST_SANDBOX_UID, Limits
+
+from conftest import ROOT
+
+SECURITY = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
+LIMITS = Limits()
+
+
+def _section(title: str) -> str:
+    """The bullet of docs/security.md that starts with ``title`` (up to the next bullet)."""
+    start = SECURITY.index(f"- **{title}")
+    end = SECURITY.find("\n- **", start + 1)
+    return " ".join(SECURITY[start:end].split())
+
+
+def _bytes(amount: str, unit: str) -> int:
+    return int(amount) * {"MiB": 1024**2, "GiB": 1024**3}[unit]
+
+
+def test_the_scratch_size_is_the_codes():
+    found = re.search(r"each a fresh tmpfs of at most (\d+) (MiB|GiB)", " ".join(SECURITY.split()))
+    assert found is not None
+    assert _bytes(*found.groups()) == LIMITS.scratch_bytes
+
+
+def test_the_limits_per_sandbox_are_the_codes():
+    text = _section("Limits per sandbox")
+    memory = re.search(r"(\d+) (MiB|GiB) of memory for all its processes", text)
+    tasks = re.search(r"(\d+) tasks \(processes and threads", text)
+    cores = re.search(r"at most (one|\d+) CPU cores?", text)
+    assert memory and tasks and cores, text
+    assert _bytes(*memory.groups()) == LIMITS.memory_bytes
+    assert int(tasks.group(1)) == LIMITS.processes
+    assert (1.0 if cores.group(1) == "one" else float(cores.group(1))) == LIMITS.cpu_cores
+
+
+def test_the_limits_per_process_are_the_codes():
+    text = _section("Limits per process")
+    found = re.search(
+        r"(\d+) (MiB|GiB) address space, (\d+) s CPU time, (\d+) (MiB|GiB) per file, (\d+) open files, "
+        r"no core dumps, and (\d+) processes", text,
+    )
+    assert found is not None, text
+    memory, memory_unit, cpu, file_size, file_unit, open_files, processes = found.groups()
+    assert _bytes(memory, memory_unit) == LIMITS.memory_bytes
+    assert int(cpu) == LIMITS.cpu_seconds
+    assert _bytes(file_size, file_unit) == LIMITS.file_bytes
+    assert int(open_files) == LIMITS.open_files
+    assert int(processes) == LIMITS.processes
+    assert f"plus {LIMITS.processes}" in text
+
+
+def test_the_sandbox_user_ids_are_the_codes():
+    assert f"({FIRST_SANDBOX_UID} + slot)" in " ".join(_section("As root").split())
