@@ -22,27 +22,20 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from autograder.course.marks import read_gradebook_views  # noqa: E402
 from autograder.exercises.ndcg import EXERCISE  # noqa: E402
-from autograder.grading import BatchResult, GroupInfo, Status, StudentResult, TestResult  # noqa: E402
+from autograder.grading import BatchResult  # noqa: E402
 from autograder.output.gradebook import record_scores  # noqa: E402
 from autograder.output.gradebook_db import DEFAULT_COURSE, open_gradebook  # noqa: E402
 
 from pg_cluster import start_cluster  # noqa: E402
+from records import batch_of, graded_result  # noqa: E402
 
 SIZES = (2_000, 10_000, 50_000)
 
 
 def _batch(count: int, shift: int = 0) -> BatchResult:
     """``count`` graded students; student i passes the first (i + shift) % (groups + 1) groups."""
-    groups = EXERCISE.groups
-    students = []
-    for i in range(count):
-        passed = (i + shift) % (len(groups) + 1)
-        tests = [TestResult(g.grade_id, g.description, g.points if k < passed else 0.0, g.points, k < passed, "",
-                            g.visible, 1, 1) for k, g in enumerate(groups)]
-        students.append(StudentResult(f"s{i:06d}", Status.GRADED, sum(t.points for t in tests), EXERCISE.max_score,
-                                      "graded", tests))
-    return BatchResult(EXERCISE.assignment, EXERCISE.notebook, EXERCISE.title, EXERCISE.max_score, "none",
-                       [GroupInfo(g.grade_id, g.description, g.points, g.visible) for g in groups], students)
+    groups = len(EXERCISE.groups) + 1
+    return batch_of([graded_result(f"s{i:06d}", (i + shift) % groups) for i in range(count)])
 
 
 def _timed(action) -> float:
