@@ -7,10 +7,12 @@ on stderr with their class's exit code; anything else is a grader bug and keeps 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .course.byhand import grade_folder, release_by_hand
 from .course.generated_cells import sync_source
 from .course.nbgrader import ASSIGNMENT, find_root, generate_release, source_notebook
 from .course.walkthrough import release_walkthroughs
@@ -93,6 +95,11 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_grade_arguments(grade)
+    by_hand = commands.add_parser(
+        "grade-by-hand", help="grade Task 1.2 (nDCG by hand) of every submitted/<id>/byhand/: a table and JSON",
+        epilog="example: python -m autograder grade-by-hand --json graded/byhand.json",
+    )
+    by_hand.add_argument("--json", type=Path, default=None, help="also write the results as JSON to this file")
     commands.add_parser("docs", help="regenerate docs/misconceptions.md from the misconception catalogue")
     commands.add_parser("demo", help="regenerate the release and grade the bundled example submissions")
     commands.add_parser(
@@ -138,8 +145,11 @@ def _run(args: argparse.Namespace) -> int:
         print(f"updated: {', '.join(changed)}" if changed else "test cells already in sync")
     elif args.command == "release":
         generate_release(root)
+        release_by_hand(root)
         release_walkthroughs(root)
         print("release/ regenerated")
+    elif args.command == "grade-by-hand":
+        _grade_by_hand(root, args.json)
     elif args.command == "docs":
         from .exercises.ndcg.catalogue import catalogue_markdown
 
@@ -154,6 +164,17 @@ def _run(args: argparse.Namespace) -> int:
 
         print(student_config(root), end="")
     return 0
+
+
+def _grade_by_hand(root: Path, json_path: Path | None) -> None:
+    results = grade_folder(root)
+    for result in results:
+        steps = " ".join(f"{t.name.removeprefix('byhand_')}={t.points:g}" for t in result.tests)
+        mistakes = ", ".join(result.diagnosis.ids) or "-"
+        print(f"{result.student_id:<20} {result.score:>4g} / {result.max_score:g}  {steps}  mistakes: {mistakes}")
+    if json_path is not None:
+        write_atomic(json_path, json.dumps([r.to_json() for r in results], indent=1))
+        print(f"results: {json_path}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
