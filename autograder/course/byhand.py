@@ -11,6 +11,7 @@ grade through :func:`grade_notebook`, so they give the same points.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +139,34 @@ def release_by_hand(root: Path) -> Path:
     write_source(root)
     run_nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
     return root / "release" / ASSIGNMENT / NOTEBOOK
+
+
+def grade_by_hand(nb: NotebookNode, student: str, log: logging.Logger) -> NotebookNode:
+    """nbgrader's autograde of a by-hand notebook (from :class:`.preprocessor.SandboxedExecute`).
+
+    The same :func:`grade_notebook` as the batch command, for the student nbgrader files the
+    submission under, with the release's salt and pool (nbgrader runs from the course directory).
+    Each step's grade cell gets its outcome as output (an error output scores 0 in nbgrader's
+    ``SaveAutoGrades``), the last one also the student's list worked through (the feedback shows it).
+    """
+    try:
+        result = grade_notebook(student, nb, *release_variant(Path.cwd()))
+    except CourseError as error:  # no release: every step scores 0, with the reason
+        result = StudentResult.without_grading(student, Status.ERROR, str(error), MAX_SCORE)
+    log.info("%s: by hand, %g of %g points", student, result.score, result.max_score)
+    outcomes = {test.name: test for test in result.tests}
+    for cell in nb.cells:
+        cell_id = _grade_id(cell)
+        if cell.cell_type != "code":
+            continue
+        if cell_id not in {step.grade_id for step in STEPS}:
+            cell.outputs = []
+        elif (test := outcomes.get(str(cell_id))) is not None and test.passed:
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"passed: {test.message}\n")]
+        else:
+            message = test.message if test is not None else result.message
+            cell.outputs = [nbformat.v4.new_output("error", ename="StepWrong", evalue=message,
+                                                   traceback=[f"StepWrong: {message}"])]
+        if cell_id == STEPS[-1].grade_id:  # after the last step: the student's list worked through
+            cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=f"\n{result.message}\n"))
+    return nb
