@@ -8,6 +8,7 @@ import sys
 
 import nbformat
 import pytest
+from byhand_answers import LOST, answer_cell
 
 from autograder.course.byhand import ASSIGNMENT, NOTEBOOK, release_variant
 from autograder.course.nbgrader import gradebook_scores, run_nbgrader
@@ -15,7 +16,6 @@ from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import MAX_SCORE, STEPS
 
-from exercises.test_byhand_marking import LOST, answer_cell
 from grading_run import whole_course
 
 pytestmark = pytest.mark.slow

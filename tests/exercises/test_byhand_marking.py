@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from byhand_answers import LOST, answer_cell
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -10,32 +11,10 @@ from autograder.course.byhand import POOL_FILE
 from autograder.exercises.ndcg.byhand.answers import read_answers
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import MAX_SCORE, STEPS, mark
-from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES, Steps, every_steps
+from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES, every_steps
 
 POOL = POOL_FILE.read_text(encoding="ascii").strip()
-#: The steps each mistake makes wrong, from what the mistake is (nDCG follows through from the
-#: student's own DCG and iDCG, so only "ratio inverted" loses it).
-LOST = {
-    "natural log": {"byhand_dcg", "byhand_idcg"},
-    "log10": {"byhand_dcg", "byhand_idcg"},
-    "gain 2^rel - 1": {"byhand_dcg", "byhand_idcg"},
-    "Järvelin–Kekäläinen discount": {"byhand_dcg", "byhand_idcg"},
-    "ideal not sorted": {"byhand_ideal", "byhand_idcg"},
-    "ideal from the top k only": {"byhand_ideal", "byhand_idcg"},
-    "ideal not cut at k": {"byhand_idcg"},
-    "ratio inverted": {"byhand_ndcg"},
-}
 ids = st.text(st.characters(min_codepoint=48, max_codepoint=122), min_size=1, max_size=12)
-
-
-def answer_cell(steps: Steps, decimals: int = 2) -> str:
-    """What a student writes who worked ``steps`` out by hand and rounded to ``decimals``."""
-    ideal = [int(g) for g in steps.ideal]
-    return (f"IDEAL_RANKING = {ideal}\nDCG_AT_K = {steps.dcg:.{decimals}f}\nIDCG_AT_K = {steps.idcg:.{decimals}f}\n"
-            f"NDCG_AT_K = {round(steps.dcg, decimals)} / {round(steps.idcg, decimals)}"
-            if steps.ndcg == steps.dcg / steps.idcg else
-            f"IDEAL_RANKING = {ideal}\nDCG_AT_K = {steps.dcg:.{decimals}f}\nIDCG_AT_K = {steps.idcg:.{decimals}f}\n"
-            f"NDCG_AT_K = {steps.ndcg:.{decimals}f}")
 
 
 def test_every_mistake_has_its_expected_steps():
