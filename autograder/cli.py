@@ -100,6 +100,14 @@ def parser() -> argparse.ArgumentParser:
         epilog="example: python -m autograder grade-by-hand --json graded/byhand.json",
     )
     by_hand.add_argument("--json", type=Path, default=None, help="also write the results as JSON to this file")
+    variants = commands.add_parser(
+        "variants", help="paper exam: one printable sheet per student of a roster (their list, k) and the tutors' key",
+        epilog="example: python -m autograder variants --roster roster.csv --out paper",
+    )
+    variants.add_argument("--roster", type=Path, required=True, help="CSV with a student_id column (or ids first)")
+    variants.add_argument("--out", type=Path, default=Path("paper"), help="folder for sheets.html and key.html")
+    variants.add_argument("--choose-salt", action="store_true",
+                          help="choose a salt giving every student a list of their own, write it into source/byhand/")
     commands.add_parser("docs", help="regenerate docs/misconceptions.md from the misconception catalogue")
     commands.add_parser("demo", help="regenerate the release and grade the bundled example submissions")
     commands.add_parser(
@@ -150,6 +158,10 @@ def _run(args: argparse.Namespace) -> int:
         print("release/ regenerated")
     elif args.command == "grade-by-hand":
         _grade_by_hand(root, args.json)
+    elif args.command == "variants":
+        from .course.variants import write_variants
+
+        print(write_variants(root, args.roster, args.out, choose=args.choose_salt))
     elif args.command == "docs":
         from .exercises.ndcg.catalogue import catalogue_markdown
 
