@@ -108,6 +108,14 @@ def parser() -> argparse.ArgumentParser:
     variants.add_argument("--out", type=Path, default=Path("paper"), help="folder for sheets.html and key.html")
     variants.add_argument("--choose-salt", action="store_true",
                           help="choose a salt giving every student a list of their own, write it into source/byhand/")
+    copying = commands.add_parser(
+        "copying", help="copying report: by-hand answers that are another student's values, similar code pairs",
+        epilog="example: python -m autograder copying --threshold 0.8 --out graded/copying.html",
+    )
+    copying.add_argument("--submitted", type=Path, default=Path("submitted"))
+    copying.add_argument("--out", type=Path, default=Path("graded") / "copying.html")
+    copying.add_argument("--threshold", type=float, default=0.8,
+                         help="list code pairs from this similarity (0..1, default 0.8)")
     commands.add_parser("docs", help="regenerate docs/misconceptions.md from the misconception catalogue")
     commands.add_parser("demo", help="regenerate the release and grade the bundled example submissions")
     commands.add_parser(
@@ -162,6 +170,10 @@ def _run(args: argparse.Namespace) -> int:
         from .course.variants import write_variants
 
         print(write_variants(root, args.roster, args.out, choose=args.choose_salt))
+    elif args.command == "copying":
+        from .course.copying import write_report
+
+        print(write_report(root, root / args.submitted, root / args.out, args.threshold))
     elif args.command == "docs":
         from .exercises.ndcg.catalogue import catalogue_markdown
 
