@@ -12,11 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ndcg_ref
-from autograder.course.byhand import POOL_FILE, published_variant
+from autograder.course.byhand import POOL_FILE, current_salt, published_variant, release_by_hand, source_notebook
 from autograder.exercises.ndcg.byhand import cells
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, LENGTH, RELEVANT, fair_indices, student_list
 from autograder.exercises.ndcg.byhand.pool import choose_salt, collisions, compute_pool
 from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, every_steps, right_steps
+
+from grading_run import whole_course
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "release" / "byhand" / "byhand.ipynb"
@@ -90,3 +92,18 @@ def test_the_release_publishes_the_generators_own_cell():
 def test_the_published_pool_is_the_fair_lists():
     """Golden file: the pool in the package (and so in the release) is what the generator computes."""
     assert compute_pool() == POOL
+
+
+def test_the_source_notebook_is_the_generated_one():
+    """Golden file: source/byhand/ is what the kit writes from the generator (run `make release` if not)."""
+    path = ROOT / "source" / "byhand" / "byhand.ipynb"
+    salt = current_salt(path)
+    assert path.read_text(encoding="utf-8") == nbformat.writes(source_notebook(salt, POOL)) + "\n"
+
+
+@pytest.mark.slow
+def test_the_release_is_what_nbgrader_generates_from_the_source(tmp_path):
+    course = whole_course(tmp_path / "course")
+    release_by_hand(course)
+    assert (course / "release" / "byhand" / "byhand.ipynb").read_text(encoding="utf-8") == RELEASE.read_text(
+        encoding="utf-8"), "release/byhand/ is stale: run `make release`"
