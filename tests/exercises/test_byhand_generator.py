@@ -66,11 +66,12 @@ def test_every_catalogue_mistake_is_made():
         "ratio-inverted"}
 
 
-def test_a_roster_of_200_gets_200_distinct_lists():
-    roster = [f"student{n:03d}" for n in range(200)]
+@pytest.mark.parametrize("size", [200, 500])
+def test_a_roster_gets_distinct_lists(size):
+    roster = [f"student{n:03d}" for n in range(size)]
     salt = choose_salt(roster, POOL, "test")
     lists = {student_list(student, salt, POOL) for student in roster}
-    assert len(lists) == 200 and not collisions(roster, salt, POOL)
+    assert len(lists) == size and not collisions(roster, salt, POOL)
 
 
 def test_a_roster_too_large_for_the_pool_is_refused_in_one_line():

@@ -23,9 +23,9 @@ import zlib
 #: The shape every student's list has: its length, the cut-off k, how many documents are relevant
 #: (grades 1 .. TOP_GRADE; the others 0). More relevant documents than k, so that an ideal ranking
 #: not cut at k always shows.
-LENGTH = 8
+LENGTH = 9
 CUTOFF = 5
-RELEVANT = 6
+RELEVANT = 7
 TOP_GRADE = 3
 
 
