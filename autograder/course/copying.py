@@ -1,8 +1,9 @@
 """``python -m autograder copying``: the copying report's evidence, gathered from ``submitted/``.
 
-By hand (Task 1.2): a student whose answers are, in two or more of DCG@k, iDCG@k and nDCG@k, the
-values of *another* student's list and none of the values of their own list (right, or under any
-common mistake) is listed with whose list it is. One matching number can be chance (hundreds of
+By hand (Task 1.2): a student whose numbers no single way of working out their own list gives
+(right, or one common mistake) and whose answers are, in two or more of DCG@k, iDCG@k and nDCG@k,
+the values of *another* student's list, DCG@k among them, is listed with whose list it is (iDCG@k
+depends only on the grades, not their order, so many lists share it). One matching number can be chance (hundreds of
 lists, two decimals); two are not. Code (Tasks 1.3–1.4): every pair of students' code cells is
 compared with copydetect's winnowing fingerprints, the release's stub lines left out, and the pairs
 at or above the threshold are listed. Nothing a student wrote is run.
@@ -48,15 +49,17 @@ def copied_answers(answers: Mapping[str, Answers], salt: str, pool: str) -> list
     found = []
     for student, theirs in answers.items():
         own = list(every_steps(lists[student], CUTOFF).values())
-        unexplained = [s for s in NUMBERS if theirs.number(s) is not None
-                       and not any(_close(theirs.number(s), way.number(s)) for way in own)]
-        if len(unexplained) < MIN_STEPS:
+        answered = [s for s in NUMBERS if theirs.number(s) is not None]
+        # one way of working their own list out (right, or one common mistake) gives all their numbers
+        if any(all(_close(theirs.number(s), way.number(s)) for s in answered) for way in own):
             continue
         for other, values in right.items():
             if other == student:
                 continue
-            steps = [s for s in unexplained if _close(theirs.number(s), values.number(s))]
-            if len(steps) >= MIN_STEPS:
+            steps = [s for s in answered if _close(theirs.number(s), values.number(s))
+                     and not _close(theirs.number(s), own[0].number(s))]
+            # DCG@k depends on the order of the list, iDCG@k only on its grades (shared by many lists)
+            if "dcg" in steps and len(steps) >= MIN_STEPS:
                 ideal_too = theirs.ideal is not None and theirs.ideal != own[0].ideal and theirs.ideal == values.ideal
                 named = ([NAMES["ideal"]] if ideal_too else []) + [NAMES[s] for s in steps]
                 found.append(CopiedAnswers(student, other, tuple(named)))
