@@ -7,10 +7,12 @@ on stderr with their class's exit code; anything else is a grader bug and keeps 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .course.byhand import grade_folder, release_by_hand
 from .course.generated_cells import sync_source
 from .course.nbgrader import ASSIGNMENT, find_root, generate_release, source_notebook
 from .course.walkthrough import release_walkthroughs
@@ -92,6 +94,27 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_grade_arguments(grade)
+    by_hand = commands.add_parser(
+        "grade-by-hand", help="grade Task 1.2 (nDCG by hand) of every submitted/<id>/byhand/: a table and JSON",
+        epilog="example: python -m autograder grade-by-hand --json graded/byhand.json",
+    )
+    by_hand.add_argument("--json", type=Path, default=None, help="also write the results as JSON to this file")
+    variants = commands.add_parser(
+        "variants", help="paper exam: one printable sheet per student of a roster (their list, k) and the tutors' key",
+        epilog="example: python -m autograder variants --roster roster.csv --out paper",
+    )
+    variants.add_argument("--roster", type=Path, required=True, help="CSV with a student_id column (or ids first)")
+    variants.add_argument("--out", type=Path, default=Path("paper"), help="folder for sheets.html and key.html")
+    variants.add_argument("--choose-salt", action="store_true",
+                          help="choose a salt giving every student a list of their own, write it into source/byhand/")
+    copying = commands.add_parser(
+        "copying", help="copying report: by-hand answers that are another student's values, similar code pairs",
+        epilog="example: python -m autograder copying --threshold 0.8 --out graded/copying.html",
+    )
+    copying.add_argument("--submitted", type=Path, default=Path("submitted"))
+    copying.add_argument("--out", type=Path, default=Path("graded") / "copying.html")
+    copying.add_argument("--threshold", type=float, default=0.8,
+                         help="list code pairs from this similarity (0..1, default 0.8)")
     commands.add_parser("docs", help="regenerate docs/misconceptions.md from the misconception catalogue")
     commands.add_parser("demo", help="regenerate the release and grade the bundled example submissions")
     commands.add_parser(
@@ -124,8 +147,19 @@ def _run(args: argparse.Namespace) -> int:
         print(f"updated: {', '.join(changed)}" if changed else "test cells already in sync")
     elif args.command == "release":
         generate_release(root)
+        release_by_hand(root)
         release_walkthroughs(root)
         print("release/ regenerated")
+    elif args.command == "grade-by-hand":
+        _grade_by_hand(root, args.json)
+    elif args.command == "variants":
+        from .course.variants import write_variants
+
+        print(write_variants(root, args.roster, args.out, choose=args.choose_salt))
+    elif args.command == "copying":
+        from .course.copying import write_report
+
+        print(write_report(root, root / args.submitted, root / args.out, args.threshold))
     elif args.command == "docs":
         from .exercises.ndcg.documentation import catalogue_markdown
 
@@ -140,6 +174,17 @@ def _run(args: argparse.Namespace) -> int:
 
         print(student_config(root), end="")
     return 0
+
+
+def _grade_by_hand(root: Path, json_path: Path | None) -> None:
+    results = grade_folder(root)
+    for result in results:
+        steps = " ".join(f"{t.name.removeprefix('byhand_')}={t.points:g}" for t in result.tests)
+        mistakes = ", ".join(result.diagnosis.ids) or "-"
+        print(f"{result.student_id:<20} {result.score:>4g} / {result.max_score:g}  {steps}  mistakes: {mistakes}")
+    if json_path is not None:
+        write_atomic(json_path, json.dumps([r.to_json() for r in results], indent=1))
+        print(f"results: {json_path}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,81 @@
+"""``python -m autograder variants --roster roster.csv``: the paper exam's sheets and the tutors' key.
+
+The same generator as the notebook's derivation cell (and the release's salt, unless told another),
+so a written exam and the notebook give a student the same list. ``--choose-salt`` finds a salt that
+gives every student of the roster a list of their own and writes it into the source notebook (then
+``make release`` publishes it).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from ..errors import UsageError
+from ..exercises.ndcg.byhand.derive import CUTOFF, student_list
+from ..exercises.ndcg.byhand.pool import choose_salt, collisions
+from ..exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, every_steps
+from ..output.paper import Sheet, StepValues, write_paper
+from .byhand import POOL_FILE, release_variant, write_source
+
+WORDING = (
+    "The ranked list below gives the graded relevance (0 = not relevant, 3 = highly relevant) of the documents "
+    "a search engine returned, rank 1 first. Compute by hand: the ideal ranking; DCG@k with gain rel_i and "
+    "discount log2(i + 1); iDCG@k; nDCG@k = DCG@k / iDCG@k. Give two decimals."
+)
+
+
+def read_roster(path: Path) -> list[str]:
+    """The student ids of a roster CSV: the ``student_id`` column, or the first one.
+
+    Raises
+    ------
+    UsageError
+        If the file cannot be read, has no ids, or names a student twice.
+    """
+    try:
+        rows = list(csv.reader(path.read_text(encoding="utf-8-sig").splitlines()))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot read the roster {path}: {type(error).__name__}") from None
+    if rows and "student_id" in rows[0]:
+        column = rows[0].index("student_id")
+        rows = rows[1:]
+    else:
+        column = 0
+    ids = [row[column].strip() for row in rows if len(row) > column and row[column].strip()]
+    if not ids:
+        raise UsageError(f"the roster {path} names no student (a column student_id, or ids in the first column)")
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise UsageError(f"the roster {path} names {', '.join(twice[:5])} more than once")
+    return ids
+
+
+def sheet(student: str, salt: str, pool: str) -> Sheet:
+    """One student's sheet: their list, the right values and each common mistake's."""
+    rels = student_list(student, salt, pool)
+    steps = every_steps(rels, CUTOFF)
+    mistakes = {m.name: m.mistake for m in HAND_MISTAKES}
+    ways = tuple(StepValues(name, mistakes.get(name, ""), s.ideal, s.dcg, s.idcg, s.ndcg) for name, s in steps.items())
+    return Sheet(student, rels, CUTOFF, ways)
+
+
+def write_variants(root: Path, roster: Path, out: Path, *, choose: bool = False) -> str:
+    """Write the sheets and the key for ``roster`` into ``out``; return a summary line.
+
+    With ``choose``, first choose a salt that separates the roster and write it into the source notebook.
+    """
+    students = read_roster(roster)
+    pool = POOL_FILE.read_text(encoding="ascii").strip()
+    if choose:
+        salt = choose_salt(students, pool, "ir-ranking-evaluation-byhand")
+        write_source(root, salt)
+        note = f"salt {salt} written into source/byhand/: run `make release` to publish it"
+    else:
+        salt, pool = release_variant(root)
+        shared = collisions(students, salt, pool)
+        note = (f"{sum(len(v) for v in shared.values())} students share a list with another: "
+                "use --choose-salt before the release") if shared else "every student has a list of their own"
+    sheets_page, key_page = write_paper([sheet(s, salt, pool) for s in students], out, salt=salt,
+                                        tolerance=TOLERANCE, wording=WORDING)
+    return f"{len(students)} sheets: {sheets_page}; key: {key_page}; {note}"

@@ -1,0 +1,106 @@
+"""The by-hand notebook's cells as text: the task, the derivation cell, the answer cell, the steps.
+
+The derivation cell is :mod:`.derive`'s functions copied verbatim with the published salt and pool,
+so the student's kernel and the grader derive the same list (a test checks the copy). Reading it
+gives away no value: it only hashes the id and picks a list from the pool.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+
+from . import derive
+from .marking import MAX_SCORE, STEPS
+from .steps import TOLERANCE
+
+DERIVATION_ID = "byhand_variant"
+ANSWERS_ID = "byhand_answers"
+TASK_ID = "byhand_task"
+_FUNCTIONS = (derive.universe_size, derive.candidate, derive.fair_indices, derive.student_list,
+              derive.current_student)
+
+
+def task_markdown() -> str:
+    """The task's wording, with the points split and the tolerance."""
+    split = ", ".join(f"{step.description.split(' (')[0]} {step.points:g}" for step in STEPS)
+    return (
+        f"# Task 1.2 — nDCG by hand ({MAX_SCORE:g} points)\n\n"
+        "*After exams WS 17/18 and WS 19/20, Task 1.2; WS 23/24, Task 1.3.* Every student gets **their own "
+        "ranked list** of graded relevances (0–3), derived from your user name in the read-only cell below; "
+        f"the cut-off is k = {derive.CUTOFF}. Work out by hand (a calculator is fine, code is not):\n\n"
+        "1. the **ideal ranking**: your grades sorted best first;\n"
+        "2. **DCG@k** with gain $rel_i$ and discount $\\log_2(i+1)$;\n"
+        "3. **iDCG@k**: the DCG@k of the ideal ranking;\n"
+        "4. **nDCG@k** = DCG@k / iDCG@k.\n\n"
+        f"Points: {split}. An answer counts when it is within {TOLERANCE:g} of the exact value (two decimals are "
+        "enough). nDCG@k also counts when it is your own DCG@k / iDCG@k, so one mistake costs only its steps. "
+        "Answers are read as numbers (`+ - * /` allowed), never run as code. The grader derives your list again "
+        "from the name your submission is filed under, whatever the cell below printed."
+    )
+
+
+def derivation_source(salt: str, pool: str) -> str:
+    """The read-only cell that shows the student's list: constants, the copied functions, the output."""
+    constants = "\n".join(
+        f"{name} = {getattr(derive, name)!r}" for name in ("LENGTH", "CUTOFF", "RELEVANT", "TOP_GRADE"))
+    functions = "\n\n\n".join(inspect.getsource(function).strip() for function in _FUNCTIONS)
+    return (
+        '"""Your own ranked list for Task 1.2, derived from your user name. Run this cell; do not change it."""\n'
+        "import base64\nimport hashlib\nimport itertools\nimport os\nimport pwd\nimport zlib\n\n"
+        f"SALT = {salt!r}\n{constants}\nPOOL = {pool!r}\n\n\n{functions}\n\n\n"
+        "STUDENT = current_student()\nRELS = list(student_list(STUDENT, SALT, POOL))\nK = CUTOFF\n"
+        'print(f"student {STUDENT}: your ranked list is RELS = {RELS}, k = K = {K}")\n'
+        'print("rank i:     " + "  ".join(f"{i:>2}" for i in range(1, len(RELS) + 1)))\n'
+        'print("grade rel_i:" + "  ".join(f"{r:>2}" for r in RELS))\n'
+    )
+
+
+def answers_source() -> str:
+    """The answer cell as in the source notebook (nbgrader replaces the solution region in the release)."""
+    return (
+        "# Your answers to Task 1.2, worked out by hand: numbers (two decimals are enough), not code.\n"
+        "# Replace the line below with:\n"
+        "#   IDEAL_RANKING = [...]   # your grades sorted best first\n"
+        "#   DCG_AT_K = ...\n#   IDCG_AT_K = ...\n#   NDCG_AT_K = ...\n"
+        "### BEGIN SOLUTION\n"
+        "IDEAL_RANKING = sorted(RELS, reverse=True)  # the instructor's version only: students write numbers\n"
+        "DCG_AT_K = sum(r / __import__('math').log2(i + 2) for i, r in enumerate(RELS[:K]))\n"
+        "IDCG_AT_K = sum(r / __import__('math').log2(i + 2) for i, r in enumerate(IDEAL_RANKING[:K]))\n"
+        "NDCG_AT_K = DCG_AT_K / IDCG_AT_K\n"
+        "### END SOLUTION\n"
+    )
+
+
+def step_source(grade_id: str) -> str:
+    """A step's grade cell: a format check the student can run; the value is checked when graded."""
+    step = next(s for s in STEPS if s.grade_id == grade_id)
+    name = {"ideal": "IDEAL_RANKING", "dcg": "DCG_AT_K", "idcg": "IDCG_AT_K", "ndcg": "NDCG_AT_K"}[step.step]
+    if step.step == "ideal":
+        check = f"assert isinstance({name}, list) and {name}, 'write {name} as a list of grades, e.g. [3, 2, 1, 0]'"
+    else:
+        check = f"assert isinstance({name}, (int, float)), 'write {name} as a number, e.g. 0.87'"
+    unit = "point" if step.points == 1 else "points"
+    return (f'"""Task 1.2: {step.description} ({step.points:g} {unit}); '
+            'its value is checked when your notebook is graded."""\n'
+            f"{check}\nprint('{name} is answered:', {name})")
+
+
+def published(derivation: str) -> tuple[str, str]:
+    """The salt and pool a derivation cell publishes, read without running it.
+
+    Raises
+    ------
+    ValueError
+        If the cell does not assign ``SALT`` and ``POOL`` as string literals.
+    """
+    found: dict[str, str] = {}
+    for statement in ast.parse(derivation).body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            value = statement.value
+            if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                found[target.id] = value.value
+    if "SALT" not in found or "POOL" not in found:
+        raise ValueError("the derivation cell does not publish SALT and POOL as string literals")
+    return found["SALT"], found["POOL"]

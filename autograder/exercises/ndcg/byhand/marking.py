@@ -1,0 +1,141 @@
+"""Grade the four by-hand steps with follow-through, name the hand mistakes, work the list through.
+
+Each step is one nbgrader grade cell, all or nothing, so that nbgrader's own autograde records the
+same points as the batch command (an error output scores 0, anything else full points):
+
+- the ideal ranking: the list sorted best first (the whole list, or its top k);
+- DCG@k and iDCG@k: within :data:`.steps.TOLERANCE` of the value from ``ndcg_ref``;
+- nDCG@k: within the tolerance of the right value, *or* of the student's own DCG / iDCG
+  (follow-through: a wrong DCG costs the DCG step only).
+
+A wrong answer that is what a catalogue mistake gives on this list names that mistake.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ....grading import Diagnosis, Finding, Status, StudentResult, TestResult
+from .answers import NAMES, Answers
+from .steps import HAND_MISTAKES, TOLERANCE, Steps, every_steps
+
+
+@dataclass(frozen=True)
+class Step:
+    """One graded step: its nbgrader grade cell and its points."""
+
+    grade_id: str
+    step: str
+    description: str
+    points: float
+
+
+#: The by-hand part's grade cells, in the notebook's order, with their points (5 in all).
+STEPS: tuple[Step, ...] = (
+    Step("byhand_ideal", "ideal", "the ideal ranking of your list", 1.0),
+    Step("byhand_dcg", "dcg", "DCG@k of your list", 1.5),
+    Step("byhand_idcg", "idcg", "iDCG@k of your list", 1.5),
+    Step("byhand_ndcg", "ndcg", "nDCG@k of your list (your own DCG / iDCG counts)", 1.0),
+)
+MAX_SCORE = sum(step.points for step in STEPS)
+
+
+def _close(answer: float | None, value: float) -> bool:
+    return answer is not None and abs(answer - value) <= TOLERANCE + 1e-12
+
+
+def _ideal_right(answer: tuple[float, ...] | None, right: tuple[float, ...], k: int) -> bool:
+    return answer is not None and answer in (right, right[:k])
+
+
+def step_passes(step: str, answers: Answers, right: Steps, k: int) -> bool:
+    """Whether ``step``'s answer earns its points (nDCG also by follow-through)."""
+    if step == "ideal":
+        return _ideal_right(answers.ideal, right.ideal, k)
+    if _close(answers.number(step), right.number(step)):
+        return True
+    if step == "ndcg" and answers.dcg is not None and answers.idcg:
+        return _close(answers.ndcg, answers.dcg / answers.idcg)
+    return False
+
+
+def named_mistakes(answers: Answers, rels: tuple[int, ...], k: int) -> list[tuple[str, str, str]]:
+    """``(catalogue id, mistake name, step)`` for each wrong answer a hand mistake explains."""
+    steps = every_steps(rels, k)
+    right = steps["right"]
+    named = []
+    for mistake in HAND_MISTAKES:
+        theirs = steps[mistake.name]
+        for step in ("ideal", "dcg", "idcg", "ndcg"):
+            if step_passes(step, answers, right, k):
+                continue
+            if step == "ideal":
+                hit = answers.ideal is not None and theirs.ideal[:k] != right.ideal[:k] and answers.ideal in (
+                    theirs.ideal, theirs.ideal[:k])
+            else:
+                value = theirs.number(step)
+                hit = not math.isclose(value, right.number(step), abs_tol=1e-9) and _close(answers.number(step), value)
+                if step == "ndcg" and not hit and mistake.ratio.rule == "inverted" and answers.dcg:
+                    hit = _close(answers.ndcg, (answers.idcg or 0.0) / answers.dcg)  # inverted, on their own values
+            if hit:
+                named.append((mistake.mistake, mistake.name, step))
+    return named
+
+
+def worked_through(rels: tuple[int, ...], k: int) -> str:
+    """The student's list worked through, one line per rank, as the feedback shows it."""
+    right = every_steps(rels, k)["right"]
+    lines = [f"your list {list(rels)}, k = {k}; ideal ranking {[int(g) for g in right.ideal]}"]
+    for rank in range(1, min(k, len(rels)) + 1):
+        discount = math.log2(rank + 1)
+        lines.append(
+            f"rank {rank}: {rels[rank - 1]} / log2({rank + 1}) = {rels[rank - 1] / discount:.4f}; "
+            f"ideal {right.ideal[rank - 1]:g} / log2({rank + 1}) = {right.ideal[rank - 1] / discount:.4f}"
+        )
+    lines.append(f"DCG@{k} = {right.dcg:.4f}, iDCG@{k} = {right.idcg:.4f}, nDCG@{k} = {right.dcg:.4f} / "
+                 f"{right.idcg:.4f} = {right.ndcg:.4f}")
+    return "\n".join(lines)
+
+
+def _message(step: Step, answers: Answers, passed: bool, right: Steps, names: list[tuple[str, str, str]]) -> str:
+    written = answers.ideal if step.step == "ideal" else answers.number(step.step)
+    if step.step in answers.problems:
+        return f"{answers.problems[step.step]}: no points for {step.description}"
+    if written is None:
+        return f"{NAMES[step.step]} is not answered"
+    shown = list(written) if isinstance(written, tuple) else f"{written:g}"
+    if passed:
+        return f"{NAMES[step.step]} = {shown}: right"
+    because = [name for _, name, where in names if where == step.step]
+    cause = f" (this is what '{because[0]}' gives)" if because else ""
+    return f"{NAMES[step.step]} = {shown} is not {step.description}{cause}"
+
+
+def mark(student_id: str, answers: Answers, rels: tuple[int, ...], k: int) -> StudentResult:
+    """Grade ``answers`` against ``student_id``'s own list ``rels`` at cut-off ``k``.
+
+    Returns
+    -------
+    StudentResult
+        One test result per step (:data:`STEPS`), the named mistakes as findings, and the list
+        worked through in :attr:`StudentResult.message`.
+    """
+    right = every_steps(rels, k)["right"]
+    names = named_mistakes(answers, rels, k)
+    tests = []
+    for step in STEPS:
+        passed = step_passes(step.step, answers, right, k)
+        tests.append(TestResult(
+            name=step.grade_id, description=step.description, points=step.points if passed else 0.0,
+            max_points=step.points, passed=passed, message=_message(step, answers, passed, right, names),
+            visible=True, cases_passed=int(passed), cases=1,
+        ))
+    diagnosis = Diagnosis()
+    for mistake_id, name, where in names:
+        diagnosis.add(Finding(mistake_id, NAMES[where], name, f"on your list {list(rels)} at k = {k}"))
+    score = sum(test.points for test in tests)
+    return StudentResult(
+        student_id=student_id, status=Status.GRADED, score=score, max_score=MAX_SCORE,
+        message=worked_through(rels, k), tests=tests, diagnosis=diagnosis,
+    )

@@ -1,0 +1,132 @@
+"""The by-hand steps of one list: the right values (from ``ndcg_ref``) and each hand mistake's.
+
+A student computing nDCG@k by hand writes down four things: the ideal ranking, DCG@k, iDCG@k and
+nDCG@k. :func:`right_steps` gives them as the definition says (the values from ``ndcg_ref``, the
+single source of truth); :data:`HAND_MISTAKES` are the catalogue's mistakes a hand calculation
+makes, each one part of a diagnosis model (:mod:`..diagnosis.variants`) swapped for its mistake,
+and :func:`mistaken_steps` what a student making it writes down. :func:`is_fair` decides whether a
+list tells them apart at the tolerance the notebook states.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import ndcg_ref
+
+from ..diagnosis.models import DcgModel
+from ..diagnosis.variants import CUTOFFS, CUTS, GAINS, ORDERS, RATIOS, SCOPES, WEIGHTS, Variant, ideal_list
+
+#: An answer counts when it is this close to the value (absolute): two decimals, rounded intermediate
+#: terms included. Stated in the notebook.
+TOLERANCE = 0.01
+#: The numbered steps, as the grade cells and the feedback name them.
+STEP_NAMES = ("ideal", "dcg", "idcg", "ndcg")
+
+
+@dataclass(frozen=True)
+class Steps:
+    """What a hand calculation writes down for one list at cut-off k."""
+
+    #: The ideal ranking: the grades sorted best first (the whole list, or what the calculation used).
+    ideal: tuple[float, ...]
+    dcg: float
+    idcg: float
+    ndcg: float
+
+    def number(self, step: str) -> float:
+        """The value of ``step`` ("dcg", "idcg" or "ndcg")."""
+        return {"dcg": self.dcg, "idcg": self.idcg, "ndcg": self.ndcg}[step]
+
+
+@dataclass(frozen=True)
+class HandMistake:
+    """One mistake of the catalogue as made by hand: which part of the computation it changes."""
+
+    #: Short name, unique here (the catalogue ID is shared by ln and log10).
+    name: str
+    gain: Variant[object] = GAINS[0]
+    weight: Variant[object] = WEIGHTS[0]
+    order: Variant[object] = ORDERS[0]
+    scope: Variant[object] = SCOPES[0]
+    cut: Variant[object] = CUTS[0]
+    ratio: Variant[object] = RATIOS[0]
+
+    @property
+    def mistake(self) -> str:
+        """The catalogue ID of the mistake."""
+        parts = (self.gain, self.weight, self.order, self.scope, self.cut, self.ratio)
+        return next(mistake for part in parts for mistake in part.mistakes)
+
+
+def _variant(table: tuple[Variant[object], ...], name: str) -> Variant[object]:
+    return next(v for v in table if v.name == name)
+
+
+#: The mistakes the exams' by-hand tasks are marked for (issue 22's list), each with one part changed.
+HAND_MISTAKES: tuple[HandMistake, ...] = (
+    HandMistake("natural log", weight=_variant(WEIGHTS, "ln(i+1)")),
+    HandMistake("log10", weight=_variant(WEIGHTS, "log10(i+1)")),
+    HandMistake("gain 2^rel - 1", gain=_variant(GAINS, "exponential")),
+    HandMistake("Järvelin–Kekäläinen discount", weight=_variant(WEIGHTS, "jk log2(i)")),
+    HandMistake("ideal not sorted", order=_variant(ORDERS, "none")),
+    HandMistake("ideal from the top k only", scope=_variant(SCOPES, "top-k")),
+    HandMistake("ideal not cut at k", cut=_variant(CUTS, "len")),
+    HandMistake("ratio inverted", ratio=_variant(RATIOS, "inverted")),
+)
+
+
+def right_steps(rels: tuple[int, ...], k: int) -> Steps:
+    """The four steps as the definition gives them, every value from ``ndcg_ref``."""
+    return Steps(
+        tuple(float(g) for g in sorted(rels, reverse=True)),
+        ndcg_ref.dcg(rels, k), ndcg_ref.idcg(rels, k), ndcg_ref.ndcg(rels, k),
+    )
+
+
+def mistaken_steps(rels: tuple[int, ...], k: int, mistake: HandMistake) -> Steps:
+    """What a student making ``mistake`` (and no other) writes down, with the diagnosis models' parts."""
+    grades = tuple(float(g) for g in rels)
+    model = DcgModel(mistake.gain, mistake.weight, CUTOFFS[0])  # type: ignore[arg-type]
+    ideal = ideal_list(grades, k, mistake.order, mistake.scope)  # type: ignore[arg-type]
+    dcg = model.value(grades, k)
+    idcg = model.value(ideal, k if mistake.cut.rule else len(ideal))
+    ratio = dcg / idcg if idcg else 0.0
+    return Steps(ideal, dcg, idcg, idcg / dcg if mistake.ratio.rule == "inverted" and dcg else ratio)
+
+
+def every_steps(rels: tuple[int, ...], k: int) -> dict[str, Steps]:
+    """The right steps (under "right") and each hand mistake's, by name."""
+    steps = {"right": right_steps(rels, k)}
+    steps.update({m.name: mistaken_steps(rels, k, m) for m in HAND_MISTAKES})
+    return steps
+
+
+def _apart(a: float, b: float) -> bool:
+    """Equal (the same arithmetic), or too far apart for one answer to count as both."""
+    return math.isclose(a, b, rel_tol=0.0, abs_tol=1e-9) or abs(a - b) > 2 * TOLERANCE
+
+
+def is_fair(rels: tuple[int, ...], k: int) -> bool:
+    """Whether every hand mistake shows on this list, and each differently.
+
+    Fair means: every mistake changes at least one step; in every step, any two of the right
+    calculation and the mistakes give the same value or values more than twice the tolerance apart
+    (no answer can count for both); and any two of them differ in some step. A mistake in the ideal
+    ranking changes the ranking itself.
+    """
+    steps = every_steps(rels, k)
+    right = steps["right"]
+    for mistake in HAND_MISTAKES:
+        builds_ideal = mistake.order is not ORDERS[0] or mistake.scope is not SCOPES[0]
+        if builds_ideal and steps[mistake.name].ideal[:k] == right.ideal[:k]:
+            return False
+    for (_, a), (_, b) in itertools.combinations(steps.items(), 2):
+        if not all(_apart(a.number(s), b.number(s)) for s in ("dcg", "idcg", "ndcg")):
+            return False
+        same_values = all(math.isclose(a.number(s), b.number(s), abs_tol=1e-9) for s in ("dcg", "idcg", "ndcg"))
+        if same_values and a.ideal[:k] == b.ideal[:k]:
+            return False
+    return True

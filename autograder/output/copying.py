@@ -1,0 +1,63 @@
+"""The copying report: by-hand answers that are another student's values, and similar code pairs.
+
+Evidence, not a verdict: a by-hand answer that is another student's variant's value and not the
+student's own is something no similarity score shows (the lists differ, so honest answers differ);
+the code table is a similarity measure (winnowing fingerprints) that a tutor reads beside the code.
+The records come from :mod:`..course.copying`; this module only writes the page (autoescaping on).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..files import write_atomic
+from .templating import render
+
+
+@dataclass(frozen=True)
+class CopiedAnswers:
+    """A student whose by-hand answers are another student's values, not their own."""
+
+    student_id: str
+    #: The student whose list gives these values.
+    source_id: str
+    #: The answer names that match (e.g. ``DCG_AT_K``), in step order.
+    steps: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CodePair:
+    """Two students' code cells and how much of each is found in the other (0..1)."""
+
+    first: str
+    second: str
+    similarity_first: float
+    similarity_second: float
+
+    @property
+    def similarity(self) -> float:
+        """The larger of the two shares: what a tutor sorts by."""
+        return max(self.similarity_first, self.similarity_second)
+
+
+def write_copying_report(path: Path, answers: list[CopiedAnswers], pairs: list[CodePair], *, threshold: float,
+                         students: int) -> Path:
+    """Write the copying report to ``path`` and return it.
+
+    Parameters
+    ----------
+    path : Path
+        The HTML file to write.
+    answers : list of CopiedAnswers
+        Every student with answers that are another's values.
+    pairs : list of CodePair
+        The code pairs at or above ``threshold``, most similar first.
+    threshold : float
+        The similarity from which a pair is listed (stated on the page).
+    students : int
+        How many students were compared.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, render("copying.html.j2", answers=answers, pairs=pairs, threshold=threshold, students=students))
+    return path

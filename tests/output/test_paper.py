@@ -1,0 +1,54 @@
+"""Paper exams: a sheet per student with their own list, the tutors' key with every step and mistake."""
+
+from __future__ import annotations
+
+import html
+
+import nbformat
+import pytest
+
+import ndcg_ref
+from autograder.course.byhand import published_variant, release_variant
+from autograder.course.variants import read_roster, write_variants
+from autograder.errors import UsageError
+from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
+from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES
+
+from conftest import ROOT
+from grading_run import whole_course
+
+
+def test_each_student_gets_their_own_list_and_the_key_every_value(tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student_id,name\nada,Ada\n<img src=x onerror=alert(1)>,Mallory\n", encoding="utf-8")
+    summary = write_variants(ROOT, roster, tmp_path / "paper")
+    assert summary.startswith("2 sheets")
+    sheets = (tmp_path / "paper" / "sheets.html").read_text(encoding="utf-8")
+    key = (tmp_path / "paper" / "key.html").read_text(encoding="utf-8")
+    assert "<img src=x" not in sheets + key and html.escape("<img src=x onerror=alert(1)>") in sheets
+    salt, pool = release_variant(ROOT)
+    ada = student_list("ada", salt, pool)
+    assert "".join(f"<td>{rel}</td>" for rel in ada) in sheets.replace("\n", "")
+    ada_key = key.split(f"ada: {list(ada)}, k = {CUTOFF}")[1].split("<h2")[0]
+    for value in (ndcg_ref.dcg(ada, CUTOFF), ndcg_ref.idcg(ada, CUTOFF), ndcg_ref.ndcg(ada, CUTOFF)):
+        assert f"{value:.2f}" in ada_key
+    assert all(m.mistake in ada_key and m.name in html.unescape(ada_key) for m in HAND_MISTAKES)
+    assert salt in key
+
+
+@pytest.mark.parametrize("text, problem", [("", "names no student"), ("student_id\nada\nada\n", "more than once")])
+def test_a_bad_roster_is_one_line(tmp_path, text, problem):
+    roster = tmp_path / "roster.csv"
+    roster.write_text(text, encoding="utf-8")
+    with pytest.raises(UsageError, match=problem):
+        read_roster(roster)
+
+
+def test_choose_salt_separates_the_roster_and_writes_the_source(tmp_path):
+    course = whole_course(tmp_path / "course")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("\n".join(f"s{n:03d}" for n in range(200)), encoding="utf-8")
+    summary = write_variants(course, roster, tmp_path / "paper", choose=True)
+    salt, pool = published_variant(nbformat.read(course / "source" / "byhand" / "byhand.ipynb", as_version=4))
+    assert f"salt {salt} written" in summary
+    assert len({student_list(f"s{n:03d}", salt, pool) for n in range(200)}) == 200
