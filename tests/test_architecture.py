@@ -78,8 +78,9 @@ LAYERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
                frozenset({"jinja2", "markupsafe", "matplotlib", "nbgrader", "sqlalchemy", "psycopg"})),
     "exercises": (frozenset({"grading", "sandbox", "files", "errors"}), frozenset({"ndcg_ref", "numpy"})),
     "distributed": (frozenset({"grading", "sandbox", "files", "errors"}), frozenset({"distributed"})),
+    # copydetect (with the numpy arrays it takes): the code-similarity part of the copying report
     "course": (frozenset({"output", "exercises", "grading", "sandbox", "files", "errors"}),
-               frozenset({"nbgrader", "nbformat", "nbconvert", "traitlets", "sqlalchemy"})),
+               frozenset({"nbgrader", "nbformat", "nbconvert", "traitlets", "sqlalchemy", "copydetect", "numpy"})),
     "pipeline": (frozenset({"course", "distributed", "output", "exercises", "grading", "sandbox", "files", "errors"}),
                  frozenset()),
     "demo": (frozenset({"pipeline", "course", "exercises", "sandbox", "files", "errors"}), frozenset()),

@@ -45,9 +45,12 @@ def derivation_source(salt: str, pool: str) -> str:
     constants = "\n".join(
         f"{name} = {getattr(derive, name)!r}" for name in ("LENGTH", "CUTOFF", "RELEVANT", "TOP_GRADE"))
     functions = "\n\n\n".join(inspect.getsource(function).strip() for function in _FUNCTIONS)
+    # the module's own imports, so that the cell's code is all derive.py's (linted, type-checked)
+    imports = "".join(
+        f"{ast.unparse(node)}\n" for node in ast.parse(inspect.getsource(derive)).body if isinstance(node, ast.Import))
     return (
         '"""Your own ranked list for Task 1.2, derived from your user name. Run this cell; do not change it."""\n'
-        "import base64\nimport hashlib\nimport itertools\nimport os\nimport pwd\nimport zlib\n\n"
+        f"{imports}\n"
         f"SALT = {salt!r}\n{constants}\nPOOL = {pool!r}\n\n\n{functions}\n\n\n"
         "STUDENT = current_student()\nRELS = list(student_list(STUDENT, SALT, POOL))\nK = CUTOFF\n"
         'print(f"student {STUDENT}: your ranked list is RELS = {RELS}, k = K = {K}")\n'

@@ -76,7 +76,7 @@ def named_mistakes(answers: Answers, rels: tuple[int, ...], k: int) -> list[tupl
             else:
                 value = theirs.number(step)
                 hit = not math.isclose(value, right.number(step), abs_tol=1e-9) and _close(answers.number(step), value)
-                if step == "ndcg" and not hit and mistake.ratio.rule == "inverted" and answers.dcg:
+                if step == "ndcg" and not hit and mistake.ratio.name == "inverted" and answers.dcg:
                     hit = _close(answers.ndcg, (answers.idcg or 0.0) / answers.dcg)  # inverted, on their own values
             if hit:
                 named.append((mistake.mistake, mistake.name, step))

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import ndcg_ref
 
@@ -52,7 +54,7 @@ class HandMistake:
     order: Variant[object] = ORDERS[0]
     scope: Variant[object] = SCOPES[0]
     cut: Variant[object] = CUTS[0]
-    ratio: Variant[object] = RATIOS[0]
+    ratio: Variant[Callable[[float, float], float | None]] = RATIOS[0]
 
     @property
     def mistake(self) -> str:
@@ -61,7 +63,10 @@ class HandMistake:
         return next(mistake for part in parts for mistake in part.mistakes)
 
 
-def _variant(table: tuple[Variant[object], ...], name: str) -> Variant[object]:
+_Rule = TypeVar("_Rule")
+
+
+def _variant(table: tuple[Variant[_Rule], ...], name: str) -> Variant[_Rule]:
     return next(v for v in table if v.name == name)
 
 
@@ -93,8 +98,8 @@ def mistaken_steps(rels: tuple[int, ...], k: int, mistake: HandMistake) -> Steps
     ideal = ideal_list(grades, k, mistake.order, mistake.scope)  # type: ignore[arg-type]
     dcg = model.value(grades, k)
     idcg = model.value(ideal, k if mistake.cut.rule else len(ideal))
-    ratio = dcg / idcg if idcg else 0.0
-    return Steps(ideal, dcg, idcg, idcg / dcg if mistake.ratio.rule == "inverted" and dcg else ratio)
+    ratio = mistake.ratio.rule(dcg, idcg)  # None: a zero division, written down as 0
+    return Steps(ideal, dcg, idcg, 0.0 if ratio is None else ratio)
 
 
 def every_steps(rels: tuple[int, ...], k: int) -> dict[str, Steps]:
