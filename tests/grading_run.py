@@ -89,19 +89,6 @@ def results(course: Path, out: str = "graded") -> dict[str, dict]:
     return {student["student_id"]: student for student in document["students"]}
 
 
-def secret_inputs() -> list[str]:
-    """The hidden cases' lists that no visible case or probe uses: if one shows up anywhere, it leaked."""
-    from autograder.exercises.ndcg import EXERCISE
-    from autograder.exercises.ndcg.diagnosis import ALL_PROBES
-
-    shown = {case.call.args[0] for group in EXERCISE.groups if group.visible for case in group.cases}
-    shown |= {probe.args[0] for probe in ALL_PROBES}
-    hidden = {case.call.args[0] for group in EXERCISE.groups if not group.visible for case in group.cases}
-    # a one-element list prints as `[0]`, which any code that indexes a list contains (`rels[0]`,
-    # a student's `HIDDEN[0]`): finding it is no evidence of a leak, and it is no secret worth having
-    return [str(list(rels)) for rels in hidden - shown if len(rels) > 1]
-
-
 def python_in_sandbox(sandbox, code: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run ``python -c code`` in one run of ``sandbox`` (from a fresh scratch home), as the grader starts it."""
     import tempfile
