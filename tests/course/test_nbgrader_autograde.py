@@ -16,7 +16,7 @@ from nbgrader.api import Gradebook
 from autograder.course.demo import stage_examples
 from autograder.course.nbgrader import gradebook_scores, run_nbgrader
 
-from grading_run import grade, results, whole_course
+from grading_run import generated_course, grade, results
 from leaks import hidden_sequences, leaked
 
 pytestmark = [
@@ -27,8 +27,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def both_ways(tmp_path_factory):
-    course = whole_course(tmp_path_factory.mktemp("nbgrader-autograde") / "course")
-    run_nbgrader(course, "generate_assignment", "ndcg", "--force")
+    course = generated_course(tmp_path_factory.mktemp("nbgrader-autograde") / "course")
     students = stage_examples(course, course / "submitted")  # mallory too: it runs in the sandbox
     gradebook_before = (course / "gradebook.db").read_bytes()[:16]
     log = run_nbgrader(course, "autograde", "ndcg", "--force", "--SandboxedExecute.timeout=3")

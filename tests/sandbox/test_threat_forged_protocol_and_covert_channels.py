@@ -21,7 +21,7 @@ from autograder.exercises.ndcg import EXERCISE
 from autograder.pipeline import GradeOptions, grade_course
 from autograder.sandbox.base import FIRST_SANDBOX_UID
 
-from grading_run import add_raw, add_student, new_course, whole_course
+from grading_run import add_raw, add_student, generated_course, new_course
 from leaks import leaked
 
 pytestmark = [
@@ -179,8 +179,7 @@ def test_a_deeply_nested_notebook_is_refused_not_a_grader_error(tmp_path):
 def nbgrader_run(tmp_path_factory):
     from autograder.course.nbgrader import run_nbgrader
 
-    course = whole_course(tmp_path_factory.mktemp("hostile3-nbgrader") / "course")
-    run_nbgrader(course, "generate_assignment", "ndcg", "--force")
+    course = generated_course(tmp_path_factory.mktemp("hostile3-nbgrader") / "course")
     add_student(course, "alice")
     add_student(course, "spy", dcg=f"FORGE = {FORGED_LINES['unknown_report']!r}\n" + SPY, ndcg=SPY_NDCG)
     add_student(course, "deep", dcg=DEEP)
