@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -45,6 +47,32 @@ def whole_course(path: Path) -> Path:
     shutil.copy(ROOT / "nbgrader_config.py", path)
     for folder in ("source", "release", "examples", "notebooks"):
         shutil.copytree(ROOT / folder, path / folder)
+    return path
+
+
+#: A course after nbgrader's ``generate_assignment``, made once per test process (it costs about 12 s
+#: of CPU time): :func:`generated_course` copies it.
+_GENERATED: list[Path] = []
+
+
+def generated_course(path: Path) -> Path:
+    """:func:`whole_course` at ``path`` after ``nbgrader generate_assignment ndcg --force`` (release and gradebook).
+
+    nbgrader generates the course once per test process, in a folder of its own; every caller gets a
+    copy. The gradebook holds no path of the folder it was made in, so a copy is the course nbgrader
+    would have made at ``path`` (tests about generate_assignment itself, or about paths, run it themselves).
+    """
+    if not _GENERATED:
+        from autograder.course.nbgrader import run_nbgrader
+
+        folder = Path(tempfile.mkdtemp(prefix="ndcg-generated-"))
+        atexit.register(shutil.rmtree, folder, True)
+        template = whole_course(folder / "course")
+        run_nbgrader(template, "generate_assignment", ASSIGNMENT, "--force")
+        if str(folder).encode() in (template / "gradebook.db").read_bytes():  # a copy would name the wrong folder
+            raise RuntimeError("the generated gradebook names its folder: generate the course in place")
+        _GENERATED.append(template)
+    shutil.copytree(_GENERATED[0], path, symlinks=True, dirs_exist_ok=True)
     return path
 
 
@@ -87,19 +115,6 @@ def grade(course: Path, *args: str, env: dict | None = None, timeout: float = 60
 def results(course: Path, out: str = "graded") -> dict[str, dict]:
     document = json.loads((course / out / "results.json").read_text())
     return {student["student_id"]: student for student in document["students"]}
-
-
-def secret_inputs() -> list[str]:
-    """The hidden cases' lists that no visible case or probe uses: if one shows up anywhere, it leaked."""
-    from autograder.exercises.ndcg import EXERCISE
-    from autograder.exercises.ndcg.diagnosis import ALL_PROBES
-
-    shown = {case.call.args[0] for group in EXERCISE.groups if group.visible for case in group.cases}
-    shown |= {probe.args[0] for probe in ALL_PROBES}
-    hidden = {case.call.args[0] for group in EXERCISE.groups if not group.visible for case in group.cases}
-    # a one-element list prints as `[0]`, which any code that indexes a list contains (`rels[0]`,
-    # a student's `HIDDEN[0]`): finding it is no evidence of a leak, and it is no secret worth having
-    return [str(list(rels)) for rels in hidden - shown if len(rels) > 1]
 
 
 def python_in_sandbox(sandbox, code: str, timeout: float = 120) -> subprocess.CompletedProcess:

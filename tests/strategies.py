@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 
@@ -95,3 +96,30 @@ _markup_pieces = st.sampled_from([
 
 #: Markdown as a hostile student would write it.
 hostile_markdown = st.lists(st.one_of(_markup_pieces, st.text(max_size=3)), max_size=40).map("".join)
+
+
+# ----- a list of numbers as a leak might spell it (tests/leaks.py) -------------------------------
+def _spelled_number(value: float) -> st.SearchStrategy[str]:
+    plain = [repr(float(value)), f"{value:g}", f"{float(value)!r}".rstrip("0")]  # 1.0, 1, 1.
+    if float(value).is_integer():
+        plain.append(str(int(value)))
+    return st.sampled_from(plain).flatmap(lambda text: st.sampled_from(
+        [text, f"np.float64({text})", f"np.int64({text})" if "." not in text else text, f"float({text})"]
+    ))
+
+
+def spelled_sequences(values: tuple[float, ...]) -> st.SearchStrategy[str]:
+    """``values`` written as code or a person might: any separator, brackets or none, numpy's reprs, escaped."""
+    numbers = st.tuples(*(_spelled_number(v) for v in values))
+    separators = st.sampled_from([", ", ",", " ", "; ", "\n", "\t", " | ", ",\n  ", "  "])
+    brackets = st.sampled_from([("[", "]"), ("(", ")"), ("", ""), ("array([", "])"), ("{", "}"), ("<td>", "</td>")])
+    spelled = st.tuples(numbers, separators, brackets).map(
+        lambda parts: parts[2][0] + parts[1].join(parts[0]) + parts[2][1]
+    )
+    escape = st.sampled_from([
+        lambda text: text, lambda text: json.dumps(text), lambda text: html.escape(text),
+        lambda text: html.escape(json.dumps(text)),
+    ])
+    return st.tuples(spelled, escape, st.sampled_from(["your dcg got ", "ValueError: ", "", "rels="])).map(
+        lambda parts: parts[2] + parts[1](parts[0]) + " and was wrong"
+    )

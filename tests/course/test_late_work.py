@@ -22,7 +22,7 @@ from autograder.course.nbgrader import run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import SCHEMA_VERSION
 
-from grading_run import add_student, grade, notebook_path, results, whole_course
+from grading_run import add_student, generated_course, grade, notebook_path, results
 
 pytestmark = [
     pytest.mark.slow,
@@ -44,13 +44,12 @@ EXPECTED_FINAL = {"ontime": FULL, "late": FULL - FULL, "ada": FULL, "unknown": F
 
 
 def _course(path):
-    course = whole_course(path)
+    course = generated_course(path)  # generate_assignment does not read the lateness settings below
     with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
         config.write(
             '\nc.LateSubmissionPlugin.penalty_method = "zero"\n'
             f'c.CourseLatePenalties.extensions = {{"ndcg": {{"ada": "{ADA_DUE:%Y-%m-%d %H:%M:%S} UTC"}}}}\n'
         )
-    run_nbgrader(course, "generate_assignment", "ndcg", "--force")
     run_nbgrader(course, "db", "assignment", "add", "ndcg", f"--duedate={DUE:%Y-%m-%d %H:%M:%S} UTC")
     for student in [*SUBMITTED, "unknown"]:
         add_student(course, student)

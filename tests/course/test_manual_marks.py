@@ -23,10 +23,10 @@ import pytest
 from nbgrader.api import Gradebook
 from nbgrader.utils import notebook_hash
 
-from autograder.course.nbgrader import run_nbgrader, tool_environment
+from autograder.course.nbgrader import tool_environment
 from autograder.exercises.ndcg import EXERCISE
 
-from grading_run import CORRECT_DCG, add_student, grade, notebook_path, results, whole_course
+from grading_run import CORRECT_DCG, add_student, generated_course, grade, notebook_path, results
 
 pytestmark = [
     pytest.mark.slow,
@@ -47,10 +47,9 @@ SECRETS = {"ln": "secret-ln", "ok": "secret-ok", "plain": "secret-plain"}
 
 
 def _course(path: Path) -> tuple[Path, Path]:
-    course = whole_course(path / "course")
+    course = generated_course(path / "course")
     exchange = path / "exchange"
     exchange.mkdir()
-    run_nbgrader(course, "generate_assignment", "ndcg", "--force")
     for student in SECRETS:
         add_student(course, student, dcg=LN_DCG if student == "ln" else CORRECT_DCG)
         folder = notebook_path(course, student).parent

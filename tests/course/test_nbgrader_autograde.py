@@ -16,7 +16,8 @@ from nbgrader.api import Gradebook
 from autograder.course.demo import stage_examples
 from autograder.course.nbgrader import gradebook_scores, run_nbgrader
 
-from grading_run import grade, results, secret_inputs, whole_course
+from grading_run import generated_course, grade, results
+from leaks import hidden_sequences, leaked
 
 pytestmark = [
     pytest.mark.slow,
@@ -26,8 +27,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def both_ways(tmp_path_factory):
-    course = whole_course(tmp_path_factory.mktemp("nbgrader-autograde") / "course")
-    run_nbgrader(course, "generate_assignment", "ndcg", "--force")
+    course = generated_course(tmp_path_factory.mktemp("nbgrader-autograde") / "course")
     students = stage_examples(course, course / "submitted")  # mallory too: it runs in the sandbox
     gradebook_before = (course / "gradebook.db").read_bytes()[:16]
     log = run_nbgrader(course, "autograde", "ndcg", "--force", "--SandboxedExecute.timeout=3")
@@ -95,12 +95,10 @@ def test_a_hostile_notebook_is_contained(both_ways):
 
 def test_no_hidden_input_in_autograded_notebooks_or_feedback(both_ways):
     course = both_ways[0]
-    secrets = secret_inputs()  # the hidden lists no visible case or probe uses (one-element lists are no evidence)
-    assert secrets
+    assert hidden_sequences()  # the hidden lists no visible case or probe holds (one-element lists are no evidence)
     files = list((course / "autograded").rglob("*.ipynb")) + list((course / "feedback").rglob("*.html"))
     assert len(files) == 2 * len(both_ways[1])
     for path in files:
         text = path.read_text(encoding="utf-8")
         assert "BEGIN HIDDEN TESTS" not in text and "check_value(dcg, [3, 0, 0, 2, 1, 0]" not in text
-        for rels in secrets:
-            assert rels not in text, (path, rels)
+        assert leaked([text]) == [], path

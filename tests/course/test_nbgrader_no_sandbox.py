@@ -27,7 +27,7 @@ from autograder.exercises.ndcg import EXERCISE
 from autograder.output.gradebook import tool_environment
 from autograder.sandbox import deadline
 
-from grading_run import add_student, whole_course
+from grading_run import add_student, generated_course
 
 pytestmark = [
     pytest.mark.slow,
@@ -38,8 +38,7 @@ pytestmark = [
 @pytest.fixture
 def course(tmp_path) -> Path:
     """A course where alice was graded (full marks) with the sandbox; bob submitted since."""
-    root = whole_course(tmp_path / "course")
-    run_nbgrader(root, "generate_assignment", "ndcg", "--force")
+    root = generated_course(tmp_path / "course")
     add_student(root, "alice")
     run_nbgrader(root, "autograde", "ndcg", "--force")
     assert _score(root, "alice") == EXERCISE.max_score

@@ -24,11 +24,10 @@ from pathlib import Path
 import pytest
 
 from autograder.course.lock import LOCK_NAME, grading_lock
-from autograder.course.nbgrader import run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading.batch import STATE, state_name
 
-from grading_run import ROOT, add_student, grade, new_course, results, whole_course
+from grading_run import ROOT, add_student, generated_course, grade, new_course, results
 
 pytestmark = [
     pytest.mark.slow,
@@ -143,8 +142,7 @@ def test_nbgrader_autograde_refuses_beside_a_running_grader(tmp_path):
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config.loader import PyFileConfigLoader
 
-    course = whole_course(tmp_path / "course")
-    run_nbgrader(course, "generate_assignment", "ndcg", "--force")
+    course = generated_course(tmp_path / "course")
     add_student(course, "alice")
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
     config.CourseDirectory.root = str(course)

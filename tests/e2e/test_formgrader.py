@@ -21,11 +21,11 @@ import pytest
 from nbgrader.utils import notebook_hash
 
 from autograder.course.demo import stage_examples
-from autograder.course.nbgrader import gradebook_scores, run_nbgrader, tool_environment
+from autograder.course.nbgrader import gradebook_scores, tool_environment
 from autograder.exercises.ndcg import EXERCISE
 
 from e2e_support import chromium, jupyter_lab, requires_browser, screenshot_on_failure
-from grading_run import add_student, grade, results, whole_course
+from grading_run import add_student, generated_course, grade, results
 
 pytestmark = [
     pytest.mark.e2e,
@@ -50,12 +50,11 @@ def shown(score: float) -> str:
 def tutor(tmp_path_factory):
     """(course, lab, page): a graded course, JupyterLab serving it, and a browser page logged in."""
     tmp = tmp_path_factory.mktemp("formgrader")
-    course = whole_course(tmp / "course")
+    course = generated_course(tmp / "course")
     exchange = tmp / "exchange"
     exchange.mkdir()
     with (course / "nbgrader_config.py").open("a", encoding="utf-8") as config:
-        config.write(f"\nc.Exchange.root = {str(exchange)!r}\n")
-    run_nbgrader(course, "generate_assignment", "ndcg", "--force")
+        config.write(f"\nc.Exchange.root = {str(exchange)!r}\n")  # generate_assignment does not use the exchange
     for student in stage_examples(course, course / "submitted", hostile=False):
         as_collected(course, student)
     done = grade(course)

@@ -30,7 +30,7 @@ from autograder.exercises.ndcg import EXERCISE
 
 from active_content import CANARY_PREFIX, HONEST_NOTE, dangerous_elements_script, hostile_notebook
 from e2e_support import chromium, jupyter_lab, requires_browser, screenshot_on_failure
-from grading_run import grade, notebook_path, results, whole_course
+from grading_run import generated_course, grade, notebook_path, results
 
 pytestmark = [
     pytest.mark.e2e,
@@ -57,8 +57,7 @@ def stage(course, student: str, forged_metadata: bool = True) -> None:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("active-content")
-    course = whole_course(tmp / "course")
-    run_nbgrader(course, "generate_assignment", "ndcg", "--force")
+    course = generated_course(tmp / "course")
     stage(course, BATCH)
     done = grade(course)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -19,11 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.nbgrader import run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 from autograder.sandbox.preflight import blocked_path
 
-from grading_run import ROOT, add_student, new_course, results, whole_course
+from grading_run import ROOT, add_student, generated_course, new_course, results
 
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="only root drops to a user of its own without bubblewrap")
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
@@ -159,8 +158,7 @@ def test_bubblewrap_grades_a_course_behind_a_private_folder(tmp_path):
 @as_root
 def test_nbgrader_autograde_fails_loudly_instead_of_recording_zero(tmp_path):
     python, private = _private_python(tmp_path)
-    course = whole_course(tmp_path / "course")
-    run_nbgrader(course, "generate_assignment", "ndcg", "--force")
+    course = generated_course(tmp_path / "course")
     add_student(course, "alice")
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": _without_bwrap()}
     done = subprocess.run(

@@ -1,4 +1,4 @@
-"""Hostile submissions, round 4: the new kinds of cases (contract, property, own ratio), covert
+"""Hostile submissions that game the kinds of cases (contract, property, own ratio), covert
 channels between concurrent sandboxes, the hidden process's outcome names, and the leased user ids.
 
 Each test FAILS while the attack works and passes once it is closed (or passes already, kept as a

@@ -1,5 +1,5 @@
-"""Hostile submissions, round 3: channels that carry hidden inputs out of the blind process, and
-protocol lines the grader does not expect.
+"""Hostile submissions: forged protocol lines, and covert channels that carry hidden inputs out of
+the blind process (the user keyring, exit codes), and two students shown under one name.
 
 Each test FAILS while the attack works and passes once it is closed. Hostile code only ever
 targets things this test created (a key in the sandbox user's own kernel keyring, removed again).
@@ -21,18 +21,13 @@ from autograder.exercises.ndcg import EXERCISE
 from autograder.pipeline import GradeOptions, grade_course
 from autograder.sandbox.base import FIRST_SANDBOX_UID
 
-from grading_run import add_raw, add_student, new_course, secret_inputs, whole_course
+from grading_run import add_raw, add_student, generated_course, new_course
+from leaks import leaked
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="the hostile suite needs bubblewrap (.ci/run installs it)"),
 ]
-
-
-def _leaked(texts: list[str]) -> list[str]:
-    """Hidden inputs found in ``texts`` (compared without spaces, as a leak may drop them)."""
-    squeezed = [t.replace(" ", "").replace("\\", "") for t in texts]
-    return [s for s in secret_inputs() if any(s.replace(" ", "") in t for t in squeezed)]
 
 
 def _outputs(folder: Path) -> list[str]:
@@ -96,7 +91,7 @@ def test_forged_channel_lines_from_the_blind_process_do_not_leak_hidden_inputs(f
     assert result.score == 0.0
     page = (course / "graded" / "feedback" / student / "ndcg.html").read_text(encoding="utf-8")
     results_json = (course / "graded" / "results.json").read_text(encoding="utf-8")
-    assert _leaked([result.message, page, results_json]) == [], result.message
+    assert leaked([result.message, page, results_json]) == [], result.message
 
 
 # ----- 2. the kernel keyring of the sandbox's user id outlives the sandbox ---------------------------
@@ -152,7 +147,7 @@ def test_the_user_keyring_carries_no_hidden_input_to_a_later_sandbox(tmp_path):
         _clear_keyring(FIRST_SANDBOX_UID)
     reader = next(s for s in run.batch.students if s.student_id == "b_reader")
     shown = " ".join(t.message for t in reader.tests if t.visible)
-    assert _leaked([shown, *_outputs(course / "graded")]) == [], shown
+    assert leaked([shown, *_outputs(course / "graded")]) == [], shown
 
 
 # ----- 3. a report line the JSON parser cannot nest that deep ---------------------------------------
@@ -184,8 +179,7 @@ def test_a_deeply_nested_notebook_is_refused_not_a_grader_error(tmp_path):
 def nbgrader_run(tmp_path_factory):
     from autograder.course.nbgrader import run_nbgrader
 
-    course = whole_course(tmp_path_factory.mktemp("hostile3-nbgrader") / "course")
-    run_nbgrader(course, "generate_assignment", "ndcg", "--force")
+    course = generated_course(tmp_path_factory.mktemp("hostile3-nbgrader") / "course")
     add_student(course, "alice")
     add_student(course, "spy", dcg=f"FORGE = {FORGED_LINES['unknown_report']!r}\n" + SPY, ndcg=SPY_NDCG)
     add_student(course, "deep", dcg=DEEP)
@@ -210,7 +204,7 @@ def test_nbgrader_autograded_and_feedback_show_no_hidden_input(nbgrader_run):
     course = nbgrader_run[0]
     texts = _outputs(course / "autograded") + _outputs(course / "feedback")
     assert texts
-    assert _leaked(texts) == []
+    assert leaked(texts) == []
 
 
 # ----- 5. output that lies: two different folders, one name ----------------------------------------
