@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +155,7 @@ def pipeline(source: Path, n: int, scratch: Path) -> dict[str, float]:
     from autograder.course.nbgrader import generate_release
     from autograder.exercises.ndcg import EXERCISE
     from autograder.grading import BatchResult, GroupInfo
+    from autograder.grading.store import ResultStore
     from autograder.output.report import write_report
     from autograder.output.results import write_results
     from autograder.pipeline import GradeOptions, _after_grading, _feedback_pages
@@ -190,7 +192,8 @@ def pipeline(source: Path, n: int, scratch: Path) -> dict[str, float]:
             write_results(options.out, batch)
             write_report(options.out, EXERCISE, batch)
         else:
-            _after_grading(options, root, batch, {}, files, 8 * 1024**2)
+            store = ResultStore.of(scratch / "store", batch.students)
+            _after_grading(options, root, replace(batch, students=store), store, {}, files, 8 * 1024**2)
         timings[label] = time.perf_counter() - start
     return timings
 
