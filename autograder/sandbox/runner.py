@@ -8,8 +8,9 @@ orders from standard input, one JSON document per line: first the cells,
     ["<python source>", ...]
 
 which it runs in order in the namespace of a fresh ``__main__`` module; then, only after the last
-cell has reported, the calls, one line at a time: the grader sends the next call only after the
-report of the previous one, so the process never holds a call it has not been asked to make,
+cell has reported, the calls, one per line. To a process that sees hidden inputs the grader sends
+the next call only after the report of the previous one, so that process never holds a call it has
+not been asked to make; the first process (visible tests and probes) gets them all at once,
 
     {"id": 0, "function": "dcg", "args": [[1, 0, 2], 3]}
 
