@@ -28,6 +28,7 @@ from .base import (
     grouped_launch,
     own_process_count,
     prlimit_prefix,
+    runner_command,
     sandbox_environment,
 )
 from .cgroups import Cgroups
@@ -128,7 +129,7 @@ class Bubblewrap:
             pass_fds = (fd,)
             seccomp = ["--seccomp", str(fd)]
         args = [*head, *seccomp, *tail]
-        inner = [python, "-I", SANDBOX_RUNNER]
+        inner = runner_command(python, SANDBOX_RUNNER)
         lease = None
         if self.as_root:
             args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
