@@ -10,7 +10,9 @@ Modes (each a child process of its own):
 
 - ``stream``: the records come one at a time (from disk, as a grader reading per-student results
   would give them); the writers hold one record at a time;
-- ``list``: the whole class is in memory first (as ``grade_batch`` returns it today);
+- ``list``: the whole class is in memory first (as ``grade_batch`` returned it before its ResultStore);
+- ``store``: the records are put one at a time into a ``ResultStore`` (as ``grade_batch`` now returns
+  them: a file on disk, a record read back at a time), then written from there;
 - ``baseline``: ``list`` run on another commit's code (``--baseline REV``, e.g. the commit before
   the streaming writers), for a before/after in the same run.
 
@@ -75,7 +77,12 @@ def child(source: Path, n: int, mode: str, out: Path) -> None:
 
     document, templates = _templates(source)
     synthetic = SyntheticClass(templates, n)
-    students: Any = synthetic if mode == "stream" else list(synthetic)
+    if mode == "store":  # as grade_batch leaves them: put in a ResultStore one at a time as they come
+        from autograder.grading.store import ResultStore
+
+        students: Any = ResultStore.of(out / ".state", synthetic)
+    else:
+        students = synthetic if mode == "stream" else list(synthetic)
     batch = BatchResult(document["assignment"], EXERCISE.notebook, EXERCISE.title, document["max_score"],
                         document["sandbox"], [GroupInfo(**g) for g in document["tests"]], students)
     start = time.perf_counter()
@@ -202,7 +209,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--source", type=Path, help="a graded results.json to replicate (default: grade examples/)")
     parser.add_argument("--sizes", default="10000,50000", help="class sizes (default: 10000,50000)")
-    parser.add_argument("--modes", default="stream,list", help="stream, list (default: both)")
+    parser.add_argument("--modes", default="stream,list", help="stream, list, store (default: stream,list)")
     parser.add_argument("--baseline", metavar="REV", help="also run `list` on this commit's code (git archive)")
     parser.add_argument("--pipeline", type=int, metavar="N", help="time the steps after grading for N students")
     parser.add_argument("--child", nargs=3, metavar=("N", "MODE", "OUT"), help=argparse.SUPPRESS)
