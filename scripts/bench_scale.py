@@ -97,8 +97,13 @@ def grade_point(n: int, workers: int, nbgrader: bool, scratch: Path) -> dict[str
 
 def record_points(sizes: list[int], databases: list[str], scratch: Path) -> None:
     """Record synthetic classes in the gradebook on each database; print a row as each is measured."""
+    import os
+
     from bench_gradebook import measure
 
+    from autograder.output.gradebook import tool_environment
+
+    os.environ["PATH"] = tool_environment()["PATH"]  # nbgrader runs `alembic` to create a gradebook
     print(f"\n{'database':<11}{'students':>9}{'schema s':>9}{'first s':>9}{'unchanged s':>13}{'1/10 changed s':>16}")
     cluster = None
     try:
