@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -39,6 +39,7 @@ from .grading import (
 )
 from .grading.batch import Executor, student_folders
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code
+from .grading.store import ResultStore
 from .output.feedback import write_feedback
 from .output.gradebook import check_gradebook, gradebook_errors, gradebook_path, tool_environment, try_record_scores
 from .output.report import write_report
@@ -135,15 +136,17 @@ def _course_root(options: GradeOptions) -> Path | None:
         return None
 
 
-def _collected_files(options: GradeOptions, batch: BatchResult, root: Path | None) -> dict[str, Collected]:
+def _collected_files(options: GradeOptions, store: ResultStore, root: Path | None) -> dict[str, Collected]:
     """What ``nbgrader collect`` left beside each student's notebook; its problems become the student's warnings."""
     assignment = options.exercise.assignment
     shipped = shipped_files(root, assignment) if root is not None else frozenset()
     collected = {}
-    for student in batch.students:
+    for student in store:
         keep = shipped | {options.exercise.notebook, *([student.notebook] if student.notebook else [])}
         found = read_collected(options.submitted, student.student_id, assignment, keep)
-        student.warnings.extend(found.warnings)
+        if found.warnings:  # a record read from the store is a copy: put back what changed
+            student.warnings.extend(found.warnings)
+            store.put(student)
         collected[student.student_id] = found
     return collected
 
@@ -224,7 +227,7 @@ def _grade_course(options: GradeOptions) -> GradeRun:
         draw_key=course_secret(root if root is not None else options.submitted.resolve().parent),
     )
     with _executor(options, sandbox) as executor:
-        students = grade_batch(
+        store = grade_batch(
             options.submitted, options.out, settings, sandbox, workers=options.workers, force=options.force,
             progress=options.progress, regrade=frozenset(options.students), executor=executor,
         )
@@ -232,16 +235,16 @@ def _grade_course(options: GradeOptions) -> GradeRun:
         assignment=exercise.assignment, notebook=exercise.notebook, title=exercise.title,
         max_score=exercise.max_score, sandbox=sandbox.name,
         groups=[GroupInfo(g.grade_id, g.description, g.points, g.visible) for g in exercise.groups],
-        students=students,
+        students=store,
     )
-    collected = _collected_files(options, batch, root)
+    collected = _collected_files(options, store, root)
     files = {student: found.files for student, found in collected.items()}
-    note, failed = _after_grading(options, root, batch, collected, files, settings.max_notebook_bytes)
+    note, failed = _after_grading(options, root, batch, store, collected, files, settings.max_notebook_bytes)
     return GradeRun(batch, options.out, note, failed)
 
 
 def _after_grading(
-    options: GradeOptions, root: Path | None, batch: BatchResult, collected: dict[str, Collected],
+    options: GradeOptions, root: Path | None, batch: BatchResult, store: ResultStore, collected: dict[str, Collected],
     files: dict[str, dict[str, bytes]], max_notebook_bytes: int,
 ) -> tuple[str, bool]:
     """The steps after grading, side by side: the gradebook's note and whether it failed.
@@ -269,7 +272,7 @@ def _after_grading(
                     max_notebook_bytes, show_solution=options.show_solution, students=graded,
                 ))
         # the gradebook first: lateness and penalties come from it and show in every output below
-        note, failed = _update_gradebook(options, root, batch, collected)
+        note, failed = _update_gradebook(options, root, batch, store, collected)
         steps += [pool.submit(_feedback_pages, options, root, batch, files, part) for part in slices]
         steps += [pool.submit(write_results, options.out, batch),
                   pool.submit(write_report, options.out, exercise, batch)]
@@ -279,7 +282,7 @@ def _after_grading(
 
 
 def _feedback_pages(options: GradeOptions, root: Path | None, batch: BatchResult,
-                    files: dict[str, dict[str, bytes]], students: list[StudentResult] | None = None) -> None:
+                    files: dict[str, dict[str, bytes]], students: Sequence[StudentResult] | None = None) -> None:
     """Each student's page (of ``students``, default all) in ``--out``, and a copy for ``nbgrader release_feedback``."""
     for student in batch.students if students is None else students:
         page = write_feedback(options.out, options.exercise, batch, student, show_solution=options.show_solution)
@@ -302,7 +305,7 @@ def _executor(options: GradeOptions, sandbox: Sandbox) -> Iterator[Executor | No
 
 
 def _update_gradebook(
-    options: GradeOptions, root: Path | None, batch: BatchResult, collected: dict[str, Collected]
+    options: GradeOptions, root: Path | None, batch: BatchResult, store: ResultStore, collected: dict[str, Collected]
 ) -> tuple[str, bool]:
     """Record the scores, apply the course's late penalties, read back the marks; the note and whether it failed.
 
@@ -324,16 +327,16 @@ def _update_gradebook(
         # the cells generate_assignment records, if the gradebook lacks them
         cells_note = _record_cells(root, url, exercise) if root is not None else ""
         note, refused = try_record_scores(url, exercise, batch, timestamps, course_id=target.course_id)
-        recorded = [
-            s for s in batch.students
-            if s.status not in (Status.MISSING, Status.NOT_GRADED) and s.student_id not in refused
+        recorded = [  # ids only: the records stay in the store
+            student for student, status in zip(store.student_ids, store.statuses(), strict=True)
+            if status not in (Status.MISSING, Status.NOT_GRADED) and student not in refused
         ]
     except GradebookError as error:
         return f"gradebook: {error}", True
     try:  # nbgrader's own late-penalty step, as `nbgrader autograde` runs it after recording the scores
         with gradebook_errors():
             apply_late_penalties(
-                root, url, exercise.assignment, Path(exercise.notebook).stem, [s.student_id for s in recorded]
+                root, url, exercise.assignment, Path(exercise.notebook).stem, recorded
             )
     except GradebookError as error:  # the scores are recorded; the penalties are not: say which
         note, failed = f"{note}; late penalties {str(error).replace('NOT updated', 'NOT applied')}", True
@@ -343,14 +346,17 @@ def _update_gradebook(
         with gradebook_errors():
             order = notebook_order(root, exercise) if root is not None else []
             views = read_gradebook_views(url, exercise.assignment, Path(exercise.notebook).stem,
-                                         [s.student_id for s in recorded], order)
+                                         recorded, order)
     except GradebookError as error:
         views = {}
         note, failed = f"{note}; manual marks {str(error).replace('NOT updated', 'NOT read')}", True
-    for student in batch.students:
-        if student.student_id in refused:  # that student's problem, shown with their result
-            student.warnings.append(f"not recorded in the gradebook: {refused[student.student_id]}")
-        view = views.get(student.student_id)
+    # a record read from the store is a copy: put back what changed
+    for student_id in dict.fromkeys([*refused, *views]):
+        student = store.get(student_id)
+        if student_id in refused:  # that student's problem, shown with their result
+            student.warnings.append(f"not recorded in the gradebook: {refused[student_id]}")
+        view = views.get(student_id)
         if view is not None:
             student.late, student.manual = view.late, view.manual
+        store.put(student)
     return note + cells_note, failed

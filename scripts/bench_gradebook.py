@@ -53,9 +53,9 @@ def _schema(url: str) -> None:
         pass
 
 
-def measure(url: str, count: int) -> tuple[float, float, float, float, float]:
+def measure(url: str, count: int, *, read_back: bool = True) -> tuple[float, float, float, float, float]:
     """Seconds: empty schema (nbgrader's, once per gradebook), first record, unchanged re-record,
-    re-record with a tenth changed, marks read-back (NaN above :data:`READ_BACK_UP_TO`)."""
+    re-record with a tenth changed, marks read-back (NaN above :data:`READ_BACK_UP_TO` or without ``read_back``)."""
     schema = _timed(lambda: _schema(url))
     batch = _batch(count)
     first = _timed(lambda: record_scores(url, EXERCISE, batch))
@@ -65,7 +65,7 @@ def measure(url: str, count: int) -> tuple[float, float, float, float, float]:
         student.tests[0] = replace(student.tests[0], points=0.5)
     tenth = _timed(lambda: record_scores(url, EXERCISE, changed))
     ids = [s.student_id for s in batch.students]
-    views = float("nan") if count > READ_BACK_UP_TO else _timed(
+    views = float("nan") if count > READ_BACK_UP_TO or not read_back else _timed(
         lambda: read_gradebook_views(url, EXERCISE.assignment, Path(EXERCISE.notebook).stem, ids))
     return schema, first, again, tenth, views
 

@@ -8,6 +8,11 @@ counted); nbgrader is timed as the command a tutor runs.
 
     .venv/bin/python scripts/bench_grading.py            # N = 100
     .venv/bin/python scripts/bench_grading.py -n 30 --workers 2
+    .venv/bin/python scripts/bench_grading.py -n 60 --baseline main --rounds 3 --no-nbgrader
+
+``--baseline REV`` (repeatable) also grades the same course with other commits' code (``git archive``),
+each in a child process, in turn (this, REV, …, this, REV, …) after one warm-up run, and prints the
+median of each and its ratio to this code: a change's effect measured side by side on a shared machine.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -76,14 +82,71 @@ def timed(command: list[str], cwd: Path) -> float:
     return elapsed
 
 
+#: Run in a child with ``PYTHONPATH`` (and the working directory) at the code to time: grade, print seconds.
+CHILD = """
+import sys, time
+from pathlib import Path
+from autograder.exercises.ndcg import EXERCISE
+from autograder.pipeline import GradeOptions, grade_course
+course, workers = Path(sys.argv[1]), int(sys.argv[2])
+options = GradeOptions(EXERCISE, submitted=course / "submitted", out=course / "graded", workers=workers, force=True,
+                       sandbox="required", gradebook=f"sqlite:///{course / 'ours.db'}", progress=False,
+                       course_root=course)
+started = time.perf_counter()
+grade_course(options)
+print(time.perf_counter() - started)
+"""
+
+
+def child_seconds(code: Path, course: Path, workers: int) -> float:
+    """Grade ``course`` with the package in ``code``, in a child process; its wall time."""
+    env = {**tool_environment(), "PYTHONPATH": str(code)}
+    done = subprocess.run([sys.executable, "-c", CHILD, str(course), str(workers)], cwd=code, env=env,
+                          capture_output=True, text=True, check=False)
+    if done.returncode:
+        sys.exit(f"grading with {code} failed:\n{done.stderr[-3000:]}")
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def side_by_side(course: Path, baselines: list[str], rounds: int, workers: int, scratch: Path) -> None:
+    """This code and each of ``baselines``' (git revisions), alternating after a warm-up; medians and ratios."""
+    codes = {"this": ROOT}
+    for baseline in baselines:
+        code = codes[baseline] = scratch / f"code-{len(codes)}"
+        code.mkdir()
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", baseline, "autograder", "ndcg_ref"],
+                                 capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(code)], input=archive, check=True)
+    child_seconds(ROOT, course, workers)  # warm-up: the gradebook's first record, the page cache
+    times: dict[str, list[float]] = {label: [] for label in codes}
+    for _ in range(rounds):
+        for label, code in codes.items():
+            times[label].append(child_seconds(code, course, workers))
+    ours = statistics.median(times["this"])
+    for label, seconds in times.items():
+        median = statistics.median(seconds)
+        print(f"{label:<12} runs {', '.join(f'{s:.2f}' for s in seconds)} s; median {median:.2f} s; "
+              f"{label} / this: {median / ours:.3f}x")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", type=int, default=100, help="number of submissions (default 100)")
     parser.add_argument("--workers", type=int, default=default_workers(), help="grader workers (default: cores)")
+    parser.add_argument("--baseline", metavar="REV", action="append",
+                        help="time this code against REV's, side by side (repeatable)")
+    parser.add_argument("--rounds", type=int, default=3, help="with --baseline: runs of each (default 3)")
+    parser.add_argument("--no-nbgrader", action="store_true", help="with --baseline: skip plain nbgrader")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ndcg-bench-") as temporary:
-        course = Path(temporary)
+        course = Path(temporary) / "course"
+        course.mkdir()
         build_course(course, args.n)
+        if args.baseline:
+            print(f"submissions: {args.n}; workers: {args.workers}; load {os.getloadavg()[0]:.1f}")
+            side_by_side(course, args.baseline, args.rounds, args.workers, Path(temporary))
+            if args.no_nbgrader:
+                return 0
         options = GradeOptions(
             EXERCISE, submitted=course / "submitted", out=course / "graded", workers=args.workers, force=True,
             sandbox="required", gradebook=f"sqlite:///{course / 'ours.db'}", progress=False, course_root=course,

@@ -10,7 +10,9 @@ Modes (each a child process of its own):
 
 - ``stream``: the records come one at a time (from disk, as a grader reading per-student results
   would give them); the writers hold one record at a time;
-- ``list``: the whole class is in memory first (as ``grade_batch`` returns it today);
+- ``list``: the whole class is in memory first (as ``grade_batch`` returned it before its ResultStore);
+- ``store``: the records are put one at a time into a ``ResultStore`` (as ``grade_batch`` now returns
+  them: a file on disk, a record read back at a time), then written from there;
 - ``baseline``: ``list`` run on another commit's code (``--baseline REV``, e.g. the commit before
   the streaming writers), for a before/after in the same run.
 
@@ -34,6 +36,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +77,12 @@ def child(source: Path, n: int, mode: str, out: Path) -> None:
 
     document, templates = _templates(source)
     synthetic = SyntheticClass(templates, n)
-    students: Any = synthetic if mode == "stream" else list(synthetic)
+    if mode == "store":  # as grade_batch leaves them: put in a ResultStore one at a time as they come
+        from autograder.grading.store import ResultStore
+
+        students: Any = ResultStore.of(out / ".state", synthetic)
+    else:
+        students = synthetic if mode == "stream" else list(synthetic)
     batch = BatchResult(document["assignment"], EXERCISE.notebook, EXERCISE.title, document["max_score"],
                         document["sandbox"], [GroupInfo(**g) for g in document["tests"]], students)
     start = time.perf_counter()
@@ -154,6 +162,7 @@ def pipeline(source: Path, n: int, scratch: Path) -> dict[str, float]:
     from autograder.course.nbgrader import generate_release
     from autograder.exercises.ndcg import EXERCISE
     from autograder.grading import BatchResult, GroupInfo
+    from autograder.grading.store import ResultStore
     from autograder.output.report import write_report
     from autograder.output.results import write_results
     from autograder.pipeline import GradeOptions, _after_grading, _feedback_pages
@@ -190,7 +199,8 @@ def pipeline(source: Path, n: int, scratch: Path) -> dict[str, float]:
             write_results(options.out, batch)
             write_report(options.out, EXERCISE, batch)
         else:
-            _after_grading(options, root, batch, {}, files, 8 * 1024**2)
+            store = ResultStore.of(scratch / "store", batch.students)
+            _after_grading(options, root, replace(batch, students=store), store, {}, files, 8 * 1024**2)
         timings[label] = time.perf_counter() - start
     return timings
 
@@ -199,7 +209,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--source", type=Path, help="a graded results.json to replicate (default: grade examples/)")
     parser.add_argument("--sizes", default="10000,50000", help="class sizes (default: 10000,50000)")
-    parser.add_argument("--modes", default="stream,list", help="stream, list (default: both)")
+    parser.add_argument("--modes", default="stream,list", help="stream, list, store (default: stream,list)")
     parser.add_argument("--baseline", metavar="REV", help="also run `list` on this commit's code (git archive)")
     parser.add_argument("--pipeline", type=int, metavar="N", help="time the steps after grading for N students")
     parser.add_argument("--child", nargs=3, metavar=("N", "MODE", "OUT"), help=argparse.SUPPRESS)

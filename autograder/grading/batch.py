@@ -33,6 +33,7 @@ from ..sandbox import MachineOverloaded, Sandbox
 from .exercise import Exercise
 from .model import SCHEMA_VERSION, Status, StudentResult
 from .notebook import FileId, NotebookFile, SubmissionProblem, read_notebook
+from .store import ResultStore
 from .submission import GradingSettings, grade_submission, submission_seed
 
 STATE = ".state"
@@ -190,8 +191,11 @@ def grade_batch(
     progress: bool = True,
     regrade: frozenset[str] = frozenset(),
     executor: Executor | None = None,
-) -> list[StudentResult]:
+) -> ResultStore:
     """Grade every student folder under ``submitted``; return the results in student order.
+
+    The results go to a :class:`.ResultStore` (a temporary file in ``out/.state``) as they arrive,
+    so this process holds one student's record at a time, whatever the class's size.
 
     Results already in ``out/.state`` are reused unless ``force``, the student is in ``regrade``,
     or the notebook or the grading changed. Each new result is saved as soon as it is known.
@@ -231,7 +235,7 @@ def grade_batch(
             return saved
         return Job(student, file, submission_seed(student, file, settings))
 
-    results: dict[str, StudentResult] = {}
+    results = ResultStore(state_dir)
     bar = tqdm(total=len(students), unit="student", desc="grading", disable=not progress, file=sys.stderr)
     graded = (executor or ThreadedExecutor(sandbox, workers)).run(students, prepare, settings, submitted)
     try:
@@ -240,14 +244,18 @@ def grade_batch(
                 record = {"fingerprint": fingerprint, "notebook_sha256": item.job.file.sha256,
                           "result": item.result.to_json()}
                 write_atomic(state_dir / state_name(item.result.student_id), json.dumps(record, indent=1))
-            results[item.result.student_id] = item.result
+            results.put(item.result)
             bar.update(1)
+    except BaseException:
+        results.close()
+        raise
     finally:
         close = getattr(graded, "close", None)
         if close is not None:
             close()
         bar.close()
-    return [results[student] for student in students]
+    results.order(students)
+    return results
 
 
 def default_workers() -> int:

@@ -7,6 +7,7 @@ these records; none of them builds or guesses at dictionaries. :meth:`StudentRes
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -335,10 +336,14 @@ class BatchResult:
     max_score: float
     sandbox: str
     groups: list[GroupInfo]
-    students: list[StudentResult]
+    #: A list, or the :class:`~.store.ResultStore` the batch graded into (read a student at a time).
+    students: Sequence[StudentResult]
 
     def count(self, status: Status) -> int:
         """How many students have ``status``."""
+        statuses = getattr(self.students, "statuses", None)  # a store knows them without reading the records
+        if statuses is not None:
+            return sum(found is status for found in statuses())
         return sum(student.status is status for student in self.students)
 
     @property

@@ -129,10 +129,12 @@ def grade_submission(
     # Two processes, so that nothing shown to the student comes from one that has seen a hidden
     # input: the first makes the visible tests and the probes (its messages may be shown), the
     # second, started afterwards, only the hidden tests (only its numbers and built-in names count).
+    # The first gets its calls all at once: it holds nothing hidden that a look ahead could find;
+    # the blind ones get each call only after the one before has reported.
     budget = Budget(settings.budget)  # one for all three processes
     shown = run_submission(
         sandbox, cells, call_orders(visible) + [CallOrder(i, p.function, p.args) for i, p in probes.items()],
-        timeout=settings.timeout, budget=budget, slot=slot, skip_after_timeout=skip_after_timeout,
+        timeout=settings.timeout, budget=budget, slot=slot, skip_after_timeout=skip_after_timeout, batched=True,
     )
     blind = run_submission(
         sandbox, cells, call_orders(hidden), timeout=settings.timeout, budget=budget, slot=slot,

@@ -132,17 +132,14 @@ def record_scores(
 
     assignment = exercise.assignment
     notebook_id = Path(exercise.notebook).stem
-    refused = {
-        s.student_id: problem for s in batch.students
-        if s.status is not Status.MISSING and (problem := student_id_problem(s.student_id))
-    }
-    # a student the machine could not grade keeps what the gradebook holds (no 0 until the next run)
-    submitted = [
-        s for s in batch.students
-        if s.status not in (Status.MISSING, Status.NOT_GRADED) and s.student_id not in refused
-    ]
+    refused: dict[str, str] = {}
     scores = []
-    for student in submitted:
+    for student in batch.students:  # one pass, one record at a time: only the points are kept
+        if student.status is not Status.MISSING and (problem := student_id_problem(student.student_id)):
+            refused[student.student_id] = problem
+            continue
+        if student.status in (Status.MISSING, Status.NOT_GRADED):
+            continue  # a student the machine could not grade keeps what the gradebook holds (no 0 until the next run)
         points = {test.name: test.points for test in student.tests}
         timestamp = (timestamps or {}).get(student.student_id)
         scores.append(StudentScores(
@@ -157,7 +154,7 @@ def record_scores(
                 group.grade_id, notebook_id, assignment, max_score=group.points, cell_type="code"
             )
         refused |= write_scores(gradebook, read_layout(gradebook, assignment, notebook_id), scores)
-    return Recorded(len([s for s in submitted if s.student_id not in refused]), refused)
+    return Recorded(sum(score.student_id not in refused for score in scores), refused)
 
 
 def busy_message(path: Path | None) -> str:

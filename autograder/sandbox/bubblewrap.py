@@ -26,6 +26,7 @@ from .base import (
     grouped_launch,
     own_process_count,
     prlimit_prefix,
+    runner_command,
     sandbox_environment,
 )
 from .cgroups import Cgroups
@@ -60,6 +61,7 @@ class Bubblewrap:
         except UnsupportedMachine as error:  # bubblewrap's isolation still holds: say what is missing
             resource_warning = "\n".join(line for line in (resource_warning, str(error)) if line)
         self.resource_warning = resource_warning
+        self._fixed: tuple[list[str], list[str]] | None = None
 
     def _tmpfs(self, path: str, perms: str) -> list[str]:
         """A fresh tmpfs at ``path`` that holds at most ``scratch_bytes``."""
@@ -93,29 +95,40 @@ class Bubblewrap:
         args += ["--perms", "0755", "--dir", "/home", *self._tmpfs(SANDBOX_HOME, "0777" if self.as_root else "0700")]
         return args
 
+    def _fixed_args(self) -> tuple[list[str], list[str]]:
+        """What every launch's bubblewrap arguments share, before and after ``--seccomp FD``; made once.
+
+        The namespaces, the mounts and the environment: the same for every run of this grader.
+        """
+        if self._fixed is None:
+            args = [
+                self.bwrap,
+                "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+                "--die-with-parent", "--new-session", "--hostname", "sandbox",
+            ]
+            if not self.as_root:
+                args += ["--unshare-user"]
+            mounts = [*self._binds(), "--chdir", SANDBOX_HOME, "--clearenv"]
+            for key, value in sandbox_environment(SANDBOX_HOME, str(Path(sys.executable).parent)).items():
+                mounts += ["--setenv", key, value]
+            self._fixed = (args, mounts)
+        return self._fixed
+
     def launch(self, scratch: Path, slot: int) -> Launch:
         """The command that runs the runner for one submission (``scratch`` is only the launch's directory).
 
         With cgroups the run's group is made here and returned in :attr:`Launch.group`.
         """
         python = sys.executable
-        args = [
-            self.bwrap,
-            "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-            "--die-with-parent", "--new-session", "--hostname", "sandbox",
-        ]
-        if not self.as_root:
-            args += ["--unshare-user"]
+        head, tail = self._fixed_args()
         pass_fds: tuple[int, ...] = ()
+        seccomp: list[str] = []
         if self.seccomp is not None:  # the system call allowlist (see .seccomp_policy)
             fd = filter_fd(self.seccomp)
             pass_fds = (fd,)
-            args += ["--seccomp", str(fd)]
-        args += self._binds()
-        args += ["--chdir", SANDBOX_HOME, "--clearenv"]
-        for key, value in sandbox_environment(SANDBOX_HOME, str(Path(python).parent)).items():
-            args += ["--setenv", key, value]
-        inner = [python, "-I", SANDBOX_RUNNER]
+            seccomp = ["--seccomp", str(fd)]
+        args = [*head, *seccomp, *tail]
+        inner = runner_command(python, SANDBOX_RUNNER)
         lease = None
         if self.as_root:
             args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]

@@ -38,13 +38,13 @@ import errno
 import itertools
 import os
 import shlex
-import signal
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .limits import Limits
+from .teardown import kill, open_pidfds, wait_exits, wait_unpopulated
 
 #: Controllers a cgroup must have for the limits; ``cpuacct`` (v1) only adds the CPU-time clock.
 REQUIRED = ("memory", "pids", "cpu")
@@ -180,24 +180,27 @@ class RunGroup:
         return os.fsencode(self.folders[0] / ("tasks" if self.version == 1 else "cgroup.threads"))
 
     def kill(self) -> None:
-        """SIGKILL every process in the group until none is left (or give up after a few seconds)."""
+        """SIGKILL every process in the group until none is left (or give up after a few seconds).
+
+        Waits for the kernel's word that they are gone (:mod:`.teardown`), not in sleeps.
+        """
+        give_up = time.monotonic() + 5.0
         kill_file = self.folders[0] / "cgroup.kill"
         if self.version == 2 and kill_file.exists():
             try:
                 _write(kill_file, "1")
+                if wait_unpopulated(self.folders[0] / "cgroup.events", give_up):
+                    return
             except OSError:
                 pass
-        give_up = time.monotonic() + 5.0
         while time.monotonic() < give_up:
             alive = {pid for folder in self.folders for pid in _pids(folder)}
             if not alive:
                 return
-            for pid in alive:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            time.sleep(0.01)
+            handles = open_pidfds(alive)
+            kill(alive, handles)
+            if not (handles and wait_exits(list(handles.values()), give_up)):
+                time.sleep(0.001)  # no pidfds here; or a child forked just before its parent died: look again
 
     def remove(self) -> None:
         """Kill what is left in the group, then remove its folders."""
@@ -208,7 +211,7 @@ class RunGroup:
 
 def _remove_folder(folder: Path) -> None:
     """``rmdir`` a cgroup, retrying a little while its last (zombie) processes are reaped."""
-    for _ in range(200):
+    for _ in range(1000):
         try:
             folder.rmdir()
             return
@@ -217,7 +220,7 @@ def _remove_folder(folder: Path) -> None:
         except OSError as error:
             if error.errno != errno.EBUSY:
                 return
-            time.sleep(0.01)
+            time.sleep(0.002)
 
 
 class Cgroups:

@@ -91,6 +91,7 @@ def run_submission(
     budget: float | Budget,
     slot: int = 0,
     skip_after_timeout: Callable[[int], list[int]] = lambda call_id: [],
+    batched: bool = False,
 ) -> RunOutcome:
     """Run the student's ``cells``, then ``calls``, in fresh sandboxes until every item has an outcome.
 
@@ -111,6 +112,10 @@ def run_submission(
         Worker slot, so that parallel sandboxes run under different user ids.
     skip_after_timeout : callable
         Given a call id that timed out, the ids of calls not worth running any more.
+    batched : bool
+        Send every call at once, after the last cell has reported, instead of each after the
+        report of the one before. Only for a process that holds no hidden input: a function that
+        looks through ``gc`` or its stack can find the calls still to come.
 
     Returns
     -------
@@ -139,7 +144,7 @@ def run_submission(
         with scratch_folder() as scratch:  # removed afterwards; one a killed grader left, by the next run
             reports, stop, detail = _one_run(
                 sandbox, scratch, slot, [cells[i] for i in run_cells],
-                [by_id[c] for c in pending_calls], timeout, budget,
+                [by_id[c] for c in pending_calls], timeout, budget, batched,
             )
         if stop == "overloaded":
             raise MachineOverloaded(detail)
@@ -191,7 +196,7 @@ _Stop = tuple[list[_Report], str, str]
 
 def _one_run(
     sandbox: Sandbox, scratch: Path, slot: int, cells: list[str], calls: list[CallOrder], timeout: float,
-    budget: Budget,
+    budget: Budget, batched: bool,
 ) -> _Stop:
     """One sandboxed process. Returns (reports, stop reason, detail)."""
     launch = sandbox.launch(scratch, slot)
@@ -212,44 +217,87 @@ def _one_run(
         group.cpu_seconds if group is not None else None, budget, group.task_delays if group is not None else None
     )
     try:
-        _send(process, cells_line, close=False)
+        outbox = _Outbox(process)
+        outbox.add(cells_line)
         if not cells:
-            _send_call(process, call_lines, 0)
-        return _read_reports(process, reports, len(cells), call_lines, [call.id for call in calls], timeout, clock)
+            outbox.send_calls(call_lines, 0, batched)
+        return _read_reports(
+            process, outbox, reports, len(cells), call_lines, [call.id for call in calls], timeout, clock, batched
+        )
     finally:
         budget.spent += clock.charged()
         _kill(process)
         launch.end()  # the cgroup's removal kills whatever escaped the process group
-        for stream in (process.stdout, process.stderr):
+        for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None:
-                stream.close()
+                try:
+                    stream.close()
+                except OSError:
+                    pass  # the runner's input, with a call it never read
 
 
-def _send(process: subprocess.Popen[bytes], line: bytes, close: bool) -> None:
-    if process.stdin is None:
-        return
-    try:
-        process.stdin.write(line)
-        process.stdin.flush()
-        if close:
-            process.stdin.close()
-    except (BrokenPipeError, ValueError):
-        pass  # the process is gone; reading its reports will tell why
+class _Outbox:
+    """What the grader still has to write to the runner, written as the pipe takes it, never blocking.
 
+    A runner that stops reading (a hung cell, a full pipe) must not stop the grader: its deadline
+    is judged while the rest waits here.
+    """
 
-def _send_call(process: subprocess.Popen[bytes], call_lines: list[bytes], position: int) -> None:
-    """Send the call at ``position``, or close the runner's input when every call has been made."""
-    if position < len(call_lines):
-        _send(process, call_lines[position], close=False)
-    else:
-        _send(process, b"", close=True)
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self._stdin = process.stdin
+        self._fd = process.stdin.fileno() if process.stdin is not None else -1
+        if self._fd >= 0:
+            os.set_blocking(self._fd, False)
+        self._pending = b""
+        self._close = False
+
+    @property
+    def fd(self) -> int:
+        """The runner's standard input, or -1 once it is closed."""
+        return self._fd
+
+    @property
+    def waiting(self) -> bool:
+        """Whether something is left to write (or the input is to be closed)."""
+        return self._fd >= 0 and (bool(self._pending) or self._close)
+
+    def add(self, data: bytes, close: bool = False) -> None:
+        """Queue ``data`` (then close the runner's input if ``close``) and write what the pipe takes now."""
+        self._pending += data
+        self._close = self._close or close
+        self.flush()
+
+    def send_calls(self, call_lines: list[bytes], position: int, batched: bool) -> None:
+        """The call at ``position`` (every call from there if ``batched``); the end of input after the last."""
+        if position >= len(call_lines):
+            self.add(b"", close=True)
+        elif batched:
+            self.add(b"".join(call_lines[position:]), close=True)
+        else:
+            self.add(call_lines[position])
+
+    def flush(self) -> None:
+        """Write what the pipe takes without waiting; close the input once all is written, if asked."""
+        if self._fd < 0:
+            return
+        try:
+            while self._pending:
+                self._pending = self._pending[os.write(self._fd, self._pending[:65536]):]
+        except BlockingIOError:
+            return
+        except OSError:  # the process is gone; reading its reports will tell why
+            self._pending = b""
+            self._close = True
+        if self._close and self._stdin is not None:
+            self._stdin.close()
+            self._fd = -1
 
 
 def _read_reports(
-    process: subprocess.Popen[bytes], reports: list[_Report], cell_count: int, call_lines: list[bytes],
-    call_ids: list[int], timeout: float, clock: ItemClock,
+    process: subprocess.Popen[bytes], outbox: _Outbox, reports: list[_Report], cell_count: int,
+    call_lines: list[bytes], call_ids: list[int], timeout: float, clock: ItemClock, batched: bool,
 ) -> _Stop:
-    """Collect reports; send the calls one at a time, each after the report of the one before."""
+    """Collect reports; send the calls after the last cell's report (one at a time unless ``batched``)."""
     if process.stdout is None or process.stderr is None:
         raise RuntimeError("the runner process has no pipes")  # a grader bug: Popen was called without them
     selector = selectors.DefaultSelector()
@@ -265,7 +313,17 @@ def _read_reports(
             if not ready and overrun != "overloaded":
                 return reports, "startup", f"the sandbox did not start: {clock.detail}"
             return reports, overrun, clock.detail
-        if not selector.select(timeout=clock.wait()):
+        writing = outbox.waiting
+        if writing:
+            selector.register(outbox.fd, selectors.EVENT_WRITE)
+        try:
+            events = selector.select(timeout=clock.wait())
+        finally:
+            if writing:
+                selector.unregister(outbox.fd)
+        if any(key.fd == outbox.fd for key, _ in events):
+            outbox.flush()
+        if not any(key.fd == fd for key, _ in events):
             continue
         chunk = os.read(fd, 65536)
         if not chunk:
@@ -292,12 +350,13 @@ def _read_reports(
                     reports.append(_Report(cells_seen, cell_record(record)))
                     cells_seen += 1
                     if cells_seen == cell_count:
-                        _send_call(process, call_lines, 0)
+                        outbox.send_calls(call_lines, 0, batched)
                 elif "call" in record:
                     _check_order("call", record["call"], call_ids[calls_seen] if calls_seen < len(call_ids) else None)
                     reports.append(_Report(calls_seen, call_record(record)))
                     calls_seen += 1
-                    _send_call(process, call_lines, calls_seen)
+                    if not batched:
+                        outbox.send_calls(call_lines, calls_seen, batched)
                 else:
                     raise ProtocolError(f"unknown report {line[:200]!r}")
             except (ValueError, RecursionError, ProtocolError):

@@ -30,9 +30,14 @@ COURSE_PACKAGES = ("IPython", "numpy", "matplotlib")
 #: Seconds the check may take (a Python start, even on a busy machine).
 CHECK_TIMEOUT = 120.0
 
-#: Runs in the sandbox as ``python -I -c CHECK <runner> <package>...``; prints one JSON line.
+#: Runs in the sandbox as ``python -I -S -c CHECK <runner> <package>...``; prints one JSON line.
+#: It finds the packages as the runner does (``runner._site``): from ``NDCG_SITE_PACKAGES``.
 CHECK = r"""
 import importlib.util, json, os, sys
+if sys.flags.no_site:
+    if os.environ.get("NDCG_PREFIX"):
+        sys.prefix = sys.exec_prefix = os.environ["NDCG_PREFIX"]
+    sys.path.extend(folder for folder in os.environ.get("NDCG_SITE_PACKAGES", "").split(os.pathsep) if folder)
 found = {"version": sys.version, "prefix": sys.prefix, "base_prefix": sys.base_prefix}
 try:
     with open(sys.argv[1], "rb") as runner:

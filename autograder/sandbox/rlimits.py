@@ -21,6 +21,7 @@ from .base import (
     grouped_launch,
     own_process_count,
     prlimit_prefix,
+    runner_command,
     sandbox_environment,
     system_tool,
 )
@@ -77,7 +78,7 @@ class ResourceLimitsOnly:
     def launch(self, scratch: Path, slot: int) -> Launch:
         """The runner under ``prlimit``, with ``scratch`` as home and working directory."""
         env = sandbox_environment(str(scratch), str(Path(sys.executable).parent))
-        argv = [sys.executable, "-I", str(RUNNER)]
+        runner = RUNNER
         lease = None
         if self.setpriv is not None:
             lease = lease_uid(slot)
@@ -86,8 +87,9 @@ class ResourceLimitsOnly:
             runner = scratch / RUNNER_COPY
             shutil.copyfile(RUNNER, runner)
             runner.chmod(0o444)
-            argv[-1] = str(runner)
             os.chown(scratch, lease.uid, lease.uid)
+        argv = runner_command(sys.executable, str(runner))
+        if lease is not None and self.setpriv is not None:
             argv = drop_privileges(lease.uid, self.setpriv) + argv
             processes = self.limits.processes  # RLIMIT_NPROC counts the processes of that user id only
         else:

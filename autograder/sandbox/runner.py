@@ -1,6 +1,8 @@
 """Runs one student's code inside the sandbox and reports what their functions return.
 
-This file is executed as a script by the sandboxed Python (``python -I runner.py``); it imports
+This file is executed as a script by the sandboxed Python (``python -I -S runner.py``: without the
+``site`` module, which costs more than the rest of the start; it adds the site-packages folders
+itself, :func:`_site`); it imports
 only the standard library (and IPython, for a cell that uses ``%magic`` or ``!shell`` syntax) and
 knows nothing of expected values, points or which call belongs to which test. It reads its
 orders from standard input, one JSON document per line: first the cells,
@@ -8,8 +10,9 @@ orders from standard input, one JSON document per line: first the cells,
     ["<python source>", ...]
 
 which it runs in order in the namespace of a fresh ``__main__`` module; then, only after the last
-cell has reported, the calls, one line at a time: the grader sends the next call only after the
-report of the previous one, so the process never holds a call it has not been asked to make,
+cell has reported, the calls, one per line. To a process that sees hidden inputs the grader sends
+the next call only after the report of the previous one, so that process never holds a call it has
+not been asked to make; the first process (visible tests and probes) gets them all at once,
 
     {"id": 0, "function": "dcg", "args": [[1, 0, 2], 3]}
 
@@ -257,5 +260,26 @@ def main() -> None:
     exit_now(0)  # skip atexit handlers and finalizers the student's code may have registered
 
 
+def _site() -> None:
+    """What ``site`` would have done that a notebook may need: its folders on the path, ``exit`` and ``help``.
+
+    The folders come in ``NDCG_SITE_PACKAGES`` and a venv's prefix in ``NDCG_PREFIX`` (``python -S``
+    skips ``site``: it starts faster); both are then removed: the notebook sees the environment,
+    ``sys.path`` and ``sys.prefix`` it saw under ``python -I``.
+    """
+    folders = os.environ.pop("NDCG_SITE_PACKAGES", "")  # autograder.sandbox.base.SITE_PACKAGES_VARIABLE
+    prefix = os.environ.pop("NDCG_PREFIX", "")  # the grader's sys.prefix: a venv's, as site sets it
+    if sys.flags.no_site:
+        import site
+
+        if prefix:
+            sys.prefix = sys.exec_prefix = prefix
+        sys.path.extend(folder for folder in folders.split(os.pathsep) if folder)
+        site.setquit()
+        site.setcopyright()
+        site.sethelper()
+
+
 if __name__ == "__main__":
+    _site()
     main()
