@@ -15,7 +15,8 @@ MAX = 10.0
 
 
 def _result(student: str, status: Status = Status.GRADED, score: float = 5.0) -> StudentResult:
-    return StudentResult(student, status, score, MAX, "graded", warnings=[f"about {student}"])
+    return StudentResult(student_id=student, status=status, score=score, max_score=MAX, message="graded",
+                         warnings=[f"about {student}"])
 
 
 def test_the_store_gives_back_each_record_in_the_order_set_not_the_order_put(tmp_path: Path) -> None:
