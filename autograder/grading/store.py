@@ -115,13 +115,10 @@ class ResultStore(Sequence[StudentResult]):
     def __getitem__(self, index: slice) -> Sequence[StudentResult]: ...
 
     def __getitem__(self, index: int | slice) -> StudentResult | Sequence[StudentResult]:
-        if isinstance(index, slice):
-            return _View(self, self._ids[index])
-        return self.get(self._ids[index])
+        return _View(self, self._ids)[index]
 
     def __iter__(self) -> Iterator[StudentResult]:
-        for student in list(self._ids):
-            yield self.get(student)
+        return iter(_View(self, list(self._ids)))  # a copy: a put() while iterating changes nothing here
 
 
 class _View(Sequence[StudentResult]):
