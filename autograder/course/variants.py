@@ -26,7 +26,7 @@ WORDING = (
 
 
 def read_roster(path: Path) -> list[str]:
-    """The student ids of a roster CSV: the ``student_id`` column, or the first one.
+    """The student ids of a roster CSV: the ``student_id`` or ``id`` column (nbgrader's roster), or the first one.
 
     Raises
     ------
@@ -37,14 +37,16 @@ def read_roster(path: Path) -> list[str]:
         rows = list(csv.reader(path.read_text(encoding="utf-8-sig").splitlines()))
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"cannot read the roster {path}: {type(error).__name__}") from None
-    if rows and "student_id" in rows[0]:
-        column = rows[0].index("student_id")
+    header = [name.strip() for name in rows[0]] if rows else []
+    named = next((name for name in ("student_id", "id") if name in header), None)
+    if named is not None:  # the roster `nbgrader db student import` reads names its ids `id`
+        column = header.index(named)
         rows = rows[1:]
     else:
         column = 0
     ids = [row[column].strip() for row in rows if len(row) > column and row[column].strip()]
     if not ids:
-        raise UsageError(f"the roster {path} names no student (a column student_id, or ids in the first column)")
+        raise UsageError(f"the roster {path} names no student (a column student_id or id, or ids in the first column)")
     twice = sorted({i for i in ids if ids.count(i) > 1})
     if twice:
         raise UsageError(f"the roster {path} names {', '.join(twice[:5])} more than once")

@@ -52,3 +52,14 @@ def test_choose_salt_separates_the_roster_and_writes_the_source(tmp_path):
     salt, pool = published_variant(nbformat.read(course / "source" / "byhand" / "byhand.ipynb", as_version=4))
     assert f"salt {salt} written" in summary
     assert len({student_list(f"s{n:03d}", salt, pool) for n in range(200)}) == 200
+
+
+@pytest.mark.parametrize("header", ["id,first_name,last_name,email", "student_id,email", None])
+def test_the_roster_nbgrader_imports_is_read_as_it_is(tmp_path, header):
+    # `nbgrader db student import` reads a CSV whose ids are in the column `id`: the same file serves here
+    roster = tmp_path / "roster.csv"
+    rows = [("alice", "Alice", "Archer", "a@example.org"), ("bob", "Bob", "Baker", "b@example.org")]
+    lines = [header] if header else []
+    lines += [",".join(row) if header != "student_id,email" else f"{row[0]},{row[3]}" for row in rows]
+    roster.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert read_roster(roster) == ["alice", "bob"]
