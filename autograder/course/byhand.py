@@ -12,6 +12,7 @@ grade through :func:`grade_notebook`, so they give the same points.
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,8 @@ from ..exercises.ndcg.byhand import cells
 from ..exercises.ndcg.byhand.answers import read_answers
 from ..exercises.ndcg.byhand.derive import CUTOFF, student_list
 from ..exercises.ndcg.byhand.marking import MAX_SCORE, STEPS, mark
-from ..grading import Status, StudentResult
+from ..grading import Status, StudentResult, student_folders
+from ..grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, SubmissionProblem, read_notebook
 
 ASSIGNMENT = "byhand"
 NOTEBOOK = "byhand.ipynb"
@@ -116,14 +118,20 @@ def grade_notebook(student_id: str, notebook: NotebookNode, salt: str, pool: str
 def grade_folder(root: Path) -> list[StudentResult]:
     """The batch command: grade every ``submitted/<id>/byhand/byhand.ipynb``; a bad notebook costs only its student."""
     salt, pool = release_variant(root)
+    submitted = root / "submitted"
     results = []
-    for folder in sorted(p for p in (root / "submitted").glob(f"*/{ASSIGNMENT}") if p.is_dir()):
-        student = folder.parent.name
+    for student in student_folders(submitted):
+        if not os.path.lexists(submitted / student / ASSIGNMENT):
+            continue  # a student of the other assignment only
         try:
-            notebook = nbformat.read(folder / NOTEBOOK, as_version=4)
-        except FileNotFoundError:
-            results.append(StudentResult.without_grading(student, Status.MISSING, f"no {NOTEBOOK}", MAX_SCORE))
+            # the batch command's safe read: no links, no FIFOs, no file beyond the size bound
+            file = read_notebook(submitted, student, ASSIGNMENT, NOTEBOOK, max_bytes=DEFAULT_MAX_NOTEBOOK_BYTES,
+                                 fallback=False)
+        except SubmissionProblem as problem:
+            results.append(StudentResult.without_grading(student, problem.status, problem.message, MAX_SCORE))
             continue
+        try:
+            notebook = nbformat.reads(file.data.decode("utf-8"), as_version=4)
         except Exception as error:  # any unreadable file is that student's problem only
             message = f"{NOTEBOOK} is not a readable notebook ({type(error).__name__})"
             results.append(StudentResult.without_grading(student, Status.ERROR, message, MAX_SCORE))

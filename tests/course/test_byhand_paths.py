@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -88,3 +89,22 @@ def test_the_autograded_notebook_works_the_list_through(graded):
     text = json.dumps(notebook)
     assert str(list(student_list("bob", salt, pool))) in text and "natural log" in text
     assert "RELS = [3, 3, 3, 3, 3, 3, 0, 0]" not in text  # the student's own outputs are not believed
+
+
+def test_the_batch_reads_a_by_hand_notebook_as_safely_as_the_code_part(tmp_path):
+    # a FIFO must not hang the batch, and a link must not carry another file's answers into a grade
+    from autograder.course.byhand import grade_folder
+
+    course = whole_course(tmp_path / "course")
+    canary = tmp_path / "canary.ipynb"
+    _submit(course, "honest", "DCG_AT_K = 1")
+    canary.write_bytes((course / "submitted" / "honest" / ASSIGNMENT / NOTEBOOK).read_bytes())
+    for student in ("piper", "linker"):
+        (course / "submitted" / student / ASSIGNMENT).mkdir(parents=True)
+    os.mkfifo(course / "submitted" / "piper" / ASSIGNMENT / NOTEBOOK)
+    (course / "submitted" / "linker" / ASSIGNMENT / NOTEBOOK).symlink_to(canary)
+    results = {result.student_id: result for result in grade_folder(course)}
+    assert set(results) == {"honest", "piper", "linker"}
+    assert results["honest"].status.value == "graded"
+    for student in ("piper", "linker"):
+        assert results[student].status.value == "error" and results[student].score == 0, results[student].message
