@@ -25,7 +25,8 @@ from ..exercises.ndcg.byhand.answers import read_answers
 from ..exercises.ndcg.byhand.derive import CUTOFF, student_list
 from ..exercises.ndcg.byhand.marking import MAX_SCORE, STEPS, mark
 from ..grading import Status, StudentResult, student_folders
-from ..grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, SubmissionProblem, read_notebook
+from ..grading.notebook import SubmissionProblem
+from .submission_folder import read_submitted_notebook
 
 ASSIGNMENT = "byhand"
 NOTEBOOK = "byhand.ipynb"
@@ -124,17 +125,9 @@ def grade_folder(root: Path) -> list[StudentResult]:
         if not os.path.lexists(submitted / student / ASSIGNMENT):
             continue  # a student of the other assignment only
         try:
-            # the batch command's safe read: no links, no FIFOs, no file beyond the size bound
-            file = read_notebook(submitted, student, ASSIGNMENT, NOTEBOOK, max_bytes=DEFAULT_MAX_NOTEBOOK_BYTES,
-                                 fallback=False)
+            notebook = read_submitted_notebook(submitted, student, ASSIGNMENT, NOTEBOOK)
         except SubmissionProblem as problem:
             results.append(StudentResult.without_grading(student, problem.status, problem.message, MAX_SCORE))
-            continue
-        try:
-            notebook = nbformat.reads(file.data.decode("utf-8"), as_version=4)
-        except Exception as error:  # any unreadable file is that student's problem only
-            message = f"{NOTEBOOK} is not a readable notebook ({type(error).__name__})"
-            results.append(StudentResult.without_grading(student, Status.ERROR, message, MAX_SCORE))
             continue
         results.append(grade_notebook(student, notebook, salt, pool))
     return results

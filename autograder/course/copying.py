@@ -11,6 +11,7 @@ at or above the threshold are listed. Nothing a student wrote is run.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 from collections.abc import Mapping
@@ -24,12 +25,15 @@ from ..exercises import exercise_for
 from ..exercises.ndcg.byhand.answers import NAMES, Answers, read_answers
 from ..exercises.ndcg.byhand.cells import ANSWERS_ID
 from ..exercises.ndcg.byhand.derive import CUTOFF, student_list
-from ..exercises.ndcg.byhand.steps import TOLERANCE, Steps, every_steps, right_steps
+from ..exercises.ndcg.byhand.steps import Steps, answer_matches, every_steps, right_steps
+from ..grading import student_folders
+from ..grading.notebook import SubmissionProblem
 from ..output.copying import CodePair, CopiedAnswers, write_copying_report
 from .byhand import ASSIGNMENT as BY_HAND
 from .byhand import NOTEBOOK as BY_HAND_NOTEBOOK
 from .byhand import release_variant
 from .generated_cells import grade_id, locked_cell_ids, student_code_cells
+from .submission_folder import read_submitted_notebook
 
 #: copydetect's defaults: matches shorter than NOISE tokens are ignored, longer than GUARANTEE always found.
 NOISE, GUARANTEE = 25, 30
@@ -37,9 +41,6 @@ NOISE, GUARANTEE = 25, 30
 MIN_STEPS = 2
 NUMBERS = ("dcg", "idcg", "ndcg")
 
-
-def _close(answer: float | None, value: float) -> bool:
-    return answer is not None and abs(answer - value) <= TOLERANCE + 1e-12
 
 
 def copied_answers(answers: Mapping[str, Answers], salt: str, pool: str) -> list[CopiedAnswers]:
@@ -51,13 +52,13 @@ def copied_answers(answers: Mapping[str, Answers], salt: str, pool: str) -> list
         own = list(every_steps(lists[student], CUTOFF).values())
         answered = [s for s in NUMBERS if theirs.number(s) is not None]
         # one way of working their own list out (right, or one common mistake) gives all their numbers
-        if any(all(_close(theirs.number(s), way.number(s)) for s in answered) for way in own):
+        if any(all(answer_matches(theirs.number(s), way.number(s)) for s in answered) for way in own):
             continue
         for other, values in right.items():
             if other == student:
                 continue
-            steps = [s for s in answered if _close(theirs.number(s), values.number(s))
-                     and not _close(theirs.number(s), own[0].number(s))]
+            steps = [s for s in answered if answer_matches(theirs.number(s), values.number(s))
+                     and not answer_matches(theirs.number(s), own[0].number(s))]
             # DCG@k depends on the order of the list, iDCG@k only on its grades (shared by many lists)
             if "dcg" in steps and len(steps) >= MIN_STEPS:
                 ideal_too = theirs.ideal is not None and theirs.ideal != own[0].ideal and theirs.ideal == values.ideal
@@ -87,30 +88,37 @@ def code_pairs(code: Mapping[str, str], stub: str, threshold: float) -> list[Cod
 
 
 def _read(path: Path) -> nbformat.NotebookNode | None:
+    """The release (the tutor's own file), or None if it cannot be read."""
     try:
         return nbformat.read(path, as_version=4)
-    except Exception:  # an unreadable notebook is left out of the comparison, not the end of it
+    except Exception:  # no release: no stub lines to leave out, not the end of the report
         return None
+
+
+def _submitted(submitted: Path, assignment: str, notebook: str) -> dict[str, nbformat.NotebookNode]:
+    """Each student's notebook of ``assignment``, read safely; an unreadable one is left out of the comparison."""
+    found = {}
+    for student in student_folders(submitted):
+        with contextlib.suppress(SubmissionProblem):
+            found[student] = read_submitted_notebook(submitted, student, assignment, notebook)
+    return found
 
 
 def gather(root: Path, submitted: Path) -> tuple[dict[str, Answers], dict[str, str], str]:
     """The by-hand answers and the code cells of every student in ``submitted``, and the release's stub code."""
     answers: dict[str, Answers] = {}
-    for path in sorted(submitted.glob(f"*/{BY_HAND}/{BY_HAND_NOTEBOOK}")):
-        notebook = _read(path)
-        cells = [c for c in (notebook.cells if notebook else []) if grade_id(c) == ANSWERS_ID]
+    for student, notebook in _submitted(submitted, BY_HAND, BY_HAND_NOTEBOOK).items():
+        cells = [c for c in notebook.cells if grade_id(c) == ANSWERS_ID]
         if cells and isinstance(cells[0].source, str):
-            answers[path.parents[1].name] = read_answers(cells[0].source)
+            answers[student] = read_answers(cells[0].source)
     exercise = exercise_for("ndcg")
     release = _read(root / "release" / exercise.assignment / exercise.notebook)
     locked = locked_cell_ids(exercise, release if release is not None else nbformat.v4.new_notebook())
     stub = "\n\n".join(c.source for c in student_code_cells(release, locked)) if release is not None else ""
-    code: dict[str, str] = {}
-    for path in sorted(submitted.glob(f"*/{exercise.assignment}/{exercise.notebook}")):
-        notebook = _read(path)
-        if notebook is not None:
-            code[path.parents[1].name] = "\n\n".join(
-                c.source for c in student_code_cells(notebook, locked) if isinstance(c.source, str))
+    code = {
+        student: "\n\n".join(c.source for c in student_code_cells(notebook, locked) if isinstance(c.source, str))
+        for student, notebook in _submitted(submitted, exercise.assignment, exercise.notebook).items()
+    }
     return answers, code, stub
 
 

@@ -20,7 +20,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..grading.notebook import SubmissionProblem, read_side_file
+import nbformat
+from nbformat.notebooknode import NotebookNode
+
+from ..grading import Status
+from ..grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, SubmissionProblem, read_notebook, read_side_file
 from ..output.text import printable
 from ..output.timestamps import TimestampProblem, parse_timestamp
 
@@ -168,3 +172,22 @@ def read_collected(submitted: Path, student: str, assignment: str, keep: frozens
         more = f" and {len(others) - NAMED} more" if len(others) > NAMED else ""
         warnings.append(f"not copied: {named}{more}")
     return Collected(files, timestamp, tuple(warnings))
+
+
+def read_submitted_notebook(submitted: Path, student: str, assignment: str, notebook: str) -> NotebookNode:
+    """``submitted/<student>/<assignment>/<notebook>`` as a notebook, read as the batch command reads one.
+
+    No link is followed, a FIFO does not block, and no file beyond the size bound is read (:func:`read_notebook`).
+
+    Raises
+    ------
+    SubmissionProblem
+        When the file is missing, is not a safe regular file, or is not a notebook; the message says which.
+    """
+    file = read_notebook(submitted, student, assignment, notebook, max_bytes=DEFAULT_MAX_NOTEBOOK_BYTES,
+                         fallback=False)
+    try:
+        return nbformat.reads(file.data.decode("utf-8"), as_version=4)
+    except Exception as error:  # any unreadable file is that student's problem only
+        raise SubmissionProblem(Status.ERROR, f"{notebook} is not a readable notebook ({type(error).__name__})") \
+            from None

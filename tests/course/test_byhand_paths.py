@@ -94,6 +94,7 @@ def test_the_autograded_notebook_works_the_list_through(graded):
 def test_the_batch_reads_a_by_hand_notebook_as_safely_as_the_code_part(tmp_path):
     # a FIFO must not hang the batch, and a link must not carry another file's answers into a grade
     from autograder.course.byhand import grade_folder
+    from autograder.course.copying import gather
 
     course = whole_course(tmp_path / "course")
     canary = tmp_path / "canary.ipynb"
@@ -108,3 +109,5 @@ def test_the_batch_reads_a_by_hand_notebook_as_safely_as_the_code_part(tmp_path)
     assert results["honest"].status.value == "graded"
     for student in ("piper", "linker"):
         assert results[student].status.value == "error" and results[student].score == 0, results[student].message
+    answers, _, _ = gather(course, course / "submitted")  # the copying report reads the same way
+    assert set(answers) == {"honest"}

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ....grading import Diagnosis, Finding, Status, StudentResult, TestResult
 from .answers import NAMES, Answers
-from .steps import HAND_MISTAKES, TOLERANCE, Steps, every_steps
+from .steps import HAND_MISTAKES, Steps, answer_matches, every_steps
 
 
 @dataclass(frozen=True)
@@ -41,9 +41,6 @@ STEPS: tuple[Step, ...] = (
 MAX_SCORE = sum(step.points for step in STEPS)
 
 
-def _close(answer: float | None, value: float) -> bool:
-    return answer is not None and abs(answer - value) <= TOLERANCE + 1e-12
-
 
 def _ideal_right(answer: tuple[float, ...] | None, right: tuple[float, ...], k: int) -> bool:
     return answer is not None and answer in (right, right[:k])
@@ -53,10 +50,10 @@ def step_passes(step: str, answers: Answers, right: Steps, k: int) -> bool:
     """Whether ``step``'s answer earns its points (nDCG also by follow-through)."""
     if step == "ideal":
         return _ideal_right(answers.ideal, right.ideal, k)
-    if _close(answers.number(step), right.number(step)):
+    if answer_matches(answers.number(step), right.number(step)):
         return True
     if step == "ndcg" and answers.dcg is not None and answers.idcg:
-        return _close(answers.ndcg, answers.dcg / answers.idcg)
+        return answer_matches(answers.ndcg, answers.dcg / answers.idcg)
     return False
 
 
@@ -75,9 +72,11 @@ def named_mistakes(answers: Answers, rels: tuple[int, ...], k: int) -> list[tupl
                     theirs.ideal, theirs.ideal[:k])
             else:
                 value = theirs.number(step)
-                hit = not math.isclose(value, right.number(step), abs_tol=1e-9) and _close(answers.number(step), value)
+                hit = (not math.isclose(value, right.number(step), abs_tol=1e-9)
+                       and answer_matches(answers.number(step), value))
                 if step == "ndcg" and not hit and mistake.ratio.name == "inverted" and answers.dcg:
-                    hit = _close(answers.ndcg, (answers.idcg or 0.0) / answers.dcg)  # inverted, on their own values
+                    # inverted, on their own values
+                    hit = answer_matches(answers.ndcg, (answers.idcg or 0.0) / answers.dcg)
             if hit:
                 named.append((mistake.mistake, mistake.name, step))
     return named

@@ -24,6 +24,11 @@ from ..diagnosis.variants import CUTOFFS, CUTS, GAINS, ORDERS, RATIOS, SCOPES, W
 #: An answer counts when it is this close to the value (absolute): two decimals, rounded intermediate
 #: terms included. Stated in the notebook.
 TOLERANCE = 0.01
+
+
+def answer_matches(answer: float | None, value: float) -> bool:
+    """Whether a written-down ``answer`` counts as ``value``: within :data:`TOLERANCE` (None: no answer)."""
+    return answer is not None and abs(answer - value) <= TOLERANCE + 1e-12
 #: The numbered steps, as the grade cells and the feedback name them.
 STEP_NAMES = ("ideal", "dcg", "idcg", "ndcg")
 
