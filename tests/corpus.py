@@ -221,6 +221,20 @@ def dcg(rels, k):
     frozenset({"test_dcg_grades"}),
 )
 
+TEXT_GRADES_CRASH = Implementation(
+    "grades kept as text, int() of the text (crashes on 2.5 and on 1.0)",
+    '''import math
+
+
+def dcg(rels, k):
+    labels = [str(r) for r in rels]  # as written in the qrels file
+    return sum(int(labels[i]) / math.log2(i + 2) for i in range(min(k, len(labels))))''',
+    CORRECT_NDCG,
+    frozenset({"grades-truncated"}),
+    # int("2.5") and int("0.0") raise: the fractional grades' cases and the float zeros' case
+    frozenset({"test_dcg_grades", "test_ndcg_ideal", "test_ndcg_zero"}),
+)
+
 HITS = Implementation(
     "recommender library: hits in the DCG",
     '''import numpy as np
@@ -392,7 +406,7 @@ def dcg(rels, k):
 CORPUS: tuple[Implementation, ...] = (
     NUMPY_SQUEEZE, OWN_DCG_HELPER, ROUNDED_6, ROUNDED_6_AND_LN, SKLEARN, EXPONENTIAL_HELPER, IDEAL_NOT_CUT_OWN,
     NATURAL_LOG_IN_NDCG, NUMPY_2_REMOVED,
-    INT_GRADES, BELOW_ONE_DROPPED, TEXT_GRADES, HITS, IDCG_FROM_COUNT, HITS_BOTH, CUT_AT_RELEVANT,
+    INT_GRADES, BELOW_ONE_DROPPED, TEXT_GRADES, TEXT_GRADES_CRASH, HITS, IDCG_FROM_COUNT, HITS_BOTH, CUT_AT_RELEVANT,
     IDEAL_ALL_POSITIONS, LN_RANK_ONE_UNDISCOUNTED, SHIFTED_PAST_JK, FLOAT32, FLOAT32_EXPONENTIAL, PRINTS,
     EMPTY_ON_NOTHING_RELEVANT, GAIN_TABLE,
 )

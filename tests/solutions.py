@@ -81,7 +81,11 @@ def records_of(functions: Mapping[str, Callable], calls: Iterable[Call]) -> dict
                     numeric = None if isinstance(value, (str, bytes, list, tuple, dict)) else float(value)
                 except Exception:
                     numeric = None
-                record = CallRecord(CallOutcome.NOT_A_NUMBER, value=numeric, type_name=type(value).__name__)
+                empty = isinstance(value, (str, list, tuple, dict)) and not value
+                empty = empty or (type(value).__name__ == "ndarray" and value.size == 0)
+                record = CallRecord(
+                    CallOutcome.NOT_A_NUMBER, value=numeric, type_name=type(value).__name__, empty=empty
+                )
         except Exception as error:
             record = CallRecord(CallOutcome.RAISED, error=type(error).__name__, message=str(error))
         records[call] = CallRecord(**{**record.__dict__, "after": tuple(float(v) for v in argument)})

@@ -63,12 +63,21 @@ def type_name(name: str) -> str:
     return name if known else "an object of its own class"
 
 
-def returned(name: str) -> str:
+#: How an empty container is written, so the student recognises what their code returned.
+_EMPTY = {"list": "a list `[]`", "tuple": "a tuple `()`", "dict": "a dict `{}`", "str": "an empty string `''`",
+          "ndarray": "an empty numpy array"}
+
+
+def returned(name: str, empty: bool = False) -> str:
     """What a call returned, in a student's terms, from its type's name: "None (nothing: ...)", "a list".
 
     >>> returned("NoneType")
     'None (nothing: does the function print its value instead of returning it?)'
+    >>> returned("list", empty=True)
+    'a list `[]`'
     """
+    if empty and name in _EMPTY:
+        return _EMPTY[name]
     phrases = {
         "NoneType": "None (nothing: does the function print its value instead of returning it?)",
         "list": "a list", "tuple": "a tuple", "str": "a string (str)", "dict": "a dict", "ndarray": "a numpy array",
@@ -192,7 +201,7 @@ def explain_failure(
             return f"{function} returned NaN on {what}"
         return f"{function} returned a wrong value on {what}"
     if outcome is CallOutcome.NOT_A_NUMBER:
-        return f"{function} returned {returned(record.type_name or '')}, not a number, on {what}"
+        return f"{function} returned {returned(record.type_name or '', record.empty)}, not a number, on {what}"
     if outcome is CallOutcome.RAISED:
         name = record.error if visible else exception_name(record.error or "")
         detail = f": {record.message}" if visible and record.message else ""

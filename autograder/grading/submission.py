@@ -218,6 +218,7 @@ def _blinded(record: CallRecord, shown_errors: frozenset[str] = frozenset()) -> 
         record, message=None, detail=None,
         error=error if record.error is not None else None,
         type_name=hidden_type_name(record.type_name) if record.type_name is not None else None,
+        empty=False,  # one more bit the student's code could choose
     )
 
 

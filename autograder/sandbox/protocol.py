@@ -69,6 +69,8 @@ class CallRecord:
     value: float | None = None
     #: The type name of a result that is not a number (``NOT_A_NUMBER`` only).
     type_name: str | None = None
+    #: Whether that result was an empty list, tuple, dict, string or array (``NOT_A_NUMBER`` only).
+    empty: bool = False
     error: str | None = None
     message: str | None = None
     #: The first argument after the call, if it was a list: numbers, ``None`` for non-numbers.
@@ -135,7 +137,8 @@ def call_record(record: dict[str, Any]) -> CallRecord:
         value = record.get("value")
         numeric = _finite_or_big(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
         return CallRecord(
-            CallOutcome.NOT_A_NUMBER, value=numeric, type_name=_text(record, "type", 100), after=_after(record)
+            CallOutcome.NOT_A_NUMBER, value=numeric, type_name=_text(record, "type", 100), after=_after(record),
+            empty=record.get("empty") is True,
         )
     if status == "raised":
         return CallRecord(

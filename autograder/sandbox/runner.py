@@ -67,11 +67,12 @@ class _Sink(io.TextIOBase):
         pass
 
 
-def _machinery(channel_fd: int) -> tuple[Any, Any, Any, Any, Any, Any, Any]:
+def _machinery(channel_fd: int) -> tuple[Any, Any, Any, Any, Any, Any]:
     """The runner's tools, bound to objects captured now (before any student code runs).
 
-    Returns ``emit(record)``, ``decode(line)``, ``describe(error)``, ``type_name(value)``,
-    ``as_number(result)``, ``numeric_value(result)`` and ``snapshot(values)``.
+    Returns ``emit(record)``, ``decode(line)``, ``describe(error)``, ``as_number(result)``,
+    ``not_a_number(result)`` (a call report's fields for a result that is no plain number) and
+    ``snapshot(values)``.
     """
     # C implementations only: a student can rebind builtins.isinstance or json.dumps by name,
     # but not change what these references point to.
@@ -155,6 +156,23 @@ def _machinery(channel_fd: int) -> tuple[Any, Any, Any, Any, Any, Any, Any]:
             return None
         return value if _type(value) is _float else None
 
+    def is_empty(result: Any) -> bool:
+        """Whether a result that is no number is an empty container ([] where nothing is relevant)."""
+        try:
+            kind = _type(result)
+            if kind is _list or kind is tuple or kind is _dict or kind is _str:
+                return _len(result) == 0
+            # numpy's own array only (a class of the student's could answer anything)
+            return kind.__name__ == "ndarray" and kind.__module__ == "numpy" and result.size == 0
+        except _BaseException:
+            return False
+
+    def not_a_number(result: Any) -> dict[str, Any]:
+        fields: dict[str, Any] = {"status": "not-a-number", "type": type_name(result), "value": numeric_value(result)}
+        if is_empty(result):
+            fields["empty"] = True
+        return fields
+
     def snapshot(values: Any) -> list[float | None] | None:
         """The argument list after the call, as plain data (None if it no longer is a list)."""
         if _type(values) is not _list:
@@ -169,7 +187,7 @@ def _machinery(channel_fd: int) -> tuple[Any, Any, Any, Any, Any, Any, Any]:
             shown.append(number if _type(number) is _float else None)
         return shown
 
-    return emit, decode, describe, type_name, as_number, numeric_value, snapshot
+    return emit, decode, describe, as_number, not_a_number, snapshot
 
 
 def _compile(source: str, index: int, compile_: Any) -> Any:
@@ -196,7 +214,7 @@ def main() -> None:
     # the originals too, so that nothing the student's code finds writes to the grader's channel
     sys.stdout = sys.__stdout__ = _Sink()  # type: ignore[misc,assignment]
     sys.stderr = sys.__stderr__ = _Sink()  # type: ignore[misc,assignment]
-    emit, decode, describe, type_name, as_number, numeric_value, snapshot = _machinery(channel_fd)
+    emit, decode, describe, as_number, not_a_number, snapshot = _machinery(channel_fd)
     _callable, _type, _list, _BaseException = callable, type, list, BaseException
     _exec, _compile_builtin, _enumerate = exec, compile, enumerate
 
@@ -244,9 +262,7 @@ def main() -> None:
             result = function(*arguments)
             value = as_number(result)
             if value is None:
-                record["status"] = "not-a-number"
-                record["type"] = type_name(result)
-                record["value"] = numeric_value(result)
+                record.update(not_a_number(result))
             else:
                 record["status"] = "value"
                 record["value"] = value

@@ -59,3 +59,13 @@ def test_numbers_are_shown_with_the_digits_that_tell_them_apart():
     returned = text.split("your ndcg returns ")[1].split(";")[0]
     formula = text.split("≈ ")[1].split(" ")[0]
     assert returned != formula and float(returned) != float(formula)
+
+
+def test_a_crash_on_text_grades_and_an_empty_list_are_named_in_the_students_terms():
+    from corpus import EMPTY_ON_NOTHING_RELEVANT, TEXT_GRADES_CRASH
+
+    crash = diagnose(probe_records(TEXT_GRADES_CRASH.dcg, TEXT_GRADES_CRASH.ndcg)).findings[0].counterexample
+    assert "raised ValueError on grade 2.5: does your code assume whole-number grades" in crash
+    empty = EMPTY_ON_NOTHING_RELEVANT
+    text = diagnose(probe_records(empty.dcg, empty.ndcg)).findings[0].counterexample
+    assert "returned a list `[]`, not a number" in text

@@ -35,7 +35,7 @@ def test_what_came_back_is_said_in_the_students_terms():
     printed = _diagnosis(PRINTS.dcg, PRINTS.ndcg)
     assert "returned None (nothing): does it print the value" in printed.findings[0].counterexample
     empty = _diagnosis(EMPTY_ON_NOTHING_RELEVANT.dcg, EMPTY_ON_NOTHING_RELEVANT.ndcg)
-    assert "returned a list, not a number; it must return 0.0" in empty.findings[0].counterexample
+    assert "returned a list `[]`, not a number; it must return 0.0" in empty.findings[0].counterexample
 
 
 def test_a_crash_on_grade_3_says_so_and_is_not_the_one_document_mistake():

@@ -36,6 +36,15 @@ def test_cells_and_calls_report_in_one_process() -> None:
     assert sandbox.launches == 1
 
 
+@pytest.mark.parametrize("returned, empty", [
+    ("[]", True), ("()", True), ("''", True), ("{}", True), ("[0]", False), ("None", False), ("'0'", False),
+])
+def test_the_runner_says_whether_a_result_that_is_no_number_is_empty(returned: str, empty: bool) -> None:
+    cells = [f"def double(x):\n    return {returned}"]
+    outcome = run_submission(PlainProcess(), cells, _calls(1), timeout=TIMEOUT, budget=120)
+    assert (outcome.calls[0].outcome, outcome.calls[0].empty) == (CallOutcome.NOT_A_NUMBER, empty)
+
+
 def test_a_cell_that_ends_the_process_is_skipped_and_the_rest_runs_in_a_fresh_one() -> None:
     sandbox = PlainProcess()
     cells = ["import os\nos._exit(7)", DOUBLE]

@@ -306,6 +306,21 @@ def _grade_range(records: Records, function: str) -> Call | None:
     return next((p for p in crashed if _grades_above(p, 2) and _integral(p)), None)
 
 
+def _fraction_crash(records: Records, function: str) -> Call | None:
+    """A probe on which ``function`` raised because of a fractional grade, if that is its pattern.
+
+    Real code that keeps grades as text and converts them late (``int(str(rel))``, ``int("2.5")``)
+    raises ValueError on a grade such as 2.5 or 1.0 and on no list of Python ints: it assumes
+    whole-number grades, which is the truncation mistake made loudly.
+    """
+    calls = [p for p in (NDCG_PROBES if function == "ndcg" else records) if p.function == function
+             and len(rels_of(p)) >= 2 and k_of(p) <= len(rels_of(p)) and any(rels_of(p))]
+    crashed = [p for p in calls if _raised(records.get(p))]
+    if not crashed or any(all(type(r) is int for r in rels_of(p)) for p in crashed):
+        return None
+    return min(crashed, key=_integral)  # a fractional grade, where one crashed, says it best
+
+
 def _integral(call: Call) -> bool:
     return all(float(r).is_integer() for r in rels_of(call))
 
@@ -325,7 +340,7 @@ def _diagnose_contract(records: Records, diagnosis: Diagnosis) -> None:
                  f"for {describe(zero)} (nothing relevant) your ndcg raised {exception_name(record.error or '')}; "
                  "it must return 0.0")
         elif record.outcome is CallOutcome.NOT_A_NUMBER and record.value is None:
-            kind = returned(record.type_name or "")
+            kind = returned(record.type_name or "", record.empty)
             _add(diagnosis, "zero-ideal", "ndcg",
                  f"for {describe(zero)} (nothing relevant) your ndcg returned {kind}, not a number; "
                  "it must return 0.0")
@@ -344,6 +359,18 @@ def _diagnose_contract(records: Records, diagnosis: Diagnosis) -> None:
             _add(diagnosis, "grade-range", function,
                  f"for {describe(cause)} your {function} raised {exception_name(record.error or '')} on grade "
                  f"{max(rels_of(cause)):g}: does your code assume grades 0–2?")
+    for function in ("dcg", "ndcg"):
+        cause = _fraction_crash(records, function) if working[function] else None
+        if function == "ndcg" and "grades-truncated" in diagnosis.ids:
+            cause = None  # an ndcg that calls a dcg which crashes on grade 2.5 crashes there too: named once
+        if cause is not None:
+            record = records[cause]
+            rels = rels_of(cause)
+            fractions = [r for r in rels if not float(r).is_integer()]
+            grade = fractions[0] if fractions else next(r for r in rels if type(r) is float)
+            _add(diagnosis, "grades-truncated", function,
+                 f"for {describe(cause)} your {function} raised {exception_name(record.error or '')} on grade "
+                 f"{grade!r}: does your code assume whole-number grades (int)? A grade may be a fraction or a float")
     # one document, k beyond the list: only crashes with grades 0-2 (grade 3 has its own cause, above)
     one_document = [p for p in (*DCG_PROBES, *ONE_DOCUMENT_PROBES) if len(rels_of(p)) == 1 and not _grades_above(p, 2)]
     for function in ("dcg", "ndcg"):
