@@ -8,6 +8,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from byhand_answers import LOST
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +17,7 @@ from autograder.course.byhand import POOL_FILE, current_salt, published_variant,
 from autograder.exercises.ndcg.byhand import cells
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, LENGTH, RELEVANT, fair_indices, student_list
 from autograder.exercises.ndcg.byhand.pool import choose_salt, collisions, compute_pool
-from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, every_steps, right_steps
+from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, every_steps, is_fair, right_steps
 
 from grading_run import whole_course
 
@@ -54,10 +55,27 @@ def test_every_list_is_fair(student, salt):
         changed = [s for s in ("dcg", "idcg", "ndcg") if not math.isclose(theirs.number(s), right.number(s))]
         # and where it changes a value, no answer within the tolerance counts for both
         assert all(abs(theirs.number(s) - right.number(s)) > 2 * TOLERANCE for s in changed), (name, rels)
+        # every step a mistake makes wrong shows at two decimals on every list (2^rel - 1 on a top k of
+        # grades 0 and 1 only would leave DCG@k right and cost one step less than on another list)
+        wrong = {step.removeprefix("byhand_") for step in LOST[name]}
+        assert wrong - {"ideal"} <= set(changed), (name, rels)
+        assert "ideal" not in wrong or theirs.ideal[:CUTOFF] != right.ideal[:CUTOFF], (name, rels)
     for (a, sa), (b, sb) in itertools.combinations(steps.items(), 2):
         for s in ("dcg", "idcg", "ndcg"):
             gap = abs(sa.number(s) - sb.number(s))
             assert gap < 1e-9 or gap > 2 * TOLERANCE, (a, b, s, rels)
+
+
+def test_no_list_keeps_dcg_right_under_the_exponential_gain():
+    # the list student "0" once drew: a top k of grades 0 and 1 only, where 2^rel - 1 = rel
+    rels = (0, 1, 1, 1, 1, 0, 1, 3, 2)
+    gain = every_steps(rels, CUTOFF)["gain 2^rel - 1"]
+    assert gain.dcg == pytest.approx(ndcg_ref.dcg(rels, CUTOFF))  # the mistake does not show in DCG@k here
+    assert not is_fair(rels, CUTOFF)
+
+
+def test_each_mistake_is_said_to_cost_what_the_tests_expect():
+    assert {m.name: {f"byhand_{s}" for s in m.wrong_steps} for m in HAND_MISTAKES} == LOST
 
 
 def test_every_catalogue_mistake_is_made():

@@ -62,6 +62,24 @@ class HandMistake:
     ratio: Variant[Callable[[float, float], float | None]] = RATIOS[0]
 
     @property
+    def wrong_steps(self) -> frozenset[str]:
+        """The steps this mistake makes wrong on a fair list (nDCG follows through from the student's own values).
+
+        A wrong gain or discount changes DCG@k and iDCG@k; a wrong ideal ranking changes the ranking
+        and iDCG@k; an ideal not cut at k only iDCG@k; an inverted ratio only nDCG@k.
+        """
+        steps: set[str] = set()
+        if self.gain is not GAINS[0] or self.weight is not WEIGHTS[0]:
+            steps |= {"dcg", "idcg"}
+        if self.order is not ORDERS[0] or self.scope is not SCOPES[0]:
+            steps |= {"ideal", "idcg"}
+        if self.cut is not CUTS[0]:
+            steps.add("idcg")
+        if self.ratio is not RATIOS[0]:
+            steps.add("ndcg")
+        return frozenset(steps)
+
+    @property
     def mistake(self) -> str:
         """The catalogue ID of the mistake."""
         parts = (self.gain, self.weight, self.order, self.scope, self.cut, self.ratio)
@@ -122,17 +140,22 @@ def _apart(a: float, b: float) -> bool:
 def is_fair(rels: tuple[int, ...], k: int) -> bool:
     """Whether every hand mistake shows on this list, and each differently.
 
-    Fair means: every mistake changes at least one step; in every step, any two of the right
-    calculation and the mistakes give the same value or values more than twice the tolerance apart
-    (no answer can count for both); and any two of them differ in some step. A mistake in the ideal
-    ranking changes the ranking itself.
+    Fair means: every mistake changes every one of its :attr:`HandMistake.wrong_steps`, a value by
+    more than twice the tolerance (so each mistake costs the same steps on every student's list: a
+    gain of 2^rel - 1 is the grade itself for grades 0 and 1, and would leave DCG@k of a top k of
+    such grades right); in every step, any two of the right calculation and the mistakes give the
+    same value or values more than twice the tolerance apart (no answer can count for both); and
+    any two of them differ in some step.
     """
     steps = every_steps(rels, k)
     right = steps["right"]
     for mistake in HAND_MISTAKES:
-        builds_ideal = mistake.order is not ORDERS[0] or mistake.scope is not SCOPES[0]
-        if builds_ideal and steps[mistake.name].ideal[:k] == right.ideal[:k]:
-            return False
+        theirs = steps[mistake.name]
+        for step in mistake.wrong_steps:
+            if step == "ideal" and theirs.ideal[:k] == right.ideal[:k]:
+                return False
+            if step != "ideal" and abs(theirs.number(step) - right.number(step)) <= 2 * TOLERANCE:
+                return False
     for (_, a), (_, b) in itertools.combinations(steps.items(), 2):
         if not all(_apart(a.number(s), b.number(s)) for s in ("dcg", "idcg", "ndcg")):
             return False
