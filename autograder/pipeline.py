@@ -6,7 +6,6 @@ benchmarks and the tests call; there is no other way into grading.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -14,14 +13,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .course.assignment_cells import MissingSource, record_assignment_cells
 from .course.autograded import write_autograded
-from .course.feedback_page import notebook_order
 from .course.generated_cells import skipped_cell_ids
-from .course.gradebook_url import course_gradebook
-from .course.late import apply_late_penalties
+from .course.gradebook_step import update_gradebook
 from .course.lock import grading_lock
-from .course.marks import read_gradebook_views
 from .course.nbgrader import find_root, release_notebook
 from .course.secret import course_secret
 from .course.submission_folder import Collected, read_collected, shipped_files
@@ -41,7 +36,6 @@ from .grading.batch import Executor, student_folders
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code
 from .grading.store import ResultStore
 from .output.feedback import write_feedback
-from .output.gradebook import check_gradebook, gradebook_errors, gradebook_path, tool_environment, try_record_scores
 from .output.report import write_report
 from .output.results import run_summary, write_results
 from .output.text import printable
@@ -159,20 +153,6 @@ def _course_feedback(root: Path, exercise: Exercise, student: str, page: Path, f
         write_atomic(folder / name, data.decode("utf-8", "replace"))
 
 
-def _record_cells(root: Path, url: str, exercise: Exercise) -> str:
-    """Record the notebook's cells as generate_assignment does, if the gradebook lacks them; a note or ""."""
-    path = gradebook_path(url)
-    with gradebook_errors(path):
-        if path is not None:
-            check_gradebook(path)
-        os.environ["PATH"] = tool_environment()["PATH"]  # nbgrader runs `alembic` to create a gradebook
-        try:
-            record_assignment_cells(root, url, exercise.assignment, exercise.notebook)
-        except MissingSource as missing:
-            return f" ({missing})"
-    return ""
-
-
 def grade_course(options: GradeOptions) -> GradeRun:
     """Grade every submission in its own sandbox; write results, feedback, report and gradebook scores.
 
@@ -272,7 +252,7 @@ def _after_grading(
                     max_notebook_bytes, show_solution=options.show_solution, students=graded,
                 ))
         # the gradebook first: lateness and penalties come from it and show in every output below
-        note, failed = _update_gradebook(options, root, batch, store, collected)
+        note, failed = update_gradebook(root, options.gradebook, exercise, store, collected)
         steps += [pool.submit(_feedback_pages, options, root, batch, files, part) for part in slices]
         steps += [pool.submit(write_results, options.out, batch),
                   pool.submit(write_report, options.out, exercise, batch)]
@@ -302,61 +282,3 @@ def _executor(options: GradeOptions, sandbox: Sandbox) -> Iterator[Executor | No
         yield executor
         for warning in executor.warnings:  # what a worker's sandbox lacks (cgroups), once each
             print(f"a Dask worker: {warning}", file=sys.stderr)
-
-
-def _update_gradebook(
-    options: GradeOptions, root: Path | None, batch: BatchResult, store: ResultStore, collected: dict[str, Collected]
-) -> tuple[str, bool]:
-    """Record the scores, apply the course's late penalties, read back the marks; the note and whether it failed.
-
-    Each student's ``late`` and ``manual`` then hold what the gradebook says (the tutors' marks from
-    formgrader included), so every output shows the final score. A failure leaves the results on
-    disk as graded (without lateness or marks): it is the note's to say.
-    """
-    exercise = options.exercise
-    try:  # the gradebook nbgrader's configuration names, as `nbgrader export` and the formgrader read it
-        with gradebook_errors():
-            target = course_gradebook(root, options.gradebook)
-    except GradebookError as error:
-        return f"gradebook: {error}", True
-    if target is None:
-        return "gradebook: skipped", False
-    url = target.url
-    timestamps = {student: found.timestamp for student, found in collected.items() if found.timestamp is not None}
-    try:
-        # the cells generate_assignment records, if the gradebook lacks them
-        cells_note = _record_cells(root, url, exercise) if root is not None else ""
-        note, refused = try_record_scores(url, exercise, batch, timestamps, course_id=target.course_id)
-        recorded = [  # ids only: the records stay in the store
-            student for student, status in zip(store.student_ids, store.statuses(), strict=True)
-            if status not in (Status.MISSING, Status.NOT_GRADED) and student not in refused
-        ]
-    except GradebookError as error:
-        return f"gradebook: {error}", True
-    try:  # nbgrader's own late-penalty step, as `nbgrader autograde` runs it after recording the scores
-        with gradebook_errors():
-            apply_late_penalties(
-                root, url, exercise.assignment, Path(exercise.notebook).stem, recorded
-            )
-    except GradebookError as error:  # the scores are recorded; the penalties are not: say which
-        note, failed = f"{note}; late penalties {str(error).replace('NOT updated', 'NOT applied')}", True
-    else:
-        failed = False
-    try:  # what every output shows: the gradebook's marks (formgrader's manual grading) and lateness
-        with gradebook_errors():
-            order = notebook_order(root, exercise) if root is not None else []
-            views = read_gradebook_views(url, exercise.assignment, Path(exercise.notebook).stem,
-                                         recorded, order)
-    except GradebookError as error:
-        views = {}
-        note, failed = f"{note}; manual marks {str(error).replace('NOT updated', 'NOT read')}", True
-    # a record read from the store is a copy: put back what changed
-    for student_id in dict.fromkeys([*refused, *views]):
-        student = store.get(student_id)
-        if student_id in refused:  # that student's problem, shown with their result
-            student.warnings.append(f"not recorded in the gradebook: {refused[student_id]}")
-        view = views.get(student_id)
-        if view is not None:
-            student.late, student.manual = view.late, view.manual
-        store.put(student)
-    return note + cells_note, failed

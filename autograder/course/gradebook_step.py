@@ -1,0 +1,114 @@
+"""The gradebook step after grading, for every batch command: record, late penalties, marks read back.
+
+``python -m autograder grade`` (the code part) and ``grade-by-hand`` (the by-hand part) both end
+here, so their scores reach nbgrader's gradebook as ``nbgrader autograde`` leaves them: the
+notebook's cells recorded as ``generate_assignment`` does (if the gradebook lacks them), each grade
+cell's score with whole students per transaction (:func:`..output.gradebook.try_record_scores`), the
+course's late penalties by nbgrader's own step (:func:`.late.apply_late_penalties`), and the tutors'
+marks and lateness read back into each result (:mod:`.marks`) for the pages written next.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import GradebookError
+from ..grading import BatchResult, Exercise, GroupInfo, Status
+from ..grading.store import ResultStore
+from ..output.gradebook import check_gradebook, gradebook_errors, gradebook_path, tool_environment, try_record_scores
+from .assignment_cells import MissingSource, record_assignment_cells
+from .feedback_page import notebook_order
+from .gradebook_url import course_gradebook
+from .late import apply_late_penalties
+from .marks import read_gradebook_views
+from .submission_folder import Collected
+
+
+def record_cells(root: Path, url: str, exercise: Exercise) -> str:
+    """Record the notebook's cells as generate_assignment does, if the gradebook lacks them; a note or ""."""
+    path = gradebook_path(url)
+    with gradebook_errors(path):
+        if path is not None:
+            check_gradebook(path)
+        os.environ["PATH"] = tool_environment()["PATH"]  # nbgrader runs `alembic` to create a gradebook
+        try:
+            record_assignment_cells(root, url, exercise.assignment, exercise.notebook)
+        except MissingSource as missing:
+            return f" ({missing})"
+    return ""
+
+
+def update_gradebook(
+    root: Path | None, option: str | None, exercise: Exercise, store: ResultStore, collected: dict[str, Collected]
+) -> tuple[str, bool]:
+    """Record the scores, apply the course's late penalties, read back the marks; the note and whether it failed.
+
+    Parameters
+    ----------
+    root : Path or None
+        The course directory (None: outside a course, only ``option``'s gradebook).
+    option : str or None
+        ``--gradebook``: None for the course's, ``"none"`` to skip, or a URL.
+    exercise : Exercise
+        What was graded: its assignment, notebook and grade cells.
+    store : ResultStore
+        The students' results, in the batch's order.
+    collected : dict
+        What ``nbgrader collect`` left beside each notebook (the submission times).
+
+    Each student's ``late`` and ``manual`` then hold what the gradebook says (the tutors' marks from
+    formgrader included), so every output shows the final score. A failure leaves the results on
+    disk as graded (without lateness or marks): it is the note's to say.
+    """
+    batch = BatchResult(
+        assignment=exercise.assignment, notebook=exercise.notebook, title=exercise.title,
+        max_score=exercise.max_score, sandbox="", students=store,
+        groups=[GroupInfo(g.grade_id, g.description, g.points, g.visible) for g in exercise.groups],
+    )
+    try:  # the gradebook nbgrader's configuration names, as `nbgrader export` and the formgrader read it
+        with gradebook_errors():
+            target = course_gradebook(root, option)
+    except GradebookError as error:
+        return f"gradebook: {error}", True
+    if target is None:
+        return "gradebook: skipped", False
+    url = target.url
+    timestamps = {student: found.timestamp for student, found in collected.items() if found.timestamp is not None}
+    try:
+        # the cells generate_assignment records, if the gradebook lacks them
+        cells_note = record_cells(root, url, exercise) if root is not None else ""
+        note, refused = try_record_scores(url, exercise, batch, timestamps, course_id=target.course_id)
+        recorded = [  # ids only: the records stay in the store
+            student for student, status in zip(store.student_ids, store.statuses(), strict=True)
+            if status not in (Status.MISSING, Status.NOT_GRADED) and student not in refused
+        ]
+    except GradebookError as error:
+        return f"gradebook: {error}", True
+    try:  # nbgrader's own late-penalty step, as `nbgrader autograde` runs it after recording the scores
+        with gradebook_errors():
+            apply_late_penalties(
+                root, url, exercise.assignment, Path(exercise.notebook).stem, recorded
+            )
+    except GradebookError as error:  # the scores are recorded; the penalties are not: say which
+        note, failed = f"{note}; late penalties {str(error).replace('NOT updated', 'NOT applied')}", True
+    else:
+        failed = False
+    try:  # what every output shows: the gradebook's marks (formgrader's manual grading) and lateness
+        with gradebook_errors():
+            order = notebook_order(root, exercise) if root is not None else []
+            views = read_gradebook_views(url, exercise.assignment, Path(exercise.notebook).stem,
+                                         recorded, order)
+    except GradebookError as error:
+        views = {}
+        note, failed = f"{note}; manual marks {str(error).replace('NOT updated', 'NOT read')}", True
+    # a record read from the store is a copy: put back what changed
+    for student_id in dict.fromkeys([*refused, *views]):
+        student = store.get(student_id)
+        if student_id in refused:  # that student's problem, shown with their result
+            student.warnings.append(f"not recorded in the gradebook: {refused[student_id]}")
+        view = views.get(student_id)
+        if view is not None:
+            student.late, student.manual = view.late, view.manual
+        store.put(student)
+    return note + cells_note, failed
