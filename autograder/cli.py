@@ -16,7 +16,7 @@ from .course.byhand import grade_folder, release_by_hand
 from .course.generated_cells import sync_source
 from .course.nbgrader import ASSIGNMENT, find_root, generate_release, source_notebook
 from .course.walkthrough import release_walkthroughs
-from .errors import KitError
+from .errors import GradebookError, KitError
 from .exercises import exercise_for
 from .files import write_atomic
 from .grading import default_workers
@@ -95,10 +95,14 @@ def parser() -> argparse.ArgumentParser:
     )
     _add_grade_arguments(grade)
     by_hand = commands.add_parser(
-        "grade-by-hand", help="grade Task 1.2 (nDCG by hand) of every submitted/<id>/byhand/: a table and JSON",
+        "grade-by-hand", help="grade Task 1.2 (nDCG by hand) of every submitted/<id>/byhand/ into the gradebook, "
+        "autograded/ and feedback/ (as nbgrader autograde byhand does): a table and JSON",
         epilog="example: python -m autograder grade-by-hand --json graded/byhand.json",
     )
     by_hand.add_argument("--json", type=Path, default=None, help="also write the results as JSON to this file")
+    by_hand.add_argument("--gradebook", default=None,
+                         help="nbgrader gradebook URL to record the steps in (default: the course's, as "
+                         "nbgrader_config.py names it; 'none' to skip)")
     variants = commands.add_parser(
         "variants", help="paper exam: one printable sheet per student of a roster (their list, k) and the tutors' key",
         epilog="example: python -m autograder variants --roster roster.csv --out paper",
@@ -151,7 +155,7 @@ def _run(args: argparse.Namespace) -> int:
         release_walkthroughs(root)
         print("release/ regenerated")
     elif args.command == "grade-by-hand":
-        _grade_by_hand(root, args.json)
+        return _grade_by_hand(root, args.json, args.gradebook)
     elif args.command == "variants":
         from .course.variants import write_variants
 
@@ -176,15 +180,21 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _grade_by_hand(root: Path, json_path: Path | None) -> None:
-    results = grade_folder(root)
+def _grade_by_hand(root: Path, json_path: Path | None, gradebook: str | None) -> int:
+    from .course.byhand_record import record_by_hand
+    from .course.lock import grading_lock
+
+    with grading_lock(root, who="python -m autograder grade-by-hand"):  # one grader per course, as for grade
+        results, note, failed = record_by_hand(root, grade_folder(root), gradebook)
     for result in results:
         steps = " ".join(f"{t.name.removeprefix('byhand_')}={t.points:g}" for t in result.tests)
         mistakes = ", ".join(result.diagnosis.ids) or "-"
         print(f"{result.student_id:<20} {result.score:>4g} / {result.max_score:g}  {steps}  mistakes: {mistakes}")
+    print(note)
     if json_path is not None:
         write_atomic(json_path, json.dumps([r.to_json() for r in results], indent=1))
         print(f"results: {json_path}")
+    return GradebookError.exit_code if failed else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -23,13 +23,13 @@ from ..errors import CourseError
 from ..exercises.ndcg.byhand import cells
 from ..exercises.ndcg.byhand.answers import read_answers
 from ..exercises.ndcg.byhand.derive import CUTOFF, student_list
+from ..exercises.ndcg.byhand.exercise import ASSIGNMENT as ASSIGNMENT  # re-exported: the course speaks of them
+from ..exercises.ndcg.byhand.exercise import NOTEBOOK as NOTEBOOK
 from ..exercises.ndcg.byhand.marking import MAX_SCORE, STEPS, mark
 from ..grading import Status, StudentResult, student_folders
 from ..grading.notebook import SubmissionProblem
 from .submission_folder import read_submitted_notebook
 
-ASSIGNMENT = "byhand"
-NOTEBOOK = "byhand.ipynb"
 #: The salt of a course that has not chosen one (``python -m autograder variants`` chooses one per roster).
 DEFAULT_SALT = "ir-ranking-evaluation-byhand-0"
 POOL_FILE = Path(__file__).resolve().parents[1] / "exercises" / "ndcg" / "byhand" / "pool.b64"
@@ -144,19 +144,12 @@ def release_by_hand(root: Path) -> Path:
     return root / "release" / ASSIGNMENT / NOTEBOOK
 
 
-def grade_by_hand(nb: NotebookNode, student: str, log: logging.Logger) -> NotebookNode:
-    """nbgrader's autograde of a by-hand notebook (from :class:`.preprocessor.SandboxedExecute`).
+def write_step_outputs(nb: NotebookNode, result: StudentResult) -> NotebookNode:
+    """Each step's grade cell gets its outcome as output, the last one also the student's list worked through.
 
-    The same :func:`grade_notebook` as the batch command, for the student nbgrader files the
-    submission under, with the release's salt and pool (nbgrader runs from the course directory).
-    Each step's grade cell gets its outcome as output (an error output scores 0 in nbgrader's
-    ``SaveAutoGrades``), the last one also the student's list worked through (the feedback shows it).
+    An error output scores 0 in nbgrader's ``SaveAutoGrades``, anything else full points; every
+    other code cell's outputs are cleared (what the student's own kernel printed is not believed).
     """
-    try:
-        result = grade_notebook(student, nb, *release_variant(Path.cwd()))
-    except CourseError as error:  # no release: every step scores 0, with the reason
-        result = StudentResult.without_grading(student, Status.ERROR, str(error), MAX_SCORE)
-    log.info("%s: by hand, %g of %g points", student, result.score, result.max_score)
     outcomes = {test.name: test for test in result.tests}
     for cell in nb.cells:
         cell_id = _grade_id(cell)
@@ -173,3 +166,19 @@ def grade_by_hand(nb: NotebookNode, student: str, log: logging.Logger) -> Notebo
         if cell_id == STEPS[-1].grade_id:  # after the last step: the student's list worked through
             cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=f"\n{result.message}\n"))
     return nb
+
+
+def grade_by_hand(nb: NotebookNode, student: str, log: logging.Logger) -> StudentResult:
+    """nbgrader's autograde of a by-hand notebook (from :class:`.preprocessor.SandboxedExecute`).
+
+    The same :func:`grade_notebook` as the batch command, for the student nbgrader files the
+    submission under, with the release's salt and pool (nbgrader runs from the course directory);
+    the outcomes are written into ``nb`` by :func:`write_step_outputs`. Returns the result.
+    """
+    try:
+        result = grade_notebook(student, nb, *release_variant(Path.cwd()))
+    except CourseError as error:  # no release: every step scores 0, with the reason
+        result = StudentResult.without_grading(student, Status.ERROR, str(error), MAX_SCORE)
+    log.info("%s: by hand, %g of %g points", student, result.score, result.max_score)
+    write_step_outputs(nb, result)
+    return result

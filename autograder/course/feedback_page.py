@@ -29,6 +29,7 @@ from nbformat.notebooknode import NotebookNode
 
 from ..errors import CourseError
 from ..exercises import exercise_for
+from ..exercises.ndcg.byhand.exercise import BY_HAND
 from ..files import write_atomic
 from ..grading import Exercise, StudentResult
 from ..output.feedback import render_feedback
@@ -49,6 +50,17 @@ class StoredResult:
 
     result: StudentResult
     show_solution: bool
+
+
+def page_exercise(assignment: str) -> Exercise:
+    """What a page of ``assignment`` is rendered with: the by-hand part's steps, or the graded exercise.
+
+    Raises
+    ------
+    UsageError
+        For an assignment the course does not grade.
+    """
+    return BY_HAND if assignment == BY_HAND.assignment else exercise_for(assignment)
 
 
 def result_name(notebook: str) -> str:
@@ -143,7 +155,7 @@ class CourseFeedbackExporter(Exporter):
                            **kw: Any) -> tuple[str, dict[str, Any]]:
         nb, resources = super().from_notebook_node(nb, resources, **kw)
         info = resources["nbgrader"]
-        exercise = exercise_for(info["assignment"])
+        exercise = page_exercise(info["assignment"])
         # nbgrader converts from the course directory; a missing result fails this student only, with its message
         views = read_gradebook_views(info["db_url"], info["assignment"], info["notebook"], [info["student"]],
                                      notebook_order(Path.cwd(), exercise))

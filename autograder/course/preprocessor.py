@@ -38,6 +38,7 @@ from ..grading.notebook import NotebookFile, release_code
 from ..grading.submission import cell_message
 from ..sandbox import MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
 from .byhand import ASSIGNMENT as BY_HAND
+from .byhand import NOTEBOOK as BY_HAND_NOTEBOOK
 from .byhand import grade_by_hand
 from .feedback_page import result_document, result_name
 from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells
@@ -79,7 +80,10 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
         student = resources["nbgrader"]["student"]
         if resources["nbgrader"]["assignment"] == BY_HAND:  # answers read as numbers: nothing runs
-            return grade_by_hand(nb, student, self.log), resources
+            by_hand = grade_by_hand(nb, student, self.log)
+            # the result the student's page is written from, as for the code part (.feedback_page)
+            resources.setdefault("outputs", {})[result_name(BY_HAND_NOTEBOOK)] = result_document(by_hand)
+            return nb, resources
         exercise = exercise_for(resources["nbgrader"]["assignment"])
         skip = locked_cell_ids(exercise, nb)  # nbgrader has put the release's locked cells back
         data = nbformat.writes(nb).encode("utf-8")

@@ -24,10 +24,9 @@ from nbgrader.exchange.default import ExchangeReleaseFeedback
 from nbgrader.utils import notebook_hash
 
 from ..errors import UsageError
-from ..exercises import exercise_for
 from ..grading.notebook import SubmissionProblem, read_side_file
 from ..output.text import printable
-from .feedback_page import page_path, write_course_pages
+from .feedback_page import page_exercise, page_path, write_course_pages
 
 
 class CourseReleaseFeedback(ExchangeReleaseFeedback):  # type: ignore[misc]  # nbgrader ships no type information
@@ -87,7 +86,7 @@ class CourseReleaseFeedback(ExchangeReleaseFeedback):  # type: ignore[misc]  # n
         no page may be released when the gradebook cannot be read, else None.
         """
         try:
-            exercise = exercise_for(self.coursedir.assignment_id)
+            exercise = page_exercise(self.coursedir.assignment_id)
         except UsageError:
             return None
         root = Path(self.coursedir.root).resolve()
