@@ -116,14 +116,32 @@ def test_a_late_submission_gets_the_course_s_penalty_on_both_paths(both):
         assert not any(scores[student]["needs manual grade"] for student in scores)
 
 
-def test_the_formgrader_counts_the_batch_s_submissions_as_autograded(both):
-    # formgrader: autograded/<student>/<assignment>/ exists and the gradebook's time is timestamp.txt's
+def _formgrader_view(course, monkeypatch) -> dict[str, tuple[bool, float]]:
+    """What the formgrader's list of submissions shows: autograded or not, and the score (its own API)."""
+    from nbgrader.apps import NbGraderAPI
+
+    monkeypatch.chdir(course)  # the formgrader runs in the course directory: sqlite:///gradebook.db is its
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    loaded = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+    api = NbGraderAPI(coursedir=CourseDirectory(config=loaded), config=loaded)
+    return {s["student"]: (s["autograded"], s["score"]) for s in api.get_submissions(ASSIGNMENT)}
+
+
+def test_the_formgrader_shows_the_batch_s_submissions_as_autograded_with_nbgrader_s_scores(both, monkeypatch):
+    # the formgrader wants autograded/<student>/<assignment>/ and the gradebook's time equal to timestamp.txt's
     courses, _, _, read, _ = both
     for student in ("ada", "bob", "cyd"):
         folder = courses["batch"] / "autograded" / student / ASSIGNMENT
         assert (folder / NOTEBOOK).is_file() and (folder / "timestamp.txt").is_file()
         written = (courses["batch"] / "submitted" / student / ASSIGNMENT / "timestamp.txt").read_text()
         assert read["batch"][student]["timestamp"].strftime("%Y-%m-%d %H:%M:%S") == written[:19]
+    shown = _formgrader_view(courses["batch"], monkeypatch)
+    assert shown == _formgrader_view(courses["nbgrader"], monkeypatch)
+    assert set(shown) == {"ada", "bob", "cyd"} and all(autograded for autograded, _ in shown.values())
+    for student, (_, score) in shown.items():
+        assert score == pytest.approx(sum(read["batch"][student][step.grade_id] for step in STEPS))
 
 
 def test_generate_feedback_writes_each_student_s_list_worked_through_on_both_paths(both):
