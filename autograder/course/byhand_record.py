@@ -93,5 +93,9 @@ def record_by_hand(root: Path, results: list[StudentResult], gradebook: str | No
             store.close()
     for result in results:  # the one page, where generate_feedback and release_feedback find it
         if result.student_id in written and result.status not in (Status.MISSING, Status.NOT_GRADED):
-            write_atomic(page_path(root, BY_HAND, result.student_id), render_feedback(BY_HAND, result))
+            page = page_path(root, BY_HAND, result.student_id)
+            write_atomic(page, render_feedback(BY_HAND, result))
+            # release_feedback names the released page by submission_secret.txt beside it
+            for name, content in collected[result.student_id].files.items():
+                write_atomic(page.parent / name, content.decode("utf-8", "replace"))
     return results, note, failed

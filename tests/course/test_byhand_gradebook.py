@@ -41,6 +41,7 @@ def _submit(course, student: str, answers: str, timestamp: str) -> None:
             cell.source = answers
     nbformat.write(notebook, folder / NOTEBOOK)
     (folder / "timestamp.txt").write_text(timestamp)  # what `nbgrader collect` writes
+    (folder / "submission_secret.txt").write_text(f"secret-of-{student}")  # what `nbgrader submit` writes
 
 
 def _gradebook(course) -> dict[str, dict[str, object]]:
@@ -82,8 +83,11 @@ def both(tmp_path_factory):
                            capture_output=True, text=True, timeout=300)
     assert batch.returncode == 0, batch.stderr[-2000:]
     read = {path: _gradebook(course) for path, course in courses.items()}
+    # the batch command wrote the pages itself: released as they are, as after `grade`
+    run_nbgrader(courses["batch"], "release_feedback", ASSIGNMENT)
     for course in courses.values():  # nbgrader's own feedback command, after either path
         run_nbgrader(course, "generate_feedback", ASSIGNMENT, "--force")
+    run_nbgrader(courses["nbgrader"], "release_feedback", ASSIGNMENT)
     return courses, lists, right, read, batch.stdout
 
 
@@ -152,3 +156,11 @@ def test_generate_feedback_writes_each_student_s_list_worked_through_on_both_pat
             assert f"your list {list(rels)}" in page, (course.name, student)
         bob = (course / "feedback" / "bob" / ASSIGNMENT / "byhand.html").read_text(encoding="utf-8")
         assert "exponential" in bob.lower() or "2^rel" in bob, course.name  # the mistake is named
+
+
+def test_release_feedback_releases_every_student_s_page_on_both_paths(both):
+    courses, _, _, _, _ = both
+    for course in courses.values():
+        released = sorted((course / "exchange" / COURSE_ID / "feedback").glob("*.html"))
+        assert len(released) == 3, (course.name, released)
+        assert all("your list" in page.read_text(encoding="utf-8") for page in released), course.name
