@@ -44,7 +44,7 @@ from .output.feedback import write_feedback
 from .output.gradebook import check_gradebook, gradebook_errors, gradebook_path, tool_environment, try_record_scores
 from .output.report import write_report
 from .output.results import run_summary, write_results
-from .output.text import printable
+from .output.safe_text import printable
 from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, Sandbox, choose_sandbox
 
 DEFAULT_TIMEOUT = 10.0

@@ -5,12 +5,12 @@ knows nothing of exercises, expected values or points, and hands the engine type
 (:mod:`.protocol`) built from what the untrusted runner reported.
 """
 
-from .base import RUNNER, Launch, Sandbox
 from .bubblewrap import Bubblewrap
 from .cgroups import Cgroups, CgroupsUnavailable
 from .choice import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
 from .deadline import Budget, MachineOverloaded
 from .execution import CallOrder, RunOutcome, run_submission
+from .launch import RUNNER, Launch, Sandbox
 from .limits import Limits, SandboxUnavailable
 from .protocol import NOT_RUN_CALL, RAN, CallOutcome, CallRecord, CellOutcome, CellRecord
 from .rlimits import ResourceLimitsOnly

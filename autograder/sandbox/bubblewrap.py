@@ -19,7 +19,8 @@ import os
 import sys
 from pathlib import Path
 
-from .base import (
+from .cgroups import Cgroups
+from .launch import (
     RUNNER,
     Launch,
     drop_privileges,
@@ -29,7 +30,6 @@ from .base import (
     runner_command,
     sandbox_environment,
 )
-from .cgroups import Cgroups
 from .limits import FIRST_SANDBOX_UID, Limits
 from .seccomp import UnsupportedMachine, filter_fd, sandbox_filter
 from .uids import lease_uid

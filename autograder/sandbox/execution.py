@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .base import Sandbox
 from .deadline import Budget, ItemClock, MachineOverloaded
+from .launch import Sandbox
 from .paths import redact_paths
 from .protocol import (
     NOT_RUN_CALL,

@@ -1,6 +1,6 @@
 """What a sandbox is given and what it may refuse with: its resource limits, its user ids, its error.
 
-Its own module so that the launch (:mod:`.base`), the cgroups (:mod:`.cgroups`) and the id leases
+Its own module so that the launch (:mod:`.launch`), the cgroups (:mod:`.cgroups`) and the id leases
 (:mod:`.uids`) all import it and none of them imports another for these names.
 """
 
