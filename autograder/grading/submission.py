@@ -18,7 +18,7 @@ from ..sandbox import (
     Sandbox,
     run_submission,
 )
-from .calls import call_orders, extra_call_orders, next_call_id, plan_calls, same_group
+from .calls import call_orders, extra_call_orders, next_call_id, plan_calls, skip_rest_of_group
 from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
 from .exercise import Call, Exercise
 from .model import CellProblem, Status, StudentResult, TestResult
@@ -116,7 +116,7 @@ def grade_submission(
     probes: dict[int, Call] = {next_call_id(plan) + number: probe for number, probe in enumerate(exercise.probes)}
     first_witness = next_call_id(plan) + len(probes)
     witnesses = {first_witness + n: call for n, call in enumerate(drawn_witnesses(exercise, seed))}
-    tests_skip = same_group(plan)
+    tests_skip = skip_rest_of_group(plan)
 
     def extras_skip(call_id: int) -> list[int]:
         # a hung witness: the others would say no more than the ones that finished
