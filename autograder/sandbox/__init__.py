@@ -9,9 +9,10 @@ from .bubblewrap import Bubblewrap
 from .cgroups import Cgroups, CgroupsUnavailable
 from .choice import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
 from .deadline import Budget, MachineOverloaded
-from .execution import CallOrder, RunOutcome, run_submission
+from .execution import CallOrder, run_submission
 from .launch import RUNNER, Launch, Sandbox
 from .limits import Limits, SandboxUnavailable
+from .progress import RunOutcome
 from .protocol import NOT_RUN_CALL, RAN, CallOutcome, CallRecord, CellOutcome, CellRecord
 from .rlimits import ResourceLimitsOnly
 
