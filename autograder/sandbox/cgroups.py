@@ -346,6 +346,17 @@ def _detect_v2(mounts: list[_Mount], own: dict[str, str]) -> Path:
     return base
 
 
+def _parent_folder(version: int, base: Path, made: dict[str, Path]) -> Path:
+    """The grader's folder below ``base``, made (and old ones swept) unless ``made`` has it already."""
+    folder = base / f"autograder-{os.getpid()}"
+    if folder not in made.values():  # co-mounted controllers share one folder
+        _sweep(base)
+        folder.mkdir(exist_ok=True)
+        if version == 2:
+            _write(folder / "cgroup.subtree_control", " ".join(f"+{c}" for c in REQUIRED))
+    return folder
+
+
 def detect(limits: Limits, proc_self: Path = Path("/proc/self")) -> Cgroups:
     """The grader's cgroups for ``limits``, checked by creating and configuring one run's group.
 
@@ -365,13 +376,7 @@ def detect(limits: Limits, proc_self: Path = Path("/proc/self")) -> Cgroups:
         try:
             bases = {"": _detect_v2(mounts, own)} if version == 2 else _detect_v1(mounts, own)
             for key, base in bases.items():
-                folder = base / f"autograder-{os.getpid()}"
-                if folder not in parents.values():  # co-mounted controllers share one folder
-                    _sweep(base)
-                    folder.mkdir(exist_ok=True)
-                    if version == 2:
-                        _write(folder / "cgroup.subtree_control", " ".join(f"+{c}" for c in REQUIRED))
-                parents[key] = folder
+                parents[key] = _parent_folder(version, base, parents)
             cgroups = Cgroups(version, parents, limits)
             cgroups.new_run().remove()
             atexit.register(cgroups.close)
