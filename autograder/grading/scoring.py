@@ -162,7 +162,9 @@ def _property(case: Case) -> str:
     return f"{case.call.text} == {factor}{case.companion.text}"
 
 
-def explain_failure(
+# why long: one sentence per way a case fails, tried in the order that decides which sentence wins (a
+# companion's failure, then the outcome, then the value): split up, that order would be spread over helpers
+def explain_failure(  # noqa: C901, PLR0912 — one return per failure, in priority order (see above)
     exercise: Exercise, case: Case, records: CaseRecords, visible: bool, timeout: float,
     shown_errors: frozenset[str] = frozenset(),
 ) -> str:

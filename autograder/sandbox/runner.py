@@ -85,9 +85,9 @@ class _Tools(NamedTuple):
     snapshot: Callable[[Any], list[float | None] | None]
 
 
-# One scope on purpose: every tool is a closure over the same C references captured at its start,
-# so none of them looks anything up by a name the student's code could rebind.
-def _runner_tools(channel_fd: int) -> _Tools:
+# why long: one scope on purpose: every tool is a closure over the same C references captured at its
+# start, so none of them looks anything up by a name the student's code could rebind.
+def _runner_tools(channel_fd: int) -> _Tools:  # noqa: C901, PLR0915 — the closures share one capture
     """The runner's tools, bound to objects captured now (before any student code runs)."""
     # C implementations only: a student can rebind builtins.isinstance or json.dumps by name,
     # but not change what these references point to.
@@ -217,7 +217,9 @@ def _compile(source: str, index: int, compile_: Any) -> Any:
         return compile_(transformed, name, "exec")  # a real syntax error is reported from here
 
 
-def main() -> None:
+# why long: the runner's loop keeps what it uses in locals bound before the first cell runs; a helper
+# called by its global name is one more name the student's code could rebind
+def main() -> None:  # noqa: PLR0915 — one scope, see above
     orders = os.fdopen(os.dup(0), "rb")
     read_line, exit_now = orders.readline, os._exit
     cells = json.loads(read_line())
