@@ -177,7 +177,8 @@ def explain_failure(  # noqa: C901, PLR0912 — one return per failure, in prior
     record, companion = records.call, records.companion
     other = _numeric(companion) if companion is not None else None
     if case.companion is not None and companion is not None and other is None and _numeric(record) is not None:
-        alone = Case(case.companion, case.provenance)  # the companion call is what failed: explain that one
+        # the companion call is what failed: explain that one
+        alone = Case(case.companion, case.what, constructed=case.constructed)
         return explain_failure(exercise, alone, CaseRecords(companion), visible, timeout, shown_errors)
     function = f"`{case.function}`"
     outcome = record.outcome
