@@ -233,15 +233,6 @@ class Cgroups:
         self.parents = parents
         self.limits = limits
 
-    @property
-    def description(self) -> str:
-        """One line for tutors: what each sandbox is limited to."""
-        limits = self.limits
-        return (
-            f"cgroup v{self.version} per sandbox: {limits.memory_bytes / 1024**3:g} GiB memory with shared memory, "
-            f"{limits.processes} tasks, {limits.cpu_cores:g} CPU core(s); time limits on the sandbox's CPU time"
-        )
-
     def new_run(self) -> RunGroup:
         """Create the cgroup of one run, with its limits (call :meth:`RunGroup.remove` when it is over)."""
         with _NUMBERS_LOCK:  # worker threads make runs at the same time, maybe through two Cgroups

@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-# FIRST_SANDBOX_UID is also named here for the code that imported it from this module
-from .limits import FIRST_SANDBOX_UID as FIRST_SANDBOX_UID
 from .limits import Limits
 
 if TYPE_CHECKING:
