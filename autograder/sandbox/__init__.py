@@ -1,7 +1,7 @@
 """Where student code runs: the sandbox, the runner inside it, and the driver of one submission's runs.
 
-This package is the security boundary. It imports only the standard library (a test pins that),
-knows nothing of exercises, expected values or points, and hands the engine typed records
+This package is the security boundary. It imports only the standard library and the kit's error
+classes (a test pins that), knows nothing of exercises, expected values or points, and hands the engine typed records
 (:mod:`.protocol`) built from what the untrusted runner reported.
 """
 

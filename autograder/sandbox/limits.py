@@ -8,15 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import KitError
+
 #: First user id used for sandboxed processes when the grader runs as root (leased per run: :mod:`.uids`).
 FIRST_SANDBOX_UID = 61000
 
 
-class SandboxUnavailable(RuntimeError):
-    """The requested isolation cannot be had on this machine."""
-
-    #: Exit code of the command line: the tool cannot do its job as asked.
-    exit_code = 2
+class SandboxUnavailable(KitError):
+    """The requested isolation cannot be had on this machine (exit code 2: the tool cannot do its job as asked)."""
 
 
 @dataclass(frozen=True)
