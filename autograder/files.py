@@ -24,9 +24,9 @@ def _current_umask() -> int:
     """The process's umask, read without changing it (os.umask sets it too, racing other threads)."""
     try:
         with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
+            line = next((line for line in status if line.startswith("Umask:")), None)
+        if line is not None:
+            return int(line.split()[1], 8)
     except (OSError, ValueError):
         pass
     mask = os.umask(0o022)  # at import time, before any worker thread exists
@@ -161,19 +161,20 @@ def holders(path: Path) -> list[str]:
         pids = [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
     except OSError:
         return []
-    found = []
-    for pid in pids:
-        if pid == os.getpid():
-            continue
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-            if any(_link(f"/proc/{pid}/fd/{fd}") == target for fd in fds):
-                with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                    command = cmdline.read(400).replace(b"\0", b" ").decode("utf-8", "replace").strip()
-                found.append(f"pid {pid} ({command[:120] or '?'})")
-        except OSError:  # gone meanwhile, or another user's
-            continue
-    return found
+    return [holder for pid in pids if pid != os.getpid() and (holder := _holder(pid, target)) is not None]
+
+
+def _holder(pid: int, target: str) -> str | None:
+    """``pid N (command)`` if process ``pid`` has ``target`` open, else None (also where /proc does not say)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+        if not any(_link(f"/proc/{pid}/fd/{fd}") == target for fd in fds):
+            return None
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            command = cmdline.read(400).replace(b"\0", b" ").decode("utf-8", "replace").strip()
+    except OSError:  # gone meanwhile, or another user's
+        return None
+    return f"pid {pid} ({command[:120] or '?'})"
 
 
 def _link(path: str) -> str | None:

@@ -38,7 +38,7 @@ from .grading.store import ResultStore
 from .output.feedback import write_feedback
 from .output.report import write_report
 from .output.results import run_summary, write_results
-from .output.text import printable
+from .output.safe_text import printable
 from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, Sandbox, choose_sandbox
 
 DEFAULT_TIMEOUT = 10.0
@@ -187,8 +187,7 @@ def _grade_course(options: GradeOptions) -> GradeRun:
     root = _course_root(options)
     sandbox = choose_sandbox(options.sandbox)
     if not sandbox.isolated:
-        as_root = getattr(sandbox, "runs_as_root", False)
-        reason = getattr(sandbox, "root_reason", None)  # why an unprivileged user cannot run it here
+        as_root, reason = sandbox.runs_as_root, sandbox.root_reason  # why an unprivileged user cannot run it here
         banner = WEAK_ISOLATION_WARNING + (f"\n{RUNS_AS_ROOT_WARNING}" if as_root else "") + (
             f" (Not as an unprivileged user: {reason}.)" if as_root and reason else ""
         )

@@ -39,7 +39,7 @@ from nbgrader.converters.base import NbGraderException
 from traitlets import List, Type
 
 from ..grading.notebook import SubmissionProblem, file_ids, read_side_file
-from ..output.text import printable
+from ..output.safe_text import printable
 from ..output.timestamps import TimestampProblem, parse_timestamp
 from .feedback_page import RESULT_SUFFIX, CourseFeedbackExporter, result_name
 from .sandbox_guard import SandboxGuard

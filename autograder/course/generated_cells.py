@@ -19,7 +19,7 @@ import nbformat
 from ..errors import CourseError
 from ..grading import Call, Case, Exercise, Expect, TestGroup, helper_cell
 from ..grading.exercise import MAX_ROUNDING
-from ..grading.scoring import indirect
+from ..grading.scoring import passes_without_reference
 
 HELPER_ID = "test_helpers"
 #: The last line of a hidden test cell, the only one students see below its docstring.
@@ -91,10 +91,11 @@ def render_group(exercise: Exercise, group: TestGroup) -> str:
     """Return the source of the grade cell for ``group``."""
     lines = [title_line(group)]
     body = [_case_line(exercise, case) for case in group.cases]
-    if any(indirect(case) for case in group.cases):
+    if any(passes_without_reference(case) for case in group.cases):
         # as the grader: evidence other than the reference value must say something (not all 0, not constant)
         body = ["_seen = []"] + [
-            f"_seen.append({line})" if indirect(case) else line for case, line in zip(group.cases, body, strict=True)
+            f"_seen.append({line})" if passes_without_reference(case) else line
+            for case, line in zip(group.cases, body, strict=True)
         ] + [f"check_not_vacuous({group.function}, _seen)"]
     if group.visible:
         # says so when every check passed (a failing check raises before this line)

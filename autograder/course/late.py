@@ -36,7 +36,7 @@ from traitlets.utils.importstring import import_item
 from ..errors import CourseError
 from ..grading import Lateness
 from ..output.gradebook_db import open_gradebook
-from ..output.text import printable
+from ..output.safe_text import printable
 
 #: nbgrader's step logs "... is 29 seconds late" as a warning: the batch shows lateness in its table instead.
 _QUIET = logging.getLogger("autograder.late")

@@ -29,7 +29,7 @@ from traitlets import Dict, Enum, TraitError, Unicode
 
 from ..errors import KitError
 from ..files import write_atomic
-from ..output.text import csv_cell
+from ..output.safe_text import csv_cell
 
 
 class ExportError(KitError):

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import KitError
-from ..output.text import printable
+from ..output.safe_text import printable
 
 LOCK_NAME = ".grading.lock"
 

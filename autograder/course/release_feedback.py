@@ -25,7 +25,7 @@ from nbgrader.utils import notebook_hash
 
 from ..errors import UsageError
 from ..grading.notebook import SubmissionProblem, read_side_file
-from ..output.text import printable
+from ..output.safe_text import printable
 from .feedback_page import page_exercise, page_path, write_course_pages
 
 

@@ -30,7 +30,7 @@ from typing import Any
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.converters.base import NbGraderException
 
-from ..output.text import printable
+from ..output.safe_text import printable
 from ..sandbox import MachineOverloaded, SandboxUnavailable
 from .lock import CourseBusy, grading_lock
 from .preprocessor import SandboxedExecute, sandbox_for

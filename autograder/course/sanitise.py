@@ -204,6 +204,24 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _safe_data(mime: str, value: Any) -> str | None:
+    """One rich output's text for ``mime``, made safe to show; None for a type (or value) that is not kept."""
+    text = _text(value)
+    if text is None:
+        return None
+    if mime in IMAGE_TYPES:
+        return text if _BASE64.fullmatch(text) else None
+    if mime == "text/plain":
+        return text
+    if mime == "text/latex":
+        return no_mathjax_links(text)
+    if mime == "text/html":
+        return no_mathjax_links(clean_html(text))
+    if mime == "text/markdown":
+        return safe_markdown(text)
+    return None
+
+
 def safe_output(output: Any) -> NotebookNode | None:
     """An output rebuilt from what may be shown (see the module), or None if nothing is left."""
     if not isinstance(output, dict):
@@ -221,21 +239,7 @@ def safe_output(output: Any) -> NotebookNode | None:
         )
     if kind not in ("display_data", "execute_result") or not isinstance(output.get("data"), dict):
         return None
-    data: dict[str, str] = {}
-    for mime, value in output["data"].items():
-        text = _text(value)
-        if text is None:
-            continue
-        if mime in IMAGE_TYPES and _BASE64.fullmatch(text):
-            data[mime] = text
-        elif mime == "text/latex":
-            data[mime] = no_mathjax_links(text)
-        elif mime == "text/plain":
-            data[mime] = text
-        elif mime == "text/html":
-            data[mime] = no_mathjax_links(clean_html(text))
-        elif mime == "text/markdown":
-            data[mime] = safe_markdown(text)
+    data = {mime: kept for mime, value in output["data"].items() if (kept := _safe_data(mime, value)) is not None}
     if not data:
         return None
     rebuilt = nbformat.v4.new_output(kind, data=data, metadata=_image_metadata(output.get("metadata")))

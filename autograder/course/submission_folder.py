@@ -25,7 +25,7 @@ from nbformat.notebooknode import NotebookNode
 
 from ..grading import Status
 from ..grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, SubmissionProblem, read_notebook, read_side_file
-from ..output.text import printable
+from ..output.safe_text import printable
 from ..output.timestamps import TimestampProblem, parse_timestamp
 
 #: What ``nbgrader collect`` writes beside the notebooks, and ``release_feedback`` reads beside the feedback.

@@ -44,6 +44,8 @@ class DaskExecutor:
     #: What the workers said about their sandboxes (no cgroups, say), each once.
     warnings: list[str] = field(default_factory=list)
 
+    # why nested: the coordinator's one loop (fill the cluster, hand back what is ready, collect one) keeps
+    # its jobs and live futures in this generator, so that its finally cancels whatever is left running
     def run(
         self, students: Sequence[str], prepare: Callable[[str], StudentResult | Job], settings: GradingSettings,
         submitted: Path,

@@ -67,7 +67,7 @@ def extra_call_orders(plan: list[CallPlan]) -> list[CallOrder]:
     ]
 
 
-def same_group(plan: list[CallPlan]) -> Callable[[int], list[int]]:
+def skip_rest_of_group(plan: list[CallPlan]) -> Callable[[int], list[int]]:
     """For a call that timed out: the other calls of its group (the group has failed already)."""
     members: dict[str, list[int]] = {}
     for p in plan:

@@ -107,9 +107,9 @@ class Case:
     """One test call, what its result must be, and where it comes from."""
 
     call: Call
-    #: Where the case comes from (a lecture slide, or ``constructed: <what it checks>``), as the
-    #: notebook's test cells and ``results.json`` show it.
-    provenance: str
+    #: What the case checks (``rank 1 is not discounted``) or where it comes from (a lecture slide):
+    #: what a hidden case's message and the report say about it.
+    what: str
     #: Also check that the caller's list (the first argument) is unchanged after the call.
     check_unchanged: bool = False
     expect: Expect = Expect.REFERENCE
@@ -126,17 +126,19 @@ class Case:
     #: What the case checks, in words a student can use: said where a hidden case fails, whose input
     #: cannot be shown (e.g. "a k beyond the list must give the value of the whole list").
     meaning: str = ""
-    #: The provenance without the mark :data:`CONSTRUCTED`: what a hidden case's message and the
-    #: report say about the case.
-    what: str = field(init=False)
+    #: Written for the exercise, not taken from a lecture or paper: its provenance says so.
+    constructed: bool = False
 
     def __post_init__(self) -> None:
-        # read once, here, where an exercise's cases enter the engine: nothing downstream parses provenances
-        object.__setattr__(self, "what", self.provenance.removeprefix(CONSTRUCTED))
         if (self.expect is Expect.SAME_AS) != (self.companion is not None):
             raise ValueError(f"{self.call.text}: a companion call is given exactly when the case expects SAME_AS")
         if self.companion is not None and self.companion.function != self.call.function:
             raise ValueError(f"{self.call.text}: the companion {self.companion.text} calls another function")
+
+    @property
+    def provenance(self) -> str:
+        """Where the case comes from, as the notebook's test cells and ``results.json`` show it."""
+        return CONSTRUCTED + self.what if self.constructed else self.what
 
     @property
     def function(self) -> str:
@@ -158,13 +160,13 @@ class CaseTemplate:
     it does the group's fixed cases (a property test draws many instances to prove it).
     """
 
-    #: What every instance checks, e.g. ``constructed: one relevant document at a random rank``.
+    #: What every instance checks, e.g. ``drawn for this submission: one relevant document at a random rank``.
     provenance: str
     draw: Callable[[random.Random], Case]
 
     def instance(self, rng: random.Random) -> Case:
         """One fresh case, marked as drawn and named after the template."""
-        return replace(self.draw(rng), provenance=self.provenance, drawn=True)
+        return replace(self.draw(rng), what=self.provenance, constructed=False, drawn=True)
 
 
 @dataclass(frozen=True)

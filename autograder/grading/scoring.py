@@ -162,7 +162,9 @@ def _property(case: Case) -> str:
     return f"{case.call.text} == {factor}{case.companion.text}"
 
 
-def explain_failure(
+# why long: one sentence per way a case fails, tried in the order that decides which sentence wins (a
+# companion's failure, then the outcome, then the value): split up, that order would be spread over helpers
+def explain_failure(  # noqa: C901, PLR0912 — one return per failure, in priority order (see above)
     exercise: Exercise, case: Case, records: CaseRecords, visible: bool, timeout: float,
     shown_errors: frozenset[str] = frozenset(),
 ) -> str:
@@ -175,7 +177,8 @@ def explain_failure(
     record, companion = records.call, records.companion
     other = _numeric(companion) if companion is not None else None
     if case.companion is not None and companion is not None and other is None and _numeric(record) is not None:
-        alone = Case(case.companion, case.provenance)  # the companion call is what failed: explain that one
+        # the companion call is what failed: explain that one
+        alone = Case(case.companion, case.what, constructed=case.constructed)
         return explain_failure(exercise, alone, CaseRecords(companion), visible, timeout, shown_errors)
     function = f"`{case.function}`"
     outcome = record.outcome
@@ -224,12 +227,12 @@ def _records(p: CallPlan, calls: Mapping[int, CallRecord]) -> CaseRecords:
     return CaseRecords(calls.get(p.call_id, NOT_RUN_CALL), companion, own)
 
 
-def indirect(case: Case) -> bool:
+def passes_without_reference(case: Case) -> bool:
     """Whether a case can pass on evidence other than the reference value: a property, an own ratio."""
     return case.expect is Expect.SAME_AS or case.own_ratio is not None
 
 
-def _convincing(exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord]) -> bool:
+def _pass_says_something(exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord]) -> bool:
     """Whether a group that passed did so on evidence that says something.
 
     ``0 == 2 * 0`` holds for a stub that returns 0, and a helper that returns a constant divides its
@@ -239,7 +242,7 @@ def _convincing(exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, Ca
     on one of the group's cases. Honest variants of the computation pass both; an exercise's
     property groups should also hold a reference case that no constant meets.
     """
-    cases = [(p, _records(p, calls)) for p in plan if indirect(p.case)]
+    cases = [(p, _records(p, calls)) for p in plan if passes_without_reference(p.case)]
     if not cases:
         return True
     # what the notebook's helper cell collects per case: (value, the definition's value, passed only
@@ -297,7 +300,7 @@ def _unfounded(
     """
     if group.contract:
         return None
-    if not _convincing(exercise, plan, calls):
+    if not _pass_says_something(exercise, plan, calls):
         return (
             f"the values of `{group.function}` on this group's cases say nothing: they are 0 where the "
             "definition's are not, or match only your own helper where it returns the same value everywhere"

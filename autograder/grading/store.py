@@ -1,11 +1,11 @@
 """A class's results on disk, read back one student at a time: the coordinator's memory stays flat.
 
-``grade_batch`` used to return a list of every :class:`StudentResult`, so the coordinator held the
-whole class (tens of kilobytes per student: tests, cases, cells, diagnosis) until the last output
-was written. A :class:`ResultStore` keeps each record as one JSON line in an anonymous temporary
-file (created unlinked, so nothing is left behind even after ``kill -9``) and in memory only, per
-student, where its line is and its status. It is a :class:`~collections.abc.Sequence`: writers and
-tests iterate it, index it and slice it as they did the list, and each read builds a fresh record.
+A list of every :class:`StudentResult` would hold the whole class (tens of kilobytes per student:
+tests, cases, cells, diagnosis) until the last output was written. A :class:`ResultStore` keeps each
+record as one JSON line in an anonymous temporary file (created unlinked, so nothing is left behind
+even after ``kill -9``) and in memory only, per student, where its line is and its status. It is a
+:class:`~collections.abc.Sequence`: writers and tests iterate it, index it and slice it as a list,
+and each read builds a fresh record.
 
 A record read from the store is a copy: a change to it is kept only when it is :meth:`put` back
 (the steps after grading set warnings, lateness and marks that way).

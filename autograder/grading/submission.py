@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from ..sandbox import (
     Sandbox,
     run_submission,
 )
-from .calls import call_orders, extra_call_orders, next_call_id, plan_calls, same_group
+from .calls import CallPlan, call_orders, extra_call_orders, next_call_id, plan_calls, skip_rest_of_group
 from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
 from .exercise import Call, Exercise
 from .model import CellProblem, Status, StudentResult, TestResult
@@ -101,7 +101,7 @@ def grade_submission(
         cells = student_code(file, settings.skip_ids)
     except SubmissionProblem as problem:
         return StudentResult.without_grading(student_id, problem.status, problem.message, exercise.max_score)
-    note, path = file.note, submitted / student_id / exercise.assignment / file.name
+    path = submitted / student_id / exercise.assignment / file.name
     if _unchanged_release(cells, settings.release_cells):
         result = StudentResult.without_grading(student_id, Status.NOT_ATTEMPTED, NOT_ATTEMPTED, exercise.max_score)
         result.notebook, result.sha256 = str(path), file.sha256
@@ -110,92 +110,156 @@ def grade_submission(
     labels = labels if len(labels) == len(cells) else []
     # this submission's fresh instances beside the fixed cases: a leaked hidden input is worth nothing
     seed = draw_seed(settings.draw_key, student_id, cells) if seed is None else seed
-    plan = plan_calls(exercise, groups=drawn_groups(exercise, seed))
-    visible = [p for p in plan if p.group.visible]
-    hidden = [p for p in plan if not p.group.visible]
-    probes: dict[int, Call] = {next_call_id(plan) + number: probe for number, probe in enumerate(exercise.probes)}
-    first_witness = next_call_id(plan) + len(probes)
-    witnesses = {first_witness + n: call for n, call in enumerate(drawn_witnesses(exercise, seed))}
-    tests_skip = same_group(plan)
+    calls = _SubmissionCalls.drawn(exercise, seed)
+    outcome = _run(calls, cells, settings, sandbox, slot, seed)
+    problems = _cell_problems(outcome)
+    result = StudentResult(
+        student_id=student_id, status=Status.GRADED, score=0.0, max_score=exercise.max_score,
+        # every result stays small, whatever the notebook holds: the first few cells are listed
+        cells=problems[:MAX_LISTED_CELLS], notebook=str(path), sha256=file.sha256, instances=draw_label(seed),
+    )
+    if outcome.fatal:
+        result.status = Status.ERROR
+        result.message = f"could not grade the notebook: {outcome.fatal}"
+        return result
+    _score(result, calls, outcome, settings, labels)
+    messages = ([file.note] if file.note else []) + _cell_messages(problems, settings.timeout, labels)
+    messages += _hang_messages(calls, outcome, settings.timeout) + outcome.notes
+    if _timed_out(calls, outcome, result.cells):
+        result.status = Status.TIMEOUT
+    text = "; ".join(messages)
+    result.message = (text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "...") if messages else None
+    return result
 
-    def extras_skip(call_id: int) -> list[int]:
-        # a hung witness: the others would say no more than the ones that finished
-        return [other for other in witnesses if other > call_id] if call_id in witnesses else tests_skip(call_id)
 
-    def skip_after_timeout(call_id: int) -> list[int]:
+@dataclass(frozen=True)
+class _SubmissionCalls:
+    """Every call one submission is asked, by id: the tests' (with this submission's drawn instances), the
+    probes of the diagnosis, and the witness calls drawn for it."""
+
+    plan: list[CallPlan]
+    probes: dict[int, Call]
+    witnesses: dict[int, Call]
+    #: For a test call that hung: the other calls of its group (:func:`~.calls.skip_rest_of_group`).
+    rest_of_group: Callable[[int], list[int]]
+
+    @classmethod
+    def drawn(cls, exercise: Exercise, seed: bytes) -> _SubmissionCalls:
+        """The calls for the submission whose instances ``seed`` draws; ids in one sequence."""
+        plan = plan_calls(exercise, groups=drawn_groups(exercise, seed))
+        first_probe = next_call_id(plan)
+        probes = {first_probe + number: probe for number, probe in enumerate(exercise.probes)}
+        first_witness = first_probe + len(probes)
+        witnesses = {first_witness + n: call for n, call in enumerate(drawn_witnesses(exercise, seed))}
+        return cls(plan, probes, witnesses, skip_rest_of_group(plan))
+
+    def skip_after_shown(self, call_id: int) -> list[int]:
+        """The first process's calls not worth making after ``call_id`` hung."""
         # a hung probe makes the rest of the diagnosis unreliable: skip the other probes
-        return [other for other in probes if other > call_id] if call_id in probes else tests_skip(call_id)
+        if call_id in self.probes:
+            return [other for other in self.probes if other > call_id]
+        return self.rest_of_group(call_id)
 
-    # Two processes, so that nothing shown to the student comes from one that has seen a hidden
-    # input: the first makes the visible tests and the probes (its messages may be shown), the
-    # second, started afterwards, only the hidden tests (only its numbers and built-in names count).
-    # The first gets its calls all at once: it holds nothing hidden that a look ahead could find;
-    # the blind ones get each call only after the one before has reported.
+    def skip_after_extra(self, call_id: int) -> list[int]:
+        """The third process's calls not worth making after ``call_id`` hung."""
+        # a hung witness: the others would say no more than the ones that finished
+        if call_id in self.witnesses:
+            return [other for other in self.witnesses if other > call_id]
+        return self.rest_of_group(call_id)
+
+
+def _run(
+    calls: _SubmissionCalls, cells: list[str], settings: GradingSettings, sandbox: Sandbox, slot: int, seed: bytes,
+) -> RunOutcome:
+    """Run the submission's calls in three processes and put their outcomes together.
+
+    Three, so that nothing shown to the student comes from one that has seen a hidden input: the
+    first makes the visible tests and the probes (its messages may be shown), the second, started
+    afterwards, only the hidden tests (only its numbers and built-in names count), the third, also
+    blind, the cases' extra calls (companions, own-ratio calls: a function with state cannot answer
+    a companion with what its case's call returned) and the witness calls. The first gets its calls
+    all at once: it holds nothing hidden that a look ahead could find; the blind ones get each call
+    only after the one before has reported.
+    """
     budget = Budget(settings.budget)  # one for all three processes
+    visible = [p for p in calls.plan if p.group.visible]
+    hidden = [p for p in calls.plan if not p.group.visible]
     shown = run_submission(
-        sandbox, cells, call_orders(visible) + [CallOrder(i, p.function, p.args) for i, p in probes.items()],
-        timeout=settings.timeout, budget=budget, slot=slot, skip_after_timeout=skip_after_timeout, batched=True,
+        sandbox, cells, call_orders(visible) + [CallOrder(i, p.function, p.args) for i, p in calls.probes.items()],
+        timeout=settings.timeout, budget=budget, slot=slot, skip_after_timeout=calls.skip_after_shown, batched=True,
     )
-    blind = run_submission(
+    blind_runs = [run_submission(
         sandbox, cells, call_orders(hidden), timeout=settings.timeout, budget=budget, slot=slot,
-        skip_after_timeout=tests_skip,
-    )
-    # A third, also blind: the cases' extra calls (companions, own-ratio calls), so that a function
-    # with state cannot answer a companion with what its case's call returned; and the witness calls.
-    extras = extra_call_orders(plan) + [CallOrder(i, c.function, c.args) for i, c in witnesses.items()]
+        skip_after_timeout=calls.rest_of_group,
+    )]
+    extras = extra_call_orders(calls.plan) + [CallOrder(i, c.function, c.args) for i, c in calls.witnesses.items()]
     random.Random(seed).shuffle(extras)  # no call's place (or count before it) says what it is for
-    companions = run_submission(
-        sandbox, cells, extras, timeout=settings.timeout, budget=budget, slot=slot, skip_after_timeout=extras_skip,
-    ) if extras else None
-    blind_runs = [blind, *([companions] if companions is not None else [])]
+    if extras:
+        blind_runs.append(run_submission(
+            sandbox, cells, extras, timeout=settings.timeout, budget=budget, slot=slot,
+            skip_after_timeout=calls.skip_after_extra,
+        ))
     shown_errors = shown_error(shown.calls.values())
-    outcome = RunOutcome(
+    return RunOutcome(
         cells=shown.cells,
         calls={**shown.calls, **{i: _blinded(r, shown_errors) for run in blind_runs for i, r in run.calls.items()}},
         # the blind processes' own words are never shown: a fixed sentence stands for them
         fatal=shown.fatal or (BLIND_FAILED if any(run.fatal for run in blind_runs) else None),
         notes=list(dict.fromkeys(shown.notes + [note for run in blind_runs for note in run.notes])),
     )
-    problems = [
+
+
+def _cell_problems(outcome: RunOutcome) -> list[CellProblem]:
+    """The student's cells that did not run cleanly, in notebook order."""
+    return [
         CellProblem(index, record.outcome, record.error, record.message, record.detail)
         for index, record in sorted(outcome.cells.items())
         if record.outcome is not CellOutcome.OK
     ]
-    # every result stays small, whatever the notebook holds: the first few cells are named
-    problem_count = len(problems)
-    problems = problems[:MAX_LISTED_CELLS]
-    result = StudentResult(
-        student_id=student_id, status=Status.GRADED, score=0.0, max_score=exercise.max_score,
-        cells=problems, notebook=str(path), sha256=file.sha256, instances=draw_label(seed),
-    )
-    if outcome.fatal:
-        result.status = Status.ERROR
-        result.message = f"could not grade the notebook: {outcome.fatal}"
-        return result
-    witnessed = {call: outcome.calls.get(call_id, NOT_RUN_CALL) for call_id, call in witnesses.items()}
-    result.tests = score(exercise, plan, outcome.calls, settings.timeout, witnessed if witnesses else None)
-    probe_records = {probe: outcome.calls.get(call_id, NOT_RUN_CALL) for call_id, probe in probes.items()}
+
+
+def _score(
+    result: StudentResult, calls: _SubmissionCalls, outcome: RunOutcome, settings: GradingSettings, labels: list[str],
+) -> None:
+    """The tests' points, the diagnosis, and the failed tests that a broken cell explains."""
+    exercise = settings.exercise
+    witnessed = {call: outcome.calls.get(call_id, NOT_RUN_CALL) for call_id, call in calls.witnesses.items()}
+    tests = score(exercise, calls.plan, outcome.calls, settings.timeout, witnessed if calls.witnesses else None)
+    probe_records = {probe: outcome.calls.get(call_id, NOT_RUN_CALL) for call_id, probe in calls.probes.items()}
     result.diagnosis = exercise.diagnose(probe_records)
-    result.score = sum(test.points for test in result.tests)
-    result.tests = _with_broken_cell(result.tests, problems, labels)
-    messages = [note] if note else []
-    messages += [cell_message(cell, settings.timeout, _label(cell, labels)) for cell in problems[:MAX_NAMED_CELLS]]
-    if problem_count > MAX_NAMED_CELLS:
-        messages.append(f"and {problem_count - MAX_NAMED_CELLS} more code cells that did not run cleanly")
-    hung = sum(
-        1 for p in plan for i in p.ids if outcome.calls.get(i, NOT_RUN_CALL).outcome is CallOutcome.TIMEOUT
-    )
+    result.score = sum(test.points for test in tests)
+    result.tests = _with_broken_cell(tests, result.cells, labels)
+
+
+def _cell_messages(problems: list[CellProblem], timeout: float, labels: list[str]) -> list[str]:
+    """The first few cells with a problem, named; the rest counted."""
+    messages = [cell_message(cell, timeout, _label(cell, labels)) for cell in problems[:MAX_NAMED_CELLS]]
+    if len(problems) > MAX_NAMED_CELLS:
+        messages.append(f"and {len(problems) - MAX_NAMED_CELLS} more code cells that did not run cleanly")
+    return messages
+
+
+def _timed_out_calls(calls: Iterable[int], outcome: RunOutcome) -> int:
+    return sum(1 for i in calls if outcome.calls.get(i, NOT_RUN_CALL).outcome is CallOutcome.TIMEOUT)
+
+
+def _hang_messages(calls: _SubmissionCalls, outcome: RunOutcome, timeout: float) -> list[str]:
+    """What the student is told about test calls and probes that did not finish."""
+    messages = []
+    hung = _timed_out_calls((i for p in calls.plan for i in p.ids), outcome)
     if hung:
-        messages.append(f"{hung} test call{'s' if hung > 1 else ''} did not finish within {settings.timeout:g} s")
-    if any(outcome.calls.get(call_id, NOT_RUN_CALL).outcome is CallOutcome.TIMEOUT for call_id in probes):
+        messages.append(f"{hung} test call{'s' if hung > 1 else ''} did not finish within {timeout:g} s")
+    if _timed_out_calls(calls.probes, outcome):
         messages.append("the mistake diagnosis stopped early: a probe call did not finish")
-    messages.extend(outcome.notes)
-    cell_hung = any(cell.outcome is CellOutcome.TIMEOUT for cell in problems)
-    if hung or cell_hung or outcome.notes:  # a probe that hangs costs no points and is no timeout
-        result.status = Status.TIMEOUT
-    text = "; ".join(messages)
-    result.message = (text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "...") if messages else None
-    return result
+    return messages
+
+
+def _timed_out(calls: _SubmissionCalls, outcome: RunOutcome, problems: list[CellProblem]) -> bool:
+    """Whether the submission's status is ``timeout``: a test call or a listed cell hung, or the budget ran out."""
+    # a probe that hangs costs no points and is no timeout
+    hung_call = _timed_out_calls((i for p in calls.plan for i in p.ids), outcome) > 0
+    hung_cell = any(cell.outcome is CellOutcome.TIMEOUT for cell in problems)
+    return hung_call or hung_cell or bool(outcome.notes)
 
 
 def shown_error(records: Iterable[CallRecord]) -> frozenset[str]:

@@ -17,7 +17,7 @@ from html.parser import HTMLParser
 
 from markupsafe import Markup, escape
 
-from .text import printable
+from .safe_text import printable
 
 #: The class that marks a part of the definition as the solution.
 SOLUTION_CLASS = "solution"

@@ -19,7 +19,7 @@ from ..grading import SCHEMA_VERSION, BatchResult, StudentResult
 from .feedback import feedback_path
 from .lateness import lateness_note
 from .marks import manual_note
-from .text import csv_cell, printable
+from .safe_text import csv_cell, printable
 
 
 def _header(batch: BatchResult) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import jinja2
 from markupsafe import Markup
 
 from .markup import message_html
-from .text import printable
+from .safe_text import printable
 
 TEMPLATES = Path(__file__).with_name("templates")
 

@@ -1,17 +1,18 @@
 """Where student code runs: the sandbox, the runner inside it, and the driver of one submission's runs.
 
-This package is the security boundary. It imports only the standard library (a test pins that),
-knows nothing of exercises, expected values or points, and hands the engine typed records
+This package is the security boundary. It imports only the standard library and the kit's error
+classes (a test pins that), knows nothing of exercises, expected values or points, and hands the engine typed records
 (:mod:`.protocol`) built from what the untrusted runner reported.
 """
 
-from .base import RUNNER, Launch, Sandbox
 from .bubblewrap import Bubblewrap
 from .cgroups import Cgroups, CgroupsUnavailable
 from .choice import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
 from .deadline import Budget, MachineOverloaded
-from .execution import CallOrder, RunOutcome, run_submission
+from .execution import CallOrder, run_submission
+from .launch import RUNNER, Launch, Sandbox
 from .limits import Limits, SandboxUnavailable
+from .progress import RunOutcome
 from .protocol import NOT_RUN_CALL, RAN, CallOutcome, CallRecord, CellOutcome, CellRecord
 from .rlimits import ResourceLimitsOnly
 

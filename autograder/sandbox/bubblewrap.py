@@ -19,7 +19,8 @@ import os
 import sys
 from pathlib import Path
 
-from .base import (
+from .cgroups import Cgroups
+from .launch import (
     RUNNER,
     Launch,
     drop_privileges,
@@ -29,15 +30,14 @@ from .base import (
     runner_command,
     sandbox_environment,
 )
-from .cgroups import Cgroups
-from .limits import FIRST_SANDBOX_UID, Limits
+from .limits import Limits
 from .seccomp import UnsupportedMachine, filter_fd, sandbox_filter
 from .uids import lease_uid
 
 SANDBOX_RUNNER = "/opt/grader/runner.py"
 SANDBOX_HOME = "/home/student"
 
-__all__ = ["FIRST_SANDBOX_UID", "SANDBOX_HOME", "SANDBOX_RUNNER", "Bubblewrap"]
+__all__ = ["SANDBOX_HOME", "SANDBOX_RUNNER", "Bubblewrap"]
 
 
 class Bubblewrap:
@@ -45,6 +45,9 @@ class Bubblewrap:
 
     name = "bubblewrap"
     isolated = True
+    #: Inside bubblewrap student code never runs as the grader's root (a user id of its own, or the grader's).
+    runs_as_root = False
+    root_reason: str | None = None
 
     def __init__(
         self, bwrap: str, limits: Limits = Limits(), cgroups: Cgroups | None = None, resource_warning: str | None = None

@@ -233,15 +233,6 @@ class Cgroups:
         self.parents = parents
         self.limits = limits
 
-    @property
-    def description(self) -> str:
-        """One line for tutors: what each sandbox is limited to."""
-        limits = self.limits
-        return (
-            f"cgroup v{self.version} per sandbox: {limits.memory_bytes / 1024**3:g} GiB memory with shared memory, "
-            f"{limits.processes} tasks, {limits.cpu_cores:g} CPU core(s); time limits on the sandbox's CPU time"
-        )
-
     def new_run(self) -> RunGroup:
         """Create the cgroup of one run, with its limits (call :meth:`RunGroup.remove` when it is over)."""
         with _NUMBERS_LOCK:  # worker threads make runs at the same time, maybe through two Cgroups
@@ -346,6 +337,17 @@ def _detect_v2(mounts: list[_Mount], own: dict[str, str]) -> Path:
     return base
 
 
+def _parent_folder(version: int, base: Path, made: dict[str, Path]) -> Path:
+    """The grader's folder below ``base``, made (and old ones swept) unless ``made`` has it already."""
+    folder = base / f"autograder-{os.getpid()}"
+    if folder not in made.values():  # co-mounted controllers share one folder
+        _sweep(base)
+        folder.mkdir(exist_ok=True)
+        if version == 2:
+            _write(folder / "cgroup.subtree_control", " ".join(f"+{c}" for c in REQUIRED))
+    return folder
+
+
 def detect(limits: Limits, proc_self: Path = Path("/proc/self")) -> Cgroups:
     """The grader's cgroups for ``limits``, checked by creating and configuring one run's group.
 
@@ -365,13 +367,7 @@ def detect(limits: Limits, proc_self: Path = Path("/proc/self")) -> Cgroups:
         try:
             bases = {"": _detect_v2(mounts, own)} if version == 2 else _detect_v1(mounts, own)
             for key, base in bases.items():
-                folder = base / f"autograder-{os.getpid()}"
-                if folder not in parents.values():  # co-mounted controllers share one folder
-                    _sweep(base)
-                    folder.mkdir(exist_ok=True)
-                    if version == 2:
-                        _write(folder / "cgroup.subtree_control", " ".join(f"+{c}" for c in REQUIRED))
-                parents[key] = folder
+                parents[key] = _parent_folder(version, base, parents)
             cgroups = Cgroups(version, parents, limits)
             cgroups.new_run().remove()
             atexit.register(cgroups.close)

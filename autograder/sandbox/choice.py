@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 import shutil
 
-from .base import Sandbox
 from .bubblewrap import Bubblewrap
 from .cgroups import Cgroups, CgroupsUnavailable, detect
+from .launch import Sandbox
 from .limits import Limits, SandboxUnavailable
 from .preflight import sandbox_problem
 from .rlimits import ResourceLimitsOnly

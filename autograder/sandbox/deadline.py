@@ -15,7 +15,7 @@ budget. So where the run has a cgroup:
   on the submission as ``overloaded``: it is left ungraded with a message that says so
   (:class:`MachineOverloaded`), never given a score it did not earn.
 
-Without a cgroup the allowance, the backstop and the budget are wall-clock time, as before.
+Without a cgroup there is no CPU time to judge by: the allowance, the backstop and the budget are wall-clock time.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from .stop_reason import StopReason
 
 #: Longest pause between two looks at the CPU time and the waiting time.
 POLL = 0.5
@@ -140,8 +142,8 @@ class ItemClock:
         self._read_waiting()
         return max(0.0, self._now() - self._run_started - self._run_waited)
 
-    def overrun(self) -> str | None:
-        """None while the item may go on; else ``"timeout"``, ``"budget"`` or ``"overloaded"`` (see :attr:`detail`)."""
+    def overrun(self) -> StopReason | None:
+        """None while the item may go on; else ``TIMEOUT``, ``BUDGET`` or ``OVERLOADED`` (see :attr:`detail`)."""
         now = self._now()
         # The waiting counters (a file per task) are read every READ_EVERY seconds or where a wall-clock
         # limit may have been reached: most items answer within milliseconds, thousands of them a run.
@@ -150,13 +152,13 @@ class ItemClock:
         used = self._cpu_used(self._cpu_start)
         if used is not None and used >= self.allowance:
             self._why = f"no answer after {self.allowance:g} s of CPU time"
-            return "timeout"
+            return StopReason.TIMEOUT
         if now - self._started - self._item_waited >= self._wall_limit:
             self._why = f"no answer within {self._wall_limit:g} s"
-            return "timeout"
+            return StopReason.TIMEOUT
         if self.budget.spent + max(0.0, now - self._run_started - self._run_waited) >= self.budget.seconds:
             self._why = f"no answer before the submission's time budget of {self.budget.seconds:g} s ran out"
-            return "budget"
+            return StopReason.BUDGET
         if now - self._started >= OVERLOAD_FACTOR * self._wall_limit or now >= self.budget.give_up:
             self._read_waiting()
             cpu = self._cpu_used(self._run_cpu)
@@ -165,7 +167,7 @@ class ItemClock:
                 f"and got {cpu if cpu is not None else 0:.1f} s of CPU time in {now - self._run_started:.0f} s); "
                 "grade it again when the machine is less busy"
             )
-            return "overloaded"
+            return StopReason.OVERLOADED
         return None
 
     def _wall_limit_reached(self, now: float) -> bool:

@@ -19,24 +19,23 @@ import selectors
 import signal
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from selectors import BaseSelector
 from typing import Any
 
-from .base import Sandbox
 from .deadline import Budget, ItemClock, MachineOverloaded
+from .launch import Launch, Sandbox
+from .outbox import Outbox
 from .paths import redact_paths
+from .progress import Progress, Report, RunEnd, RunOutcome
 from .protocol import (
-    NOT_RUN_CALL,
-    CallOutcome,
-    CallRecord,
-    CellOutcome,
-    CellRecord,
     ProtocolError,
     call_record,
     cell_record,
 )
 from .scratch import scratch_folder
+from .stop_reason import StopReason
 
 #: Longest line the runner may write; longer means it is not talking our protocol any more.
 MAX_LINE = 256 * 1024
@@ -59,18 +58,8 @@ class CallOrder:
         return {"id": self.id, "function": self.function, "args": self.args}
 
 
-@dataclass
-class RunOutcome:
-    """What came back from one submission's runs, item by item (all data checked by type)."""
-
-    cells: dict[int, CellRecord] = field(default_factory=dict)
-    calls: dict[int, CallRecord] = field(default_factory=dict)
-    #: Set when the runner could not start or broke the protocol: the submission cannot be graded.
-    fatal: str | None = None
-    notes: list[str] = field(default_factory=list)
-
-
 def _kill(process: subprocess.Popen[bytes]) -> None:
+    """Kill the runner and everything in its process group, and reap it."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -127,82 +116,46 @@ def run_submission(
         When the machine let the sandbox wait so long that the grader gave up (see :mod:`.deadline`).
     """
     budget = budget if isinstance(budget, Budget) else Budget(budget)
-    outcome = RunOutcome()
-    bad_cells: set[int] = set()
-    pending_calls = [call.id for call in calls]
+    progress = Progress(len(cells), [call.id for call in calls])
     by_id = {call.id: call for call in calls}
     while True:
-        # Every run starts afresh, so it re-runs all cells except those that hung or crashed.
-        run_cells = [index for index in range(len(cells)) if index not in bad_cells]
+        run_cells = progress.cells_to_run()
         if budget.left <= 0:
-            for index in run_cells:
-                outcome.cells.setdefault(index, CellRecord(CellOutcome.NOT_RUN))
-            for call_id in pending_calls:
-                outcome.calls[call_id] = NOT_RUN_CALL
-            outcome.notes.append(f"stopped after the submission's time budget of {budget.seconds:g} s")
+            progress.out_of_budget(run_cells, budget.seconds)
             break
+        orders = _Orders.of([cells[i] for i in run_cells], [by_id[c] for c in progress.pending_calls], batched)
         with scratch_folder() as scratch:  # removed afterwards; one a killed grader left, by the next run
-            reports, stop, detail = _one_run(
-                sandbox, scratch, slot, [cells[i] for i in run_cells],
-                [by_id[c] for c in pending_calls], timeout, budget, batched,
-            )
-        if stop == "overloaded":
-            raise MachineOverloaded(detail)
-        cells_done = calls_done = 0
-        for report in reports:
-            if isinstance(report.record, CellRecord):
-                outcome.cells.setdefault(run_cells[report.position], report.record)
-                cells_done += 1
-            else:
-                outcome.calls[pending_calls[report.position]] = report.record
-                calls_done += 1
-        pending_calls = pending_calls[calls_done:]
-        if stop == "done":
-            if cells_done < len(run_cells) or pending_calls:
-                outcome.fatal = "the runner stopped before reporting every item"
+            end = _one_run(sandbox, scratch, slot, orders, timeout, budget)
+        if end.reason is StopReason.OVERLOADED:
+            raise MachineOverloaded(end.detail)
+        if not progress.absorb(end, run_cells, skip_after_timeout):
             break
-        if stop in ("startup", "protocol"):
-            outcome.fatal = detail
-            break
-        # "timeout", "crashed" or "budget": the item in progress gets that outcome, then restart without it.
-        hung = stop in ("timeout", "budget")
-        if cells_done < len(run_cells):
-            bad_cell = run_cells[cells_done]
-            bad_cells.add(bad_cell)
-            outcome.cells[bad_cell] = CellRecord(CellOutcome.TIMEOUT if hung else CellOutcome.CRASHED, detail=detail)
-        elif pending_calls:
-            call_id = pending_calls.pop(0)
-            outcome.calls[call_id] = CallRecord(CallOutcome.TIMEOUT if hung else CallOutcome.CRASHED, detail=detail)
-            if stop != "crashed":
-                for other in skip_after_timeout(call_id):
-                    if other in pending_calls:
-                        pending_calls.remove(other)
-                        outcome.calls[other] = NOT_RUN_CALL
-        if not pending_calls and all(i in outcome.cells for i in range(len(cells))):
-            break
-    return outcome
+    return progress.outcome
 
 
 @dataclass(frozen=True)
-class _Report:
-    """One checked report line: the item's position among the run's cells or calls, and its record."""
+class _Orders:
+    """What one process is told, as the lines it reads: its cells, then its calls."""
 
-    position: int
-    record: CellRecord | CallRecord
+    cells: int
+    cells_line: bytes
+    call_lines: list[bytes]
+    call_ids: list[int]
+    #: Every call at once after the last cell, instead of each after the report of the one before.
+    batched: bool
+
+    @classmethod
+    def of(cls, cells: list[str], calls: list[CallOrder], batched: bool) -> _Orders:
+        """The orders for ``cells`` and ``calls``, encoded once."""
+        return cls(
+            len(cells), json.dumps(cells).encode() + b"\n",
+            [json.dumps(call.wire()).encode() + b"\n" for call in calls], [call.id for call in calls], batched,
+        )
 
 
-_Stop = tuple[list[_Report], str, str]
-
-
-def _one_run(
-    sandbox: Sandbox, scratch: Path, slot: int, cells: list[str], calls: list[CallOrder], timeout: float,
-    budget: Budget, batched: bool,
-) -> _Stop:
-    """One sandboxed process. Returns (reports, stop reason, detail)."""
+def _one_run(sandbox: Sandbox, scratch: Path, slot: int, orders: _Orders, timeout: float, budget: Budget) -> RunEnd:
+    """One sandboxed process, from its start until it ends (then killed, its cgroup removed)."""
     launch = sandbox.launch(scratch, slot)
-    cells_line = json.dumps(cells).encode() + b"\n"
-    call_lines = [json.dumps(call.wire()).encode() + b"\n" for call in calls]
-    reports: list[_Report] = []
     try:
         process = subprocess.Popen(
             launch.argv, cwd=launch.cwd, env=launch.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -210,162 +163,144 @@ def _one_run(
         )
     except OSError as error:
         launch.end()
-        return reports, "startup", redact_paths(f"could not start the sandbox: {error}")
+        return RunEnd([], StopReason.STARTUP, redact_paths(f"could not start the sandbox: {error}"))
     launch.close_fds()
     group = launch.group
     clock = ItemClock(
         group.cpu_seconds if group is not None else None, budget, group.task_delays if group is not None else None
     )
     try:
-        outbox = _Outbox(process)
-        outbox.add(cells_line)
-        if not cells:
-            outbox.send_calls(call_lines, 0, batched)
-        return _read_reports(
-            process, outbox, reports, len(cells), call_lines, [call.id for call in calls], timeout, clock, batched
-        )
+        outbox = Outbox(process)
+        outbox.add(orders.cells_line)
+        if not orders.cells:
+            outbox.send_calls(orders.call_lines, 0, orders.batched)
+        return _ReportReader(process, outbox, orders, timeout, clock).read()
     finally:
         budget.spent += clock.charged()
-        _kill(process)
-        launch.end()  # the cgroup's removal kills whatever escaped the process group
-        for stream in (process.stdin, process.stdout, process.stderr):
-            if stream is not None:
-                try:
-                    stream.close()
-                except OSError:
-                    pass  # the runner's input, with a call it never read
+        _end_process(process, launch)
 
 
-class _Outbox:
-    """What the grader still has to write to the runner, written as the pipe takes it, never blocking.
-
-    A runner that stops reading (a hung cell, a full pipe) must not stop the grader: its deadline
-    is judged while the rest waits here.
-    """
-
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
-        self._stdin = process.stdin
-        self._fd = process.stdin.fileno() if process.stdin is not None else -1
-        if self._fd >= 0:
-            os.set_blocking(self._fd, False)
-        self._pending = b""
-        self._close = False
-
-    @property
-    def fd(self) -> int:
-        """The runner's standard input, or -1 once it is closed."""
-        return self._fd
-
-    @property
-    def waiting(self) -> bool:
-        """Whether something is left to write (or the input is to be closed)."""
-        return self._fd >= 0 and (bool(self._pending) or self._close)
-
-    def add(self, data: bytes, close: bool = False) -> None:
-        """Queue ``data`` (then close the runner's input if ``close``) and write what the pipe takes now."""
-        self._pending += data
-        self._close = self._close or close
-        self.flush()
-
-    def send_calls(self, call_lines: list[bytes], position: int, batched: bool) -> None:
-        """The call at ``position`` (every call from there if ``batched``); the end of input after the last."""
-        if position >= len(call_lines):
-            self.add(b"", close=True)
-        elif batched:
-            self.add(b"".join(call_lines[position:]), close=True)
-        else:
-            self.add(call_lines[position])
-
-    def flush(self) -> None:
-        """Write what the pipe takes without waiting; close the input once all is written, if asked."""
-        if self._fd < 0:
-            return
-        try:
-            while self._pending:
-                self._pending = self._pending[os.write(self._fd, self._pending[:65536]):]
-        except BlockingIOError:
-            return
-        except OSError:  # the process is gone; reading its reports will tell why
-            self._pending = b""
-            self._close = True
-        if self._close and self._stdin is not None:
-            self._stdin.close()
-            self._fd = -1
+def _end_process(process: subprocess.Popen[bytes], launch: Launch) -> None:
+    """Kill the run's processes, remove its cgroup (killing whatever escaped the group), close the pipes."""
+    _kill(process)
+    launch.end()
+    for stream in (process.stdin, process.stdout, process.stderr):
+        if stream is not None:
+            try:
+                stream.close()
+            except OSError:
+                pass  # the runner's input, with a call it never read
 
 
-def _read_reports(
-    process: subprocess.Popen[bytes], outbox: _Outbox, reports: list[_Report], cell_count: int,
-    call_lines: list[bytes], call_ids: list[int], timeout: float, clock: ItemClock, batched: bool,
-) -> _Stop:
-    """Collect reports; send the calls after the last cell's report (one at a time unless ``batched``)."""
-    if process.stdout is None or process.stderr is None:
-        raise RuntimeError("the runner process has no pipes")  # a grader bug: Popen was called without them
-    selector = selectors.DefaultSelector()
-    selector.register(process.stdout, selectors.EVENT_READ)
-    fd = process.stdout.fileno()
-    buffer = b""
-    ready = False
-    cells_seen = calls_seen = 0
-    clock.start(timeout + STARTUP_GRACE)
-    while True:
-        overrun = clock.overrun()
-        if overrun is not None:
-            if not ready and overrun != "overloaded":
-                return reports, "startup", f"the sandbox did not start: {clock.detail}"
-            return reports, overrun, clock.detail
-        writing = outbox.waiting
+class _ReportReader:
+    """One runner's reports, read and checked as they come; its calls sent when it is their turn."""
+
+    def __init__(
+        self, process: subprocess.Popen[bytes], outbox: Outbox, orders: _Orders, timeout: float, clock: ItemClock
+    ) -> None:
+        if process.stdout is None or process.stderr is None:
+            raise RuntimeError("the runner process has no pipes")  # a grader bug: Popen was called without them
+        self._process, self._stdout, self._stderr = process, process.stdout, process.stderr
+        self._outbox, self._orders, self._timeout, self._clock = outbox, orders, timeout, clock
+        self._reports: list[Report] = []
+        self._buffer = b""
+        self._ready = False
+        self._cells_seen = self._calls_seen = 0
+
+    def read(self) -> RunEnd:
+        """Read until the runner is done, stops, breaks the protocol or overruns its time."""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._stdout, selectors.EVENT_READ)
+            self._clock.start(self._timeout + STARTUP_GRACE)
+            while (end := self._overrun()) is None:
+                chunk = self._next_chunk(selector)
+                if chunk is not None and (end := self._take(chunk)) is not None:
+                    break
+        return end
+
+    def _end(self, reason: StopReason, detail: str = "") -> RunEnd:
+        return RunEnd(self._reports, reason, detail)
+
+    def _overrun(self) -> RunEnd | None:
+        """The end of the run if the item in progress (or the start) has used up its time."""
+        reason = self._clock.overrun()
+        if reason is None:
+            return None
+        if not self._ready and reason is not StopReason.OVERLOADED:
+            return self._end(StopReason.STARTUP, f"the sandbox did not start: {self._clock.detail}")
+        return self._end(reason, self._clock.detail)
+
+    def _next_chunk(self, selector: BaseSelector) -> bytes | None:
+        """Wait for output (writing what the runner's input takes meanwhile); None if there was none in time."""
+        writing = self._outbox.waiting
         if writing:
-            selector.register(outbox.fd, selectors.EVENT_WRITE)
+            selector.register(self._outbox.fd, selectors.EVENT_WRITE)
         try:
-            events = selector.select(timeout=clock.wait())
+            events = selector.select(timeout=self._clock.wait())
         finally:
             if writing:
-                selector.unregister(outbox.fd)
-        if any(key.fd == outbox.fd for key, _ in events):
-            outbox.flush()
-        if not any(key.fd == fd for key, _ in events):
-            continue
-        chunk = os.read(fd, 65536)
+                selector.unregister(self._outbox.fd)
+        ready_fds = {key.fd for key, _ in events}
+        if self._outbox.fd in ready_fds:
+            self._outbox.flush()
+        fd = self._stdout.fileno()
+        return os.read(fd, 65536) if fd in ready_fds else None
+
+    def _take(self, chunk: bytes) -> RunEnd | None:
+        """Read the whole lines of ``chunk`` (empty: the runner has ended); the run's end if it came."""
         if not chunk:
-            process.wait()
-            if not ready:
-                error = process.stderr.read(2000).decode(errors="replace").strip()
-                # shown in the feedback: no path of this machine (bubblewrap names the folders it mounts)
-                failed = f"the sandbox failed to start (exit {process.returncode}): {error}"
-                return reports, "startup", redact_paths(failed)
-            return reports, "crashed", _exit_text(process.returncode)
-        buffer += chunk
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
+            return self._exited()
+        self._buffer += chunk
+        while b"\n" in self._buffer:
+            line, self._buffer = self._buffer.split(b"\n", 1)
             try:
-                record = json.loads(line)
-                if not isinstance(record, dict):
-                    raise ProtocolError("report is not an object")
-                if record.get("ready") is True and not ready:
-                    ready = True
-                elif record.get("done") is True:
-                    return reports, "done", ""
-                elif "cell" in record:
-                    _check_order("cell", record["cell"], cells_seen)
-                    reports.append(_Report(cells_seen, cell_record(record)))
-                    cells_seen += 1
-                    if cells_seen == cell_count:
-                        outbox.send_calls(call_lines, 0, batched)
-                elif "call" in record:
-                    _check_order("call", record["call"], call_ids[calls_seen] if calls_seen < len(call_ids) else None)
-                    reports.append(_Report(calls_seen, call_record(record)))
-                    calls_seen += 1
-                    if not batched:
-                        outbox.send_calls(call_lines, calls_seen, batched)
-                else:
-                    raise ProtocolError(f"unknown report {line[:200]!r}")
+                done = self._take_line(line)
             except (ValueError, RecursionError, ProtocolError):
                 # never quote the line: its text is the student's, and may come from a process that
                 # has seen hidden inputs
-                return reports, "protocol", INTERFERED
-            clock.start(timeout)
-        if len(buffer) > MAX_LINE:
-            return reports, "protocol", INTERFERED
+                return self._end(StopReason.PROTOCOL, INTERFERED)
+            if done:
+                return self._end(StopReason.DONE)
+            self._clock.start(self._timeout)
+        if len(self._buffer) > MAX_LINE:
+            return self._end(StopReason.PROTOCOL, INTERFERED)
+        return None
+
+    def _take_line(self, line: bytes) -> bool:
+        """Check one report line and keep its record; whether it says the runner is done."""
+        record = json.loads(line)
+        if not isinstance(record, dict):
+            raise ProtocolError("report is not an object")
+        if record.get("ready") is True and not self._ready:
+            self._ready = True
+        elif record.get("done") is True:
+            return True
+        elif "cell" in record:
+            _check_order("cell", record["cell"], self._cells_seen)
+            self._reports.append(Report(self._cells_seen, cell_record(record)))
+            self._cells_seen += 1
+            if self._cells_seen == self._orders.cells:
+                self._outbox.send_calls(self._orders.call_lines, 0, self._orders.batched)
+        elif "call" in record:
+            ids = self._orders.call_ids
+            _check_order("call", record["call"], ids[self._calls_seen] if self._calls_seen < len(ids) else None)
+            self._reports.append(Report(self._calls_seen, call_record(record)))
+            self._calls_seen += 1
+            if not self._orders.batched:
+                self._outbox.send_calls(self._orders.call_lines, self._calls_seen, False)
+        else:
+            raise ProtocolError(f"unknown report {line[:200]!r}")
+        return False
+
+    def _exited(self) -> RunEnd:
+        """The runner closed its output: it failed to start, or died."""
+        self._process.wait()
+        if not self._ready:
+            error = self._stderr.read(2000).decode(errors="replace").strip()
+            # shown in the feedback: no path of this machine (bubblewrap names the folders it mounts)
+            failed = f"the sandbox failed to start (exit {self._process.returncode}): {error}"
+            return self._end(StopReason.STARTUP, redact_paths(failed))
+        return self._end(StopReason.CRASHED, _exit_text(self._process.returncode))
 
 
 def _check_order(kind: str, label: object, wanted: int | None) -> None:

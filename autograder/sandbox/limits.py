@@ -1,6 +1,6 @@
 """What a sandbox is given and what it may refuse with: its resource limits, its user ids, its error.
 
-Its own module so that the launch (:mod:`.base`), the cgroups (:mod:`.cgroups`) and the id leases
+Its own module so that the launch (:mod:`.launch`), the cgroups (:mod:`.cgroups`) and the id leases
 (:mod:`.uids`) all import it and none of them imports another for these names.
 """
 
@@ -8,15 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import KitError
+
 #: First user id used for sandboxed processes when the grader runs as root (leased per run: :mod:`.uids`).
 FIRST_SANDBOX_UID = 61000
 
 
-class SandboxUnavailable(RuntimeError):
-    """The requested isolation cannot be had on this machine."""
-
-    #: Exit code of the command line: the tool cannot do its job as asked.
-    exit_code = 2
+class SandboxUnavailable(KitError):
+    """The requested isolation cannot be had on this machine (exit code 2: the tool cannot do its job as asked)."""
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .base import Sandbox
+from .launch import Sandbox
 
 #: Packages the notebooks and the runner (IPython, for ``%magic`` cells) use, where the grader's Python has them.
 COURSE_PACKAGES = ("IPython", "numpy", "matplotlib")
@@ -74,7 +74,7 @@ class Blocked:
 
 
 def _allows(info: os.stat_result, uid: int, bits: int) -> bool:
-    """Whether user ``uid`` (group ``uid``, no other groups: see :func:`.base.drop_privileges`) has ``bits``."""
+    """Whether user ``uid`` (group ``uid``, no other groups: see :func:`.launch.drop_privileges`) has ``bits``."""
     if uid == 0:
         return True
     mode = info.st_mode

@@ -14,7 +14,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from .base import (
+from .cgroups import Cgroups
+from .launch import (
     RUNNER,
     Launch,
     drop_privileges,
@@ -25,7 +26,6 @@ from .base import (
     sandbox_environment,
     system_tool,
 )
-from .cgroups import Cgroups
 from .limits import Limits, SandboxUnavailable
 from .uids import lease_uid
 

@@ -48,7 +48,8 @@ import numbers
 import os
 import sys
 import types
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 #: Longest text (exception message, type name) reported.
 MAX_TEXT = 300
@@ -67,13 +68,27 @@ class _Sink(io.TextIOBase):
         pass
 
 
-def _machinery(channel_fd: int) -> tuple[Any, Any, Any, Any, Any, Any]:
-    """The runner's tools, bound to objects captured now (before any student code runs).
+class _Tools(NamedTuple):
+    """The runner's tools, each a closure over references captured before any student code ran."""
 
-    Returns ``emit(record)``, ``decode(line)``, ``describe(error)``, ``as_number(result)``,
-    ``not_a_number(result)`` (a call report's fields for a result that is no plain number) and
-    ``snapshot(values)``.
-    """
+    #: Write one report line to the grader's channel.
+    emit: Callable[[dict[str, Any]], None]
+    #: One order line as JSON data.
+    decode: Callable[[bytes], Any]
+    #: An exception's name and message, cut short.
+    describe: Callable[[BaseException], dict[str, str]]
+    #: A result as a float, or None if it is no plain real number.
+    as_number: Callable[[Any], float | None]
+    #: A call report's fields for a result that is no plain number.
+    not_a_number: Callable[[Any], dict[str, Any]]
+    #: The argument list after the call, as plain data.
+    snapshot: Callable[[Any], list[float | None] | None]
+
+
+# why long: one scope on purpose: every tool is a closure over the same C references captured at its
+# start, so none of them looks anything up by a name the student's code could rebind.
+def _runner_tools(channel_fd: int) -> _Tools:  # noqa: C901, PLR0915 — the closures share one capture
+    """The runner's tools, bound to objects captured now (before any student code runs)."""
     # C implementations only: a student can rebind builtins.isinstance or json.dumps by name,
     # but not change what these references point to.
     _type, _float, _str, _len, _list, _isinstance, _repr = type, float, str, len, list, isinstance, repr
@@ -187,7 +202,7 @@ def _machinery(channel_fd: int) -> tuple[Any, Any, Any, Any, Any, Any]:
             shown.append(number if _type(number) is _float else None)
         return shown
 
-    return emit, decode, describe, as_number, not_a_number, snapshot
+    return _Tools(emit, decode, describe, as_number, not_a_number, snapshot)
 
 
 def _compile(source: str, index: int, compile_: Any) -> Any:
@@ -202,7 +217,9 @@ def _compile(source: str, index: int, compile_: Any) -> Any:
         return compile_(transformed, name, "exec")  # a real syntax error is reported from here
 
 
-def main() -> None:
+# why long: the runner's loop keeps what it uses in locals bound before the first cell runs; a helper
+# called by its global name is one more name the student's code could rebind
+def main() -> None:  # noqa: PLR0915 — one scope, see above
     orders = os.fdopen(os.dup(0), "rb")
     read_line, exit_now = orders.readline, os._exit
     cells = json.loads(read_line())
@@ -214,7 +231,7 @@ def main() -> None:
     # the originals too, so that nothing the student's code finds writes to the grader's channel
     sys.stdout = sys.__stdout__ = _Sink()  # type: ignore[misc,assignment]
     sys.stderr = sys.__stderr__ = _Sink()  # type: ignore[misc,assignment]
-    emit, decode, describe, as_number, not_a_number, snapshot = _machinery(channel_fd)
+    emit, decode, describe, as_number, not_a_number, snapshot = _runner_tools(channel_fd)
     _callable, _type, _list, _BaseException = callable, type, list, BaseException
     _exec, _compile_builtin, _enumerate = exec, compile, enumerate
 
@@ -283,7 +300,7 @@ def _site() -> None:
     skips ``site``: it starts faster); both are then removed: the notebook sees the environment,
     ``sys.path`` and ``sys.prefix`` it saw under ``python -I``.
     """
-    folders = os.environ.pop("NDCG_SITE_PACKAGES", "")  # autograder.sandbox.base.SITE_PACKAGES_VARIABLE
+    folders = os.environ.pop("NDCG_SITE_PACKAGES", "")  # autograder.sandbox.launch.SITE_PACKAGES_VARIABLE
     prefix = os.environ.pop("NDCG_PREFIX", "")  # the grader's sys.prefix: a venv's, as site sets it
     if sys.flags.no_site:
         import site

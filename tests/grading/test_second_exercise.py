@@ -27,17 +27,17 @@ def cg_reference(call: Call) -> float:
     return float(sum(rels[:k]))  # CG@k: the grades of the top k, undiscounted
 
 
-def _cg(rels: list[float], k: int, provenance: str, check_unchanged: bool = False) -> Case:
-    return Case(Call("cg", (tuple(rels), k)), provenance, check_unchanged)
+def _cg(rels: list[float], k: int, what: str, check_unchanged: bool = False, constructed: bool = True) -> Case:
+    return Case(Call("cg", (tuple(rels), k)), what, check_unchanged, constructed=constructed)
 
 
 GROUPS = (
     TestGroup("test_cg_lecture", "cg", "cg of the lecture example", 1.0, True,
-              (_cg([1, 0, 2, 1, 0], 5, "lecture example"),)),
+              (_cg([1, 0, 2, 1, 0], 5, "lecture example", constructed=False),)),
     TestGroup("test_cg_cutoff", "cg", "cg sums exactly the top k", 2.0, False,
-              (_cg([3, 1, 2], 2, "constructed: k inside the list"), _cg([1, 2], 5, "constructed: k beyond the list"))),
+              (_cg([3, 1, 2], 2, "k inside the list"), _cg([1, 2], 5, "k beyond the list"))),
     TestGroup("test_cg_contract", "cg", "cg leaves its input unchanged", 1.0, False,
-              (_cg([2, 0, 1], 3, "constructed: input unchanged", check_unchanged=True),)),
+              (_cg([2, 0, 1], 3, "input unchanged", check_unchanged=True),)),
 )
 CUTOFF_PROBE = Call("cg", ((1, 1, 1, 1), 2))
 CATALOGUE = (Mistake("cg-cutoff-ignored", "Cut-off ignored", "CG@k adds up the grades of the top k documents only."),)

@@ -23,7 +23,7 @@ from autograder.grading import BatchResult, Status, StudentResult
 from autograder.output import report, summary
 from autograder.output.report import write_report
 from autograder.output.results import read_students, write_results
-from autograder.output.text import printable
+from autograder.output.safe_text import printable
 
 PAGE = 4
 LOOK = 3

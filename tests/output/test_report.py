@@ -28,8 +28,8 @@ from autograder.grading import (
 from autograder.output.feedback import write_feedback
 from autograder.output.figures import mistake_chart, pass_chart, score_histogram
 from autograder.output.report import write_report
+from autograder.output.safe_text import printable
 from autograder.output.summary import ClassSummary, ClassTally, roster_row
-from autograder.output.text import printable
 
 from leaks import leaked
 

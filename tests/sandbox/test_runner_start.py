@@ -1,7 +1,7 @@
 """The runner starts without the ``site`` module (``python -I -S``) and a notebook sees no difference.
 
 ``site`` cost about 17 ms of each of a submission's three starts; the runner now adds the
-site-packages folders itself, named in an environment variable it removes (``sandbox/base.py``:
+site-packages folders itself, named in an environment variable it removes (``sandbox/launch.py``:
 ``runner_command``). A notebook must still find numpy, IPython's magics, ``exit`` and ``help``, and
 see ``sys.argv`` and the environment as before; what ``.pth`` files
 add (the kit's editable install, whose import hook names the tutor's folders) is not there.

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox.base import Limits
 from autograder.sandbox.cgroups import _mounts, _own_paths, detect
+from autograder.sandbox.limits import Limits
 from autograder.sandbox.teardown import kill, open_pidfds, wait_exits, wait_unpopulated
 
 from grading_run import needs_cgroups

@@ -19,7 +19,7 @@ import pytest
 
 from autograder.exercises.ndcg import EXERCISE
 from autograder.pipeline import GradeOptions, grade_course
-from autograder.sandbox.base import FIRST_SANDBOX_UID
+from autograder.sandbox.limits import FIRST_SANDBOX_UID
 
 from grading_run import add_raw, add_student, generated_course, new_course
 from leaks import leaked

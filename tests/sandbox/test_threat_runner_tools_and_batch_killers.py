@@ -71,9 +71,9 @@ def ndcg(rels, k):
 
 # ----- 3. the runner's tools must be out of reach by name ------------------------------------------
 REBIND_RUNNER = '''import builtins, json, sys, __main__
-FOUND = [name for name in ("main", "_machinery", "_snapshot", "snapshot", "emit") if hasattr(__main__, name)]
+FOUND = [name for name in ("main", "_runner_tools", "_snapshot", "snapshot", "emit") if hasattr(__main__, name)]
 for module in list(sys.modules.values()):
-    for name in ("_snapshot", "snapshot", "_as_number", "as_number", "emit", "_machinery", "_dumps"):
+    for name in ("_snapshot", "snapshot", "_as_number", "as_number", "emit", "_runner_tools", "_dumps"):
         if getattr(module, "__name__", "") != "__main__" and hasattr(module, name) and not name.startswith("__"):
             FOUND.append(module.__name__ + "." + name)
             try:

@@ -23,6 +23,7 @@ from ....grading.scoring import exception_name, returned, type_name
 from ....sandbox import RAN, CallOutcome, CallRecord
 from ..catalogue import BY_ID
 from ..tolerance import ABS_TOL, REL_TOL, agrees
+from .crashes import fraction_crash, grade_range_crash, grades_above, raised
 from .models import DCG_MODELS, NDCG_MODELS, StudentDcg
 from .probes import (
     AUXILIARY_PROBES,
@@ -283,118 +284,95 @@ def _diagnose_type(records: Records, diagnosis: Diagnosis) -> None:
                 break
 
 
-def _raised(record: CallRecord | None) -> bool:
-    return record is not None and record.outcome is CallOutcome.RAISED
-
-
-def _grades_above(call: Call, top: float) -> bool:
-    return any(r > top for r in rels_of(call))
-
-
-def _grade_range(records: Records, function: str) -> Call | None:
-    """A probe on which ``function`` raised because of a grade above 2, if that is its pattern.
-
-    Real code that looks grades up in a table made for 0, 1 and 2 raises on grade 3 (IndexError,
-    KeyError), and on nothing with grades 0-2: then the crash, not the list's length or k, is the cause.
-    """
-    # ordinary probes only: k beyond the list, one document and nothing relevant have causes of their own
-    calls = [p for p in (NDCG_PROBES if function == "ndcg" else records) if p.function == function
-             and len(rels_of(p)) >= 2 and k_of(p) <= len(rels_of(p)) and any(rels_of(p))]
-    crashed = [p for p in calls if _raised(records.get(p))]
-    if not crashed or any(not _grades_above(p, 2) and _integral(p) for p in crashed):
-        return None
-    return next((p for p in crashed if _grades_above(p, 2) and _integral(p)), None)
-
-
-def _fraction_crash(records: Records, function: str) -> Call | None:
-    """A probe on which ``function`` raised because of a fractional grade, if that is its pattern.
-
-    Real code that keeps grades as text and converts them late (``int(str(rel))``, ``int("2.5")``)
-    raises ValueError on a grade such as 2.5 or 1.0 and on no list of Python ints: it assumes
-    whole-number grades, which is the truncation mistake made loudly.
-    """
-    calls = [p for p in (NDCG_PROBES if function == "ndcg" else records) if p.function == function
-             and len(rels_of(p)) >= 2 and k_of(p) <= len(rels_of(p)) and any(rels_of(p))]
-    crashed = [p for p in calls if _raised(records.get(p))]
-    if not crashed or any(all(type(r) is int for r in rels_of(p)) for p in crashed):
-        return None
-    return min(crashed, key=_integral)  # a fractional grade, where one crashed, says it best
-
-
-def _integral(call: Call) -> bool:
-    return all(float(r).is_integer() for r in rels_of(call))
-
-
 def _diagnose_contract(records: Records, diagnosis: Diagnosis) -> None:
+    """The contract's mistakes, checked in an order that matters: a later check reads what the earlier
+    ones named (``diagnosis.ids``), so that a dcg's crash that its ndcg inherits is named once."""
     working = {"dcg": _works(records, DCG_PROBES), "ndcg": _works(records, NDCG_PROBES)}
-    # a wrong value where nothing is relevant is the zero ideal's only for an ndcg that computes a DCG ratio
-    explained = "ndcg" not in diagnosis.unexplained
-    for zero in ZERO_PROBES if working["ndcg"] else ():
-        if _value(records.get(probe("dcg", rels_of(zero), k_of(zero)))) != 0.0:
-            continue  # the student's own dcg is not 0 here: their ndcg cannot know that iDCG is 0
-        record = records.get(zero)
-        if record is None:
-            continue
-        if record.outcome is CallOutcome.RAISED:
-            _add(diagnosis, "zero-ideal", "ndcg",
-                 f"for {describe(zero)} (nothing relevant) your ndcg raised {exception_name(record.error or '')}; "
-                 "it must return 0.0")
-        elif record.outcome is CallOutcome.NOT_A_NUMBER and record.value is None:
-            kind = returned(record.type_name or "", record.empty)
-            _add(diagnosis, "zero-ideal", "ndcg",
-                 f"for {describe(zero)} (nothing relevant) your ndcg returned {kind}, not a number; "
-                 "it must return 0.0")
-        elif record.outcome is CallOutcome.VALUE and record.value != 0.0 and explained:
-            _add(diagnosis, "zero-ideal", "ndcg",
-                 f"for {describe(zero)} (nothing relevant) your ndcg returns {record.value}; it must return 0.0")
-        else:
-            continue
-        break  # one counterexample is enough
+    if working["ndcg"]:
+        # a wrong value where nothing is relevant is the zero ideal's only for an ndcg that computes a DCG ratio
+        _zero_ideal(records, diagnosis, explained="ndcg" not in diagnosis.unexplained)
     for function in ("dcg", "ndcg"):
-        cause = _grade_range(records, function) if working[function] else None
-        if function == "ndcg" and "grade-range" in diagnosis.ids:
-            cause = None  # an ndcg that calls a dcg which crashes on grade 3 crashes there too: named once
-        if cause is not None:
-            record = records[cause]
-            _add(diagnosis, "grade-range", function,
-                 f"for {describe(cause)} your {function} raised {exception_name(record.error or '')} on grade "
-                 f"{max(rels_of(cause)):g}: does your code assume grades 0–2?")
+        # an ndcg that calls a dcg which crashes on grade 3 crashes there too: named once
+        if working[function] and not (function == "ndcg" and "grade-range" in diagnosis.ids):
+            _crash_on_grade_range(records, diagnosis, function)
     for function in ("dcg", "ndcg"):
-        cause = _fraction_crash(records, function) if working[function] else None
-        if function == "ndcg" and "grades-truncated" in diagnosis.ids:
-            cause = None  # an ndcg that calls a dcg which crashes on grade 2.5 crashes there too: named once
-        if cause is not None:
-            record = records[cause]
-            rels = rels_of(cause)
-            fractions = [r for r in rels if not float(r).is_integer()]
-            grade = fractions[0] if fractions else next(r for r in rels if type(r) is float)
-            _add(diagnosis, "grades-truncated", function,
-                 f"for {describe(cause)} your {function} raised {exception_name(record.error or '')} on grade "
-                 f"{grade!r}: does your code assume whole-number grades (int)? A grade may be a fraction or a float")
-    # one document, k beyond the list: only crashes with grades 0-2 (grade 3 has its own cause, above)
-    one_document = [p for p in (*DCG_PROBES, *ONE_DOCUMENT_PROBES) if len(rels_of(p)) == 1 and not _grades_above(p, 2)]
+        # an ndcg that calls a dcg which crashes on grade 2.5 crashes there too: named once
+        if working[function] and not (function == "ndcg" and "grades-truncated" in diagnosis.ids):
+            _crash_on_fraction(records, diagnosis, function)
     for function in ("dcg", "ndcg"):
-        # (an ndcg whose dcg gives a single document 0 divides 0 by 0: the zero ideal, named above)
-        crashed = [
-            p for p in one_document if p.function == function and _raised(records.get(p))
-            and not (function == "ndcg" and "zero-ideal" in diagnosis.ids
-                     and _value(records.get(probe("dcg", rels_of(p), k_of(p)))) == 0.0)
-        ]
-        if crashed and working[function]:
-            record = records[crashed[0]]
-            _add(diagnosis, "one-document", function,
-                 f"for {describe(crashed[0])} your {function} raised {exception_name(record.error or '')}; "
-                 "a single document is a ranking too")
+        if working[function]:
+            _crash_on_one_document(records, diagnosis, function)
     for beyond in BEYOND_PROBES:
         record = records.get(beyond)
         if record is not None and record.outcome is CallOutcome.RAISED and working[beyond.function]:
             _add(diagnosis, "k-beyond-length", beyond.function,
                  f"for {describe(beyond)} your {beyond.function} raised {exception_name(record.error or '')}; "
                  "k larger than the list means the whole list")
+    _mutated_input(records, diagnosis)
+
+
+def _zero_ideal(records: Records, diagnosis: Diagnosis, explained: bool) -> None:
+    """Where nothing is relevant an ndcg must return 0.0: the first counterexample, if any."""
+    for zero in ZERO_PROBES:
+        if _value(records.get(probe("dcg", rels_of(zero), k_of(zero)))) != 0.0:
+            continue  # the student's own dcg is not 0 here: their ndcg cannot know that iDCG is 0
+        record = records.get(zero)
+        if record is None:
+            continue
+        where = f"for {describe(zero)} (nothing relevant) your ndcg"
+        if record.outcome is CallOutcome.RAISED:
+            said = f"{where} raised {exception_name(record.error or '')}; it must return 0.0"
+        elif record.outcome is CallOutcome.NOT_A_NUMBER and record.value is None:
+            kind = returned(record.type_name or "", record.empty)
+            said = f"{where} returned {kind}, not a number; it must return 0.0"
+        elif record.outcome is CallOutcome.VALUE and record.value != 0.0 and explained:
+            said = f"{where} returns {record.value}; it must return 0.0"
+        else:
+            continue
+        _add(diagnosis, "zero-ideal", "ndcg", said)
+        return  # one counterexample is enough
+
+
+def _crash_on_grade_range(records: Records, diagnosis: Diagnosis, function: str) -> None:
+    cause = grade_range_crash(records, function)
+    if cause is not None:
+        _add(diagnosis, "grade-range", function,
+             f"for {describe(cause)} your {function} raised {exception_name(records[cause].error or '')} on grade "
+             f"{max(rels_of(cause)):g}: does your code assume grades 0–2?")
+
+
+def _crash_on_fraction(records: Records, diagnosis: Diagnosis, function: str) -> None:
+    cause = fraction_crash(records, function)
+    if cause is not None:
+        rels = rels_of(cause)
+        fractions = [r for r in rels if not float(r).is_integer()]
+        grade = fractions[0] if fractions else next(r for r in rels if type(r) is float)
+        _add(diagnosis, "grades-truncated", function,
+             f"for {describe(cause)} your {function} raised {exception_name(records[cause].error or '')} on grade "
+             f"{grade!r}: does your code assume whole-number grades (int)? A grade may be a fraction or a float")
+
+
+def _crash_on_one_document(records: Records, diagnosis: Diagnosis, function: str) -> None:
+    """One document, k beyond the list: only crashes with grades 0-2 (grade 3 has its own cause, above)."""
+    one_document = [p for p in (*DCG_PROBES, *ONE_DOCUMENT_PROBES) if len(rels_of(p)) == 1 and not grades_above(p, 2)]
+    # (an ndcg whose dcg gives a single document 0 divides 0 by 0: the zero ideal, named above)
+    crashed = [
+        p for p in one_document if p.function == function and raised(records.get(p))
+        and not (function == "ndcg" and "zero-ideal" in diagnosis.ids
+                 and _value(records.get(probe("dcg", rels_of(p), k_of(p)))) == 0.0)
+    ]
+    if crashed:
+        _add(diagnosis, "one-document", function,
+             f"for {describe(crashed[0])} your {function} raised {exception_name(records[crashed[0]].error or '')}; "
+             "a single document is a ranking too")
+
+
+def _mutated_input(records: Records, diagnosis: Diagnosis) -> None:
+    """The first call after which the caller's list was not what it passed."""
     for call, record in records.items():
         changed = record.after is not None and record.after != tuple(float(r) for r in rels_of(call))
         if record.outcome in RAN and changed and record.after is not None:
             after = ", ".join(f"{v:g}" if v is not None else "?" for v in record.after)
             _add(diagnosis, "mutates-input", call.function,
                  f"after {call.function}({list(rels_of(call))}, {k_of(call)}) the caller's list was [{after}]")
-            break
+            return

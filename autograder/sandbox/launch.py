@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-# FIRST_SANDBOX_UID is also named here for the code that imported it from this module
-from .limits import FIRST_SANDBOX_UID as FIRST_SANDBOX_UID
 from .limits import Limits
 
 if TYPE_CHECKING:
@@ -125,6 +123,14 @@ class Sandbox(Protocol):
     #: Lines for tutors when the sandbox is weaker than designed (no cgroups: limits per process only;
     #: no seccomp table for this machine), else None.
     resource_warning: str | None
+    #: Why student code runs with the grader's root rights (``--sandbox none`` where an unprivileged
+    #: user cannot run it), else None.
+    root_reason: str | None
+
+    @property
+    def runs_as_root(self) -> bool:
+        """True when student code runs with the grader's root rights (never for an isolating sandbox)."""
+        ...
 
     def launch(self, scratch: Path, slot: int) -> Launch:
         """The command that runs the runner in ``scratch`` (empty); the caller calls its ``end()`` after the run."""
