@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ....grading import Diagnosis, Finding, Status, StudentResult, TestResult
 from .answers import NAMES, Answers
-from .steps import HAND_MISTAKES, Steps, answer_matches, every_steps
+from .steps import HAND_MISTAKES, HandMistake, Steps, answer_matches, every_steps
 
 
 @dataclass(frozen=True)
@@ -57,29 +57,29 @@ def step_passes(step: str, answers: Answers, right: Steps, k: int) -> bool:
     return False
 
 
+def _explains(mistake: HandMistake, theirs: Steps, right: Steps, step: str, answers: Answers, k: int) -> bool:
+    """Whether ``mistake`` explains the student's wrong answer to ``step`` (a step it changes, answered as it gives)."""
+    if step == "ideal":
+        return answers.ideal is not None and theirs.ideal[:k] != right.ideal[:k] and answers.ideal in (
+            theirs.ideal, theirs.ideal[:k])
+    value = theirs.number(step)
+    if not math.isclose(value, right.number(step), abs_tol=1e-9) and answer_matches(answers.number(step), value):
+        return True
+    # an inverted ratio, on the student's own DCG and iDCG (follow-through)
+    return (step == "ndcg" and mistake.ratio.name == "inverted" and bool(answers.dcg)
+            and answer_matches(answers.ndcg, (answers.idcg or 0.0) / (answers.dcg or 1.0)))
+
+
 def named_mistakes(answers: Answers, rels: tuple[int, ...], k: int) -> list[tuple[str, str, str]]:
     """``(catalogue id, mistake name, step)`` for each wrong answer a hand mistake explains."""
     steps = every_steps(rels, k)
     right = steps["right"]
-    named = []
-    for mistake in HAND_MISTAKES:
-        theirs = steps[mistake.name]
-        for step in ("ideal", "dcg", "idcg", "ndcg"):
-            if step_passes(step, answers, right, k):
-                continue
-            if step == "ideal":
-                hit = answers.ideal is not None and theirs.ideal[:k] != right.ideal[:k] and answers.ideal in (
-                    theirs.ideal, theirs.ideal[:k])
-            else:
-                value = theirs.number(step)
-                hit = (not math.isclose(value, right.number(step), abs_tol=1e-9)
-                       and answer_matches(answers.number(step), value))
-                if step == "ndcg" and not hit and mistake.ratio.name == "inverted" and answers.dcg:
-                    # inverted, on their own values
-                    hit = answer_matches(answers.ndcg, (answers.idcg or 0.0) / answers.dcg)
-            if hit:
-                named.append((mistake.mistake, mistake.name, step))
-    return named
+    wrong = [step for step in ("ideal", "dcg", "idcg", "ndcg") if not step_passes(step, answers, right, k)]
+    return [
+        (mistake.mistake, mistake.name, step)
+        for mistake in HAND_MISTAKES for step in wrong
+        if _explains(mistake, steps[mistake.name], right, step, answers, k)
+    ]
 
 
 def worked_through(rels: tuple[int, ...], k: int) -> str:
