@@ -229,5 +229,5 @@ def witnesses(rng: random.Random) -> tuple[Call, ...]:
         calls += [Call("ndcg", (rels, k)), Call("dcg", (rels, k))]
         for order, scope, cut in itertools.product(ORDERS, SCOPES, CUTS):
             ideal = ideal_list(rels, k, order, scope)
-            calls.append(Call("dcg", (ideal, k if cut.rule else len(ideal))))
+            calls.append(Call("dcg", (ideal, cut.rule(k, len(ideal)))))
     return tuple(dict.fromkeys(calls))

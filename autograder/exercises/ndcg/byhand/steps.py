@@ -58,7 +58,7 @@ class HandMistake:
     weight: Variant[object] = WEIGHTS[0]
     order: Variant[object] = ORDERS[0]
     scope: Variant[object] = SCOPES[0]
-    cut: Variant[object] = CUTS[0]
+    cut: Variant[Callable[[int, int], int]] = CUTS[0]
     ratio: Variant[Callable[[float, float], float | None]] = RATIOS[0]
 
     @property
@@ -120,7 +120,7 @@ def mistaken_steps(rels: tuple[int, ...], k: int, mistake: HandMistake) -> Steps
     model = DcgModel(mistake.gain, mistake.weight, CUTOFFS[0])  # type: ignore[arg-type]
     ideal = ideal_list(grades, k, mistake.order, mistake.scope)  # type: ignore[arg-type]
     dcg = model.value(grades, k)
-    idcg = model.value(ideal, k if mistake.cut.rule else len(ideal))
+    idcg = model.value(ideal, mistake.cut.rule(k, len(ideal)))
     ratio = mistake.ratio.rule(dcg, idcg)  # None: a zero division, written down as 0
     return Steps(ideal, dcg, idcg, 0.0 if ratio is None else ratio)
 

@@ -107,7 +107,7 @@ class NdcgModel:
     source: DcgModel | None = None
     order: Variant[Callable[[list[float]], list[float]]] = ORDERS[0]
     scope: Variant[Callable[[tuple[float, ...], int], tuple[float, ...]]] = SCOPES[0]
-    cut: Variant[bool] = CUTS[0]
+    cut: Variant[Callable[[int, int], int]] = CUTS[0]
     ratio: Variant[Callable[[float, float], float | None]] = RATIOS[0]
     rounding: int | None = None
     #: With the student's dcg as the source: whether the ideal's DCG is computed by the ndcg itself,
@@ -124,7 +124,7 @@ class NdcgModel:
         rels, k = rels_of(call), k_of(call)
         actual = self._dcg(rels, k, student_dcg)
         ideal_ranking = ideal_list(rels, k, self.order, self.scope)
-        ideal = self._dcg(ideal_ranking, k if self.cut.rule else len(ideal_ranking), student_dcg, ideal=True)
+        ideal = self._dcg(ideal_ranking, self.cut.rule(k, len(ideal_ranking)), student_dcg, ideal=True)
         if actual is None or ideal is None:
             return None
         value = self.ratio.rule(actual, ideal)

@@ -106,7 +106,7 @@ def _auxiliary_probes() -> tuple[Call, ...]:
         calls.append(probe("dcg", rels, k))
         for order, scope, cut in itertools.product(ORDERS, SCOPES, CUTS):
             ideal = ideal_list(rels, k, order, scope)
-            calls.append(probe("dcg", ideal, k if cut.rule else len(ideal)))
+            calls.append(probe("dcg", ideal, cut.rule(k, len(ideal))))
     return tuple(dict.fromkeys(calls))
 
 

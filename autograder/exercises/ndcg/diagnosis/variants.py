@@ -92,9 +92,10 @@ SCOPES: tuple[Variant[Callable[[tuple[float, ...], int], tuple[float, ...]]], ..
     Variant("all", lambda rels, k: rels),
     Variant("top-k", lambda rels, k: rels[:k], "ideal-from-top-k"),
 )
-#: Whether the ideal ranking is cut at k (True) or not at all. A flag, not a function like the
-#: others: the fresh instances (``fresh.py``) and the probes read it as one.
-CUTS: tuple[Variant[bool], ...] = (Variant("k", True), Variant("len", False, "ideal-not-cut"))
+#: Where the ideal DCG is cut, from k and the ideal list's length: at k, or not at all.
+CUTS: tuple[Variant[Callable[[int, int], int]], ...] = (
+    Variant("k", lambda k, length: k), Variant("len", lambda k, length: length, "ideal-not-cut"),
+)
 #: What is returned from the DCG and the ideal DCG: DCG/iDCG, iDCG/DCG, or DCG itself (None: a zero division).
 RATIOS: tuple[Variant[Callable[[float, float], float | None]], ...] = (
     Variant("normal", lambda dcg, ideal: dcg / ideal if ideal else None),
