@@ -26,7 +26,9 @@ from autograder.sandbox.limits import Limits
 
 from grading_run import CORRECT_DCG, add_student, grade, needs_bwrap, needs_cgroups, new_course, results
 
-pytestmark = pytest.mark.slow  # most start sandboxes or the grader; the clock tests are quick
+# most start sandboxes or the grader (the clock tests are quick); busy programs on both cores beside an
+# honest notebook, on purpose: make test runs the file alone, never beside another pytest worker
+pytestmark = [pytest.mark.slow, pytest.mark.serial]
 
 
 
