@@ -21,6 +21,7 @@ import argparse
 import os
 import subprocess
 import sys
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,20 @@ def _new_cgroup() -> Path | None:
     return None
 
 
+def _group_seconds(group: Path) -> float | None:
+    """CPU time charged to a cgroup and below (v1 ``cpuacct.usage``, v2 ``cpu.stat``)."""
+    try:
+        if (group / "cpuacct.usage").exists():
+            return int((group / "cpuacct.usage").read_text()) / 1e9
+        for line in (group / "cpu.stat").read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "usage_usec":
+                return int(value) / 1e6
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def run(out: Path, pytest_args: list[str]) -> int:
     """Run pytest with the livetimes plugin, in a cgroup of its own where one can be made."""
     group = _new_cgroup()
@@ -68,9 +83,15 @@ def run(out: Path, pytest_args: list[str]) -> int:
         # group can be removed afterwards (and, on v2, the grader can make it a parent of its own)
         command = ["/bin/sh", "-c", f'echo $$ > "{group}/cgroup.procs" && exec "$@"', "sh", *command]
     env = {**os.environ, "LIVETIMES": str(out), "PYTHONPATH": str(ROOT / "tests")}
+    start = time.perf_counter()
     try:
         return subprocess.call(command, cwd=ROOT, env=env)
     finally:
+        # the whole run's totals: with pytest -n the phases of two workers overlap, and each phase's
+        # cgroup CPU then counts both; this total does not
+        used = _group_seconds(group) if group is not None else None
+        print(f"profile_tests: whole run: wall {time.perf_counter() - start:.1f} s, CPU "
+              + ("unknown (no cgroup)" if used is None else f"{used:.1f} s (cgroup, every process)"), file=sys.stderr)
         if group is not None:
             try:
                 group.rmdir()
