@@ -30,10 +30,6 @@ from autograder.sandbox.deadline import OVERLOAD_FACTOR, Budget, ItemClock, back
 
 from grading_run import add_student, needs_bwrap, needs_cgroups, new_course, notebook_path
 
-# ten busy programs on two cores on purpose: make test runs the file alone, never beside another
-# pytest worker (whose honest sandboxes the load would make wait, and which would add to it)
-pytestmark = pytest.mark.serial
-
 #: Five cells of 150 ``%time`` lines each: IPython in the sandbox, three runs of about 2 s of CPU time each.
 TIME_MAGICS = "\n".join(f"%time x{i} = {i}" for i in range(150))
 TIME_CELLS = 5
@@ -149,6 +145,10 @@ def time_magics_course(tmp_path) -> Path:
     return course
 
 
+# ten busy programs on two cores on purpose: make test runs it alone, never beside another pytest
+# worker (whose honest sandboxes the load would make wait, and which would add to it); the overload
+# tests below force "overloaded" with a tiny factor, whatever the load
+@pytest.mark.serial
 @pytest.mark.slow
 @needs_bwrap
 @needs_cgroups

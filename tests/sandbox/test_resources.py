@@ -26,9 +26,7 @@ from autograder.sandbox.limits import Limits
 
 from grading_run import CORRECT_DCG, add_student, grade, needs_bwrap, needs_cgroups, new_course, results
 
-# most start sandboxes or the grader (the clock tests are quick); busy programs on both cores beside an
-# honest notebook, on purpose: make test runs the file alone, never beside another pytest worker
-pytestmark = [pytest.mark.slow, pytest.mark.serial]
+pytestmark = pytest.mark.slow  # most start sandboxes or the grader; the clock tests are quick
 
 
 
@@ -345,6 +343,9 @@ def busy_machine():
         process.wait()
 
 
+# busy programs on both cores outside any sandbox, on purpose: make test runs it alone, never beside
+# another pytest worker (the hogs of the other tests here are held to a core each by their cgroups)
+@pytest.mark.serial
 @needs_bwrap
 @needs_cgroups
 def test_matplotlib_first_cell_keeps_full_marks_on_a_loaded_machine(tmp_path, busy_machine):
