@@ -38,8 +38,14 @@ $(BENCH_VENV)/.installed: pyproject.toml constraints.txt
 demo: venv  ## grade the bundled example submissions in a scratch course (demo/), print the table
 	$(BIN)/python -m autograder demo
 
-test: venv lint  ## lint and type-check, then run the whole test suite (slow: many minutes; quick part: .venv/bin/pytest -m 'not slow')
-	$(BIN)/python -m pytest
+# The suite runs on both cores (pytest-xdist, a test file per worker at a time, so that a module's
+# fixture is made once); the tests marked `serial` load both cores on purpose or judge the machine's
+# load, so they run alone afterwards. Both parts always run; the target fails if either did.
+TEST_WORKERS ?= 2
+test: venv lint  ## lint and type-check, then the whole test suite on both cores, then the serial tests (quick part: .venv/bin/pytest -m 'not slow')
+	@$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m 'not serial'; parallel=$$?; \
+	$(BIN)/python -m pytest -m serial; serial=$$?; \
+	exit $$(( parallel != 0 ? parallel : serial ))
 
 e2e: venv  ## only the browser tests: formgrader and the student's notebook in headless chromium (apt-get install chromium)
 	$(BIN)/python -m pytest -m e2e

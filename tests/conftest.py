@@ -22,6 +22,15 @@ from autograder.course.nbgrader import (
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test marked ``serial`` fails in a pytest-xdist worker: it loads both cores on purpose (or
+    judges the machine's load), and beside another worker it would make that worker's honest
+    sandboxes wait, or be judged under a load it did not make. ``make test`` runs them alone."""
+    if item.get_closest_marker("serial") is not None and hasattr(item.config, "workerinput"):
+        pytest.fail("marked serial: run it alone, not under pytest -n (make test runs `pytest -m serial` "
+                    "after the parallel part)", pytrace=False)
+
+
 @pytest.fixture
 def small_blocks(monkeypatch):
     """``small_blocks(rows, workers=None)``: make ndcg_ref's batch functions work in blocks of

@@ -145,6 +145,10 @@ def time_magics_course(tmp_path) -> Path:
     return course
 
 
+# ten busy programs on two cores on purpose: make test runs it alone, never beside another pytest
+# worker (whose honest sandboxes the load would make wait, and which would add to it); the overload
+# tests below force "overloaded" with a tiny factor, whatever the load
+@pytest.mark.serial
 @pytest.mark.slow
 @needs_bwrap
 @needs_cgroups

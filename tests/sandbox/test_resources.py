@@ -343,6 +343,9 @@ def busy_machine():
         process.wait()
 
 
+# busy programs on both cores outside any sandbox, on purpose: make test runs it alone, never beside
+# another pytest worker (the hogs of the other tests here are held to a core each by their cgroups)
+@pytest.mark.serial
 @needs_bwrap
 @needs_cgroups
 def test_matplotlib_first_cell_keeps_full_marks_on_a_loaded_machine(tmp_path, busy_machine):

@@ -25,7 +25,7 @@ import pytest
 
 from autograder.course.nbgrader import tool_environment
 
-from grading_run import add_student, whole_course
+from grading_run import add_student, generated_course
 
 pytestmark = [
     pytest.mark.slow,
@@ -57,7 +57,9 @@ def _collected(course: Path, student: str, timestamp: bool = True) -> Path:
 @pytest.fixture(scope="module")
 def cycle(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("extra-files")
-    course = whole_course(tmp / "course")
+    # the release and gradebook as generate_assignment makes them, made once per test process (the
+    # threat is what travels after it, not generate_assignment itself)
+    course = generated_course(tmp / "course")
     exchange = tmp / "exchange"
     exchange.mkdir()
     canary = tmp / "instructor.ipynb"
@@ -72,8 +74,7 @@ def cycle(tmp_path_factory):
     (mallet / "ndcg.grader.json").write_text('{"format": 1, "show_solution": true, "result": "' + EXTRA + '"}')
     os.mkfifo(_collected(course, "fifo_stamp", timestamp=False) / "timestamp.txt")
 
-    logs = [_nbgrader(course, exchange, "generate_assignment", "ndcg", "--force")]
-    logs.append(_nbgrader(course, exchange, "autograde", "ndcg", "--force", "--SandboxedExecute.timeout=5"))
+    logs = [_nbgrader(course, exchange, "autograde", "ndcg", "--force", "--SandboxedExecute.timeout=5")]
     logs.append(_nbgrader(course, exchange, "generate_feedback", "ndcg", "--force"))
     logs.append(_nbgrader(course, exchange, "release_feedback", "ndcg"))
     nbgrader_state = _tree(course, exchange)
