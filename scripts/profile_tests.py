@@ -27,6 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from autograder.sandbox.cgroups import read_cpu_seconds  # noqa: E402
 
 
 @dataclass
@@ -62,16 +65,8 @@ def _new_cgroup() -> Path | None:
 
 def _group_seconds(group: Path) -> float | None:
     """CPU time charged to a cgroup and below (v1 ``cpuacct.usage``, v2 ``cpu.stat``)."""
-    try:
-        if (group / "cpuacct.usage").exists():
-            return int((group / "cpuacct.usage").read_text()) / 1e9
-        for line in (group / "cpu.stat").read_text().splitlines():
-            key, _, value = line.partition(" ")
-            if key == "usage_usec":
-                return int(value) / 1e6
-    except (OSError, ValueError):
-        pass
-    return None
+    usage = group / "cpuacct.usage"
+    return read_cpu_seconds(usage if usage.exists() else group / "cpu.stat")
 
 
 def run(out: Path, pytest_args: list[str]) -> int:

@@ -59,6 +59,21 @@ _NUMBERS = itertools.count()
 _NUMBERS_LOCK = threading.Lock()
 
 
+def read_cpu_seconds(usage: Path) -> float | None:
+    """CPU seconds charged to a cgroup and its children, from its ``cpuacct.usage`` (v1, nanoseconds)
+    or its ``cpu.stat`` (v2, ``usage_usec``); None if the file cannot be read."""
+    try:
+        text = usage.read_text()
+        if usage.name == "cpuacct.usage":
+            return int(text) / 1e9
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "usage_usec":
+                return int(value) / 1e6
+    except (OSError, ValueError):
+        pass
+    return None
+
 class CgroupsUnavailable(RuntimeError):
     """No writable cgroup with the needed controllers here (the text says why)."""
 
@@ -142,19 +157,7 @@ class RunGroup:
 
     def cpu_seconds(self) -> float | None:
         """CPU time used so far by every process of the run (None if it cannot be read)."""
-        if self._cpu_usage is None:
-            return None
-        try:
-            text = self._cpu_usage.read_text()
-            if self.version == 1:
-                return int(text) / 1e9  # cpuacct.usage: nanoseconds
-            for line in text.splitlines():
-                key, _, value = line.partition(" ")
-                if key == "usage_usec":
-                    return int(value) / 1e6
-        except (OSError, ValueError):
-            pass
-        return None
+        return None if self._cpu_usage is None else read_cpu_seconds(self._cpu_usage)
 
     def task_delays(self) -> dict[int, float]:
         """Seconds each live task (thread) of the run has waited for a CPU while ready to run.
