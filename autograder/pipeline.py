@@ -182,10 +182,30 @@ def grade_course(options: GradeOptions) -> GradeRun:
         return _grade_course(options)
 
 
+def grading_sandbox(options: GradeOptions) -> Sandbox:
+    """The sandbox a run grades in: of the kind ``options.sandbox`` asks for, with the exercise's limits.
+
+    Parameters
+    ----------
+    options : GradeOptions
+
+    Returns
+    -------
+    Sandbox
+        Its :attr:`~autograder.sandbox.Sandbox.limits` are the ones every submission is given.
+
+    Raises
+    ------
+    SandboxUnavailable
+        See :func:`~autograder.sandbox.choose_sandbox`.
+    """
+    return choose_sandbox(options.sandbox, options.exercise.limits)
+
+
 def _grade_course(options: GradeOptions) -> GradeRun:
     exercise = options.exercise
     root = _course_root(options)
-    sandbox = choose_sandbox(options.sandbox)
+    sandbox = grading_sandbox(options)
     if not sandbox.isolated:
         as_root, reason = sandbox.runs_as_root, sandbox.root_reason  # why an unprivileged user cannot run it here
         banner = WEAK_ISOLATION_WARNING + (f"\n{RUNS_AS_ROOT_WARNING}" if as_root else "") + (
@@ -204,6 +224,7 @@ def _grade_course(options: GradeOptions) -> GradeRun:
         course_files=file_ids([root / "source", root / "release"]) if root else frozenset(),
         # the key of the fresh hidden instances: the course's secret (outside a course: beside submitted/)
         draw_key=course_secret(root if root is not None else options.submitted.resolve().parent),
+        limits=sandbox.limits,  # a Dask worker chooses its sandbox with these (.distributed.worker)
     )
     with _executor(options, sandbox) as executor:
         store = grade_batch(

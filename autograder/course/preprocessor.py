@@ -36,7 +36,7 @@ from ..exercises import exercise_for
 from ..grading import Exercise, GradingSettings, Status, StudentResult, grade_submission
 from ..grading.notebook import NotebookFile, release_code
 from ..grading.submission import cell_message
-from ..sandbox import MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
+from ..sandbox import Limits, MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
 from .byhand import ASSIGNMENT as BY_HAND
 from .byhand import NOTEBOOK as BY_HAND_NOTEBOOK
 from .byhand import grade_by_hand
@@ -45,20 +45,31 @@ from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, stud
 from .sanitise import sanitise_notebook
 from .secret import course_secret
 
-_SANDBOXES: dict[str, Sandbox] = {}
+_SANDBOXES: dict[tuple[str, Limits], Sandbox] = {}
 
 
-def sandbox_for(mode: str) -> Sandbox:
-    """The sandbox for ``mode``, chosen once per process (the check starts a Python in bubblewrap).
+def sandbox_for(mode: str, limits: Limits) -> Sandbox:
+    """The sandbox for ``mode`` and ``limits``, chosen once per process (the check starts a Python in bubblewrap).
+
+    Parameters
+    ----------
+    mode : {"auto", "required", "none"}
+        See :func:`~autograder.sandbox.choose_sandbox`.
+    limits : Limits
+        Its resource limits: another exercise or setting gets a sandbox of its own.
+
+    Returns
+    -------
+    Sandbox
 
     Raises
     ------
     SandboxUnavailable
         When ``mode`` cannot be had here (not remembered: the next call checks again).
     """
-    if mode not in _SANDBOXES:
-        _SANDBOXES[mode] = choose_sandbox(mode)
-    return _SANDBOXES[mode]
+    if (mode, limits) not in _SANDBOXES:
+        _SANDBOXES[mode, limits] = choose_sandbox(mode, limits)
+    return _SANDBOXES[mode, limits]
 
 
 def _error_output(name: str, message: str) -> NotebookNode:
@@ -77,6 +88,19 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         config=True
     )
 
+    def sandbox_limits(self, exercise: Exercise) -> Limits:
+        """The limits of ``exercise``'s sandboxes: the exercise's.
+
+        Parameters
+        ----------
+        exercise : Exercise
+
+        Returns
+        -------
+        Limits
+        """
+        return exercise.limits
+
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
         student = resources["nbgrader"]["student"]
         if resources["nbgrader"]["assignment"] == BY_HAND:  # answers read as numbers: nothing runs
@@ -92,10 +116,13 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         # the same secret as the batch command's, so the same fresh instances for the same submission
         release = Path.cwd() / "release" / exercise.assignment / exercise.notebook
         settings = GradingSettings(
-            exercise, self.timeout, skip, draw_key=course_secret(Path.cwd()), release_cells=release_code(release, skip)
+            exercise, self.timeout, skip, draw_key=course_secret(Path.cwd()), release_cells=release_code(release, skip),
+            limits=self.sandbox_limits(exercise),
         )
         try:
-            result = grade_submission(student, file, Path("."), settings, sandbox_for(self.sandbox))
+            result = grade_submission(
+                student, file, Path("."), settings, sandbox_for(self.sandbox, settings.sandbox_limits)
+            )
         except (SandboxUnavailable, MachineOverloaded):  # this machine cannot grade now: no score (.sandbox_guard)
             raise
         except Exception as error:  # a grader bug must not stop nbgrader's batch

@@ -31,7 +31,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.converters.base import NbGraderException
 
 from ..output.safe_text import printable
-from ..sandbox import MachineOverloaded, SandboxUnavailable
+from ..sandbox import Limits, MachineOverloaded, SandboxUnavailable
 from .lock import CourseBusy, grading_lock
 from .preprocessor import SandboxedExecute, sandbox_for
 
@@ -65,7 +65,7 @@ class SandboxGuard:
         if mode is not None:
             try:
                 with chdir(self.coursedir.root):  # where nbgrader grades (its converters chdir there)
-                    sandbox_for(mode)
+                    sandbox_for(mode, Limits())
             except SandboxUnavailable as error:
                 self._refuse(f"{REFUSED}: the sandbox is unavailable: {error} (c.SandboxedExecute.sandbox in "
                              "nbgrader_config.py)")

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..files import source_digest
 from ..grading.batch import Job, grade_job
 from ..grading.submission import GradingSettings
-from ..sandbox import Sandbox, SandboxUnavailable, choose_sandbox
+from ..sandbox import Limits, Sandbox, SandboxUnavailable, choose_sandbox
 
 #: The kit's package: workers and coordinator must run the same code, all of it.
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -46,19 +46,22 @@ def code_digest() -> str:
     return source_digest(PACKAGE)
 
 
-_sandboxes: dict[str, Sandbox] = {}
+_sandboxes: dict[tuple[str, Limits], Sandbox] = {}
 _sandbox_lock = threading.Lock()
 _free_slots: set[int] = set()
 _next_slot = 0
 _slot_lock = threading.Lock()
 
 
-def _sandbox(mode: str) -> Sandbox:
-    """This process's sandbox for ``mode``, chosen (and checked) once."""
+def _sandbox(mode: str, limits: Limits) -> Sandbox:
+    """This process's sandbox for ``mode`` and ``limits``, chosen (and checked) once for each pair.
+
+    Keyed by the limits too: one worker may serve coordinators that grade with different ones.
+    """
     with _sandbox_lock:
-        if mode not in _sandboxes:
-            _sandboxes[mode] = choose_sandbox(mode)
-        return _sandboxes[mode]
+        if (mode, limits) not in _sandboxes:
+            _sandboxes[mode, limits] = choose_sandbox(mode, limits)
+        return _sandboxes[mode, limits]
 
 
 def _take_slot() -> int:
@@ -90,7 +93,7 @@ def grade_remote(remote: RemoteJob) -> str:
     if remote.code != answer["code"]:
         return json.dumps(answer)
     try:
-        sandbox = _sandbox(remote.sandbox_mode)
+        sandbox = _sandbox(remote.sandbox_mode, remote.settings.sandbox_limits)
     except SandboxUnavailable as error:
         answer["problem"] = f"no sandbox there: {error}"
         return json.dumps(answer)

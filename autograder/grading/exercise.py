@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from ..sandbox import CallRecord
+from ..sandbox import CallRecord, Limits
 from .model import Diagnosis
 
 
@@ -237,6 +237,9 @@ class Exercise:
     #: Changes whenever the exercise's code could grade an unchanged notebook differently: a digest of
     #: its own source and of the reference functions it calls (the engine's own code is digested apart).
     fingerprint: str = ""
+    #: The sandbox's resource limits for this exercise's submissions (a heavier exercise raises them);
+    #: ``python -m autograder grade`` and ``SandboxedExecute`` may override them.
+    limits: Limits = field(default_factory=Limits)
     _expected: dict[Call, float] = field(default_factory=dict, compare=False, repr=False)
 
     def expected(self, case: Case) -> float:

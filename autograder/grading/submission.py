@@ -14,6 +14,7 @@ from ..sandbox import (
     CallOutcome,
     CallRecord,
     CellOutcome,
+    Limits,
     RunOutcome,
     Sandbox,
     run_submission,
@@ -60,6 +61,14 @@ class GradingSettings:
     draw_key: bytes = field(default=b"", repr=False)
     #: The release's own code cells (the stubs): a notebook whose code is exactly these was not attempted.
     release_cells: tuple[str, ...] | None = None
+    #: The sandbox's resource limits; None: the exercise's (:attr:`~.Exercise.limits`). Carried here so
+    #: that a Dask worker, which chooses its own sandbox, uses the coordinator's.
+    limits: Limits | None = None
+
+    @property
+    def sandbox_limits(self) -> Limits:
+        """The limits each submission's sandbox is given: :attr:`limits`, else the exercise's."""
+        return self.exercise.limits if self.limits is None else self.limits
 
     @property
     def budget(self) -> float:

@@ -120,6 +120,8 @@ class Sandbox(Protocol):
     name: str
     #: False for the fallback that only limits resources.
     isolated: bool
+    #: The resource limits each run is given.
+    limits: Limits
     #: Lines for tutors when the sandbox is weaker than designed (no cgroups: limits per process only;
     #: no seccomp table for this machine), else None.
     resource_warning: str | None
