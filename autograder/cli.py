@@ -22,7 +22,9 @@ from .files import write_atomic
 from .grading import default_workers
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES
 from .pipeline import DEFAULT_TIMEOUT, GradeOptions, grade_course
+from .sandbox import Limits
 from .sandbox.choice import MODES
+from .sandbox.limits import configured_limits
 
 DEFAULT_OUT = "graded"
 
@@ -67,6 +69,25 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         help="show the solution (the definition's Python one-liner) in the feedback pages; "
                         "for after the deadline (default: the definition without code)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+    _add_limit_arguments(parser)
+
+
+#: The sandbox limits ``grade`` may set over the exercise's: option to setting (:data:`SETTINGS`).
+LIMIT_OPTIONS = {"--memory": "memory_mb", "--cpu-seconds": "cpu_seconds", "--max-processes": "processes",
+                 "--scratch": "scratch_mb"}
+
+
+def _add_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """The sandbox's limits; read as text, so that a bad value is refused in one line (:func:`grade_options`)."""
+    limits = parser.add_argument_group("sandbox limits (default: the exercise's; see docs/security.md)")
+    limits.add_argument("--memory", metavar="MB", help="memory of each submission's sandbox, all its processes, in MiB "
+                        f"(default: {Limits().memory_bytes // 1024**2})")
+    limits.add_argument("--cpu-seconds", metavar="S", help="CPU seconds each process of a sandbox may use "
+                        f"(default: {Limits().cpu_seconds})")
+    limits.add_argument("--max-processes", metavar="N", help="processes and threads of a sandbox "
+                        f"(default: {Limits().processes})")
+    limits.add_argument("--scratch", metavar="MB", help="size in MiB of a sandbox's writable home and /tmp "
+                        f"(default: {Limits().scratch_bytes // 1024**2})")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -128,9 +149,18 @@ def parser() -> argparse.ArgumentParser:
 
 
 def grade_options(args: argparse.Namespace) -> GradeOptions:
-    """The pipeline's options from the parsed ``grade`` arguments."""
+    """The pipeline's options from the parsed ``grade`` arguments.
+
+    Raises
+    ------
+    UsageError
+        For a limit that is not a whole number in its range (one line naming the option).
+    """
+    exercise = exercise_for(args.assignment)
+    values = {setting: getattr(args, option[2:].replace("-", "_")) for option, setting in LIMIT_OPTIONS.items()}
+    limits = configured_limits(exercise.limits, values, {setting: option for option, setting in LIMIT_OPTIONS.items()})
     return GradeOptions(
-        exercise=exercise_for(args.assignment), submitted=args.submitted, out=args.out, workers=args.workers,
+        exercise=exercise, submitted=args.submitted, out=args.out, workers=args.workers, limits=limits,
         timeout=args.timeout, force=args.force, sandbox=args.sandbox, gradebook=args.gradebook,
         progress=not args.quiet, max_notebook_mb=args.max_notebook_mb, show_solution=args.show_solution,
         students=tuple(args.student), wait=args.wait, scheduler=args.scheduler, processes=args.processes,

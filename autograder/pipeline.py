@@ -39,7 +39,7 @@ from .output.feedback import write_feedback
 from .output.report import write_report
 from .output.results import run_summary, write_results
 from .output.safe_text import printable
-from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, Sandbox, choose_sandbox
+from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, Limits, Sandbox, choose_sandbox
 
 DEFAULT_TIMEOUT = 10.0
 #: The steps after grading write each student's files in this many threads (they mostly wait for the disk).
@@ -79,6 +79,8 @@ class GradeOptions:
     scheduler: str | None = None
     #: Grade on a local Dask cluster of this many worker processes (0: threads of this process).
     processes: int = 0
+    #: The sandbox's resource limits (``--memory`` and the like); None: the exercise's.
+    limits: Limits | None = None
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,7 @@ def grade_course(options: GradeOptions) -> GradeRun:
 
 
 def grading_sandbox(options: GradeOptions) -> Sandbox:
-    """The sandbox a run grades in: of the kind ``options.sandbox`` asks for, with the exercise's limits.
+    """The sandbox a run grades in: of the kind ``options.sandbox`` asks for, with ``options.limits`` or the exercise's.
 
     Parameters
     ----------
@@ -199,7 +201,7 @@ def grading_sandbox(options: GradeOptions) -> Sandbox:
     SandboxUnavailable
         See :func:`~autograder.sandbox.choose_sandbox`.
     """
-    return choose_sandbox(options.sandbox, options.exercise.limits)
+    return choose_sandbox(options.sandbox, options.exercise.limits if options.limits is None else options.limits)
 
 
 def _grade_course(options: GradeOptions) -> GradeRun:

@@ -6,9 +6,10 @@ Its own module so that the launch (:mod:`.launch`), the cgroups (:mod:`.cgroups`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
-from ..errors import KitError
+from ..errors import KitError, UsageError
 
 #: First user id used for sandboxed processes when the grader runs as root (leased per run: :mod:`.uids`).
 FIRST_SANDBOX_UID = 61000
@@ -36,3 +37,81 @@ class Limits:
     open_files: int = 256
     cpu_cores: float = 1.0
     scratch_bytes: int = 64 * 1024**2
+
+
+@dataclass(frozen=True)
+class _Setting:
+    """One limit a tutor may set: the :class:`Limits` field, its unit, and the values accepted."""
+
+    field: str
+    unit: str
+    #: Bytes per unit (1 for counts and seconds).
+    scale: int
+    low: int
+    high: int
+
+
+#: The limits a tutor may set, by setting name. Below ``low`` not even the runner's Python starts
+#: (or nothing useful runs); above ``high`` the number is a typo, not a limit.
+SETTINGS: dict[str, _Setting] = {
+    "memory_mb": _Setting("memory_bytes", "MiB", 1024**2, 64, 1024**2),
+    "cpu_seconds": _Setting("cpu_seconds", "seconds", 1, 1, 24 * 3600),
+    "processes": _Setting("processes", "processes", 1, 1, 4096),
+    "scratch_mb": _Setting("scratch_bytes", "MiB", 1024**2, 1, 64 * 1024),
+}
+
+
+def _whole_number(name: str, value: object, setting: _Setting) -> int:
+    """``value`` (a number or its text) as a whole number in the setting's range, or a one-line refusal."""
+    expected = f"{name} must be a whole number of {setting.unit} from {setting.low} to {setting.high}"
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        raise UsageError(f"{expected}, got {str(value)!r}") from None
+    # float() also reads "nan", "inf" and "2.5": none of them is a limit
+    if not number.is_integer() or not setting.low <= number <= setting.high:
+        raise UsageError(f"{expected}, got {str(value)!r}")
+    return int(number)
+
+
+def configured_limits(base: Limits, values: Mapping[str, object], names: Mapping[str, str]) -> Limits:
+    """``base`` with the limits a tutor set, each checked.
+
+    Parameters
+    ----------
+    base : Limits
+        The exercise's limits: what a setting left out (or None) keeps.
+    values : mapping of str to object
+        Setting name (a key of :data:`SETTINGS`: ``memory_mb``, ``cpu_seconds``, ``processes``,
+        ``scratch_mb``) to its value as given: a number, its text, or None.
+    names : mapping of str to str
+        Setting name to what the tutor wrote it as (``--memory``, ``SandboxedExecute.memory_mb``),
+        for the message.
+
+    Returns
+    -------
+    Limits
+
+    Raises
+    ------
+    UsageError
+        One line naming the setting, the accepted range and the value, for a value that is not a
+        whole number in the range (a negative, an absurd or a fractional number, ``nan``, text).
+    KeyError
+        For a setting name that is not in :data:`SETTINGS` (a bug of the caller).
+
+    Examples
+    --------
+    >>> configured_limits(Limits(), {"memory_mb": "512", "processes": None}, {}).memory_bytes == 512 * 1024**2
+    True
+    >>> configured_limits(Limits(), {"processes": -1}, {"processes": "--processes"})
+    Traceback (most recent call last):
+    ...
+    autograder.errors.UsageError: --processes must be a whole number of processes from 1 to 4096, got '-1'
+    """
+    changes = {}
+    for key, value in values.items():
+        setting = SETTINGS[key]
+        if value is not None:
+            changes[setting.field] = _whole_number(names.get(key, key), value, setting) * setting.scale
+    return replace(base, **changes)

@@ -6,13 +6,26 @@ limits it was given.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from dataclasses import replace
 
+import pytest
+
+from autograder.cli import grade_options, main, parser
 from autograder.course.preprocessor import SandboxedExecute, sandbox_for
+from autograder.distributed import worker
+from autograder.distributed.worker import RemoteJob, code_digest, grade_remote
 from autograder.distributed.worker import _sandbox as worker_sandbox
 from autograder.exercises.ndcg import EXERCISE
+from autograder.grading import GradingSettings, Job
+from autograder.grading.notebook import NotebookFile
 from autograder.pipeline import GradeOptions, grading_sandbox
 from autograder.sandbox import Limits
+
+from grading_run import ROOT, add_student, grade, new_course, results
 
 MiB = 1024**2
 #: Lower than the defaults in every setting a tutor may change, and still enough to start a Python.
@@ -47,3 +60,68 @@ def test_a_dask_worker_keeps_a_sandbox_per_mode_and_limits():
     assert lower.limits == LOWER
     assert worker_sandbox("auto", LOWER) is lower
     assert worker_sandbox("auto", Limits()).limits == Limits()
+
+
+def _options(tmp_path, *limits: str):
+    return grade_options(parser().parse_args(["grade", "--sandbox", "auto", "--submitted", str(tmp_path), *limits]))
+
+
+def test_the_grade_options_reach_the_sandbox(tmp_path):
+    options = _options(tmp_path, "--memory", "300", "--cpu-seconds", "30", "--max-processes", "20", "--scratch", "16")
+    assert grading_sandbox(options).limits == LOWER
+
+
+def test_a_limit_left_out_keeps_the_exercises(tmp_path):
+    options = _options(tmp_path, "--memory", "300")
+    assert grading_sandbox(options).limits == replace(EXERCISE.limits, memory_bytes=300 * MiB)
+
+
+BAD = [("--memory", "-5"), ("--memory", "lots"), ("--cpu-seconds", "0"), ("--max-processes", "2.5"),
+       ("--scratch", "1e12"), ("--memory", "nan"), ("--cpu-seconds", "inf")]
+
+
+@pytest.mark.parametrize(("option", "value"), BAD)
+def test_a_bad_limit_is_refused_in_one_line(tmp_path, capsys, option, value):
+    assert main(["grade", "--quiet", "--submitted", str(tmp_path), option, value]) == 2
+    error = capsys.readouterr().err
+    assert error == f"error: {option} must be a whole number of {error.split(' of ', 1)[1]}"
+    assert error.endswith(f"got {value!r}\n") and error.count("\n") == 1
+
+
+@pytest.mark.parametrize(("option", "value"), BAD[:2])
+def test_the_command_refuses_a_bad_limit_with_exit_code_2(tmp_path, option, value):
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", "--quiet", option, value], cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"error: {option} must be a whole number"), done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr  # one line, no traceback
+    assert not (tmp_path / "graded").exists()
+
+
+#: A cell that needs 400 MB (``bytes`` are written, so the pages are really used).
+BALLAST = "ballast = b'x' * (400 * 1024 ** 2)\ndel ballast"
+
+
+@pytest.mark.slow
+def test_a_lowered_memory_limit_bites_where_the_default_does_not(tmp_path):
+    course = new_course(tmp_path / "course")
+    add_student(course, "heavy", extra=(BALLAST,))
+    common = ("--sandbox", "auto", "--gradebook", "none", "--timeout", "5", "--workers", "1")
+    lowered = grade(course, *common, "--out", "lowered", "--memory", "200", timeout=300)
+    default = grade(course, *common, "--out", "default", timeout=300)
+    assert lowered.returncode == 0 and default.returncode == 0, lowered.stderr + default.stderr
+    errors = {out: [cell.get("error") for cell in results(course, out)["heavy"]["cells"]] for out in ("lowered", "default")}
+    assert "MemoryError" in errors["lowered"], errors
+    assert "MemoryError" not in errors["default"], errors
+    assert results(course, "default")["heavy"]["score"] == EXERCISE.max_score
+
+
+def test_a_dask_job_is_graded_in_a_sandbox_with_the_coordinators_limits(tmp_path):
+    coordinators = replace(LOWER, cpu_seconds=31)  # limits no other test asks for
+    settings = GradingSettings(EXERCISE, 5.0, frozenset(), limits=coordinators)
+    job = Job("ann", NotebookFile("ndcg.ipynb", b"{}", "0" * 64, (1, 2)), seed=b"s" * 32)
+    answer = json.loads(grade_remote(RemoteJob(job, settings, str(tmp_path), "auto", code_digest())))
+    assert answer["problem"] is None and answer["result"]["student_id"] == "ann"
+    assert ("auto", coordinators) in worker._sandboxes  # the sandbox it graded in (chosen once, kept)
