@@ -30,13 +30,14 @@ from nbconvert.exporters.exporter import ResourcesDict
 from nbformat.notebooknode import NotebookNode
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Float, Unicode
+from traitlets import Float, Int, Unicode
 
 from ..exercises import exercise_for
 from ..grading import Exercise, GradingSettings, Status, StudentResult, grade_submission
 from ..grading.notebook import NotebookFile, release_code
 from ..grading.submission import cell_message
 from ..sandbox import Limits, MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
+from ..sandbox.limits import SETTINGS, configured_limits
 from .byhand import ASSIGNMENT as BY_HAND
 from .byhand import NOTEBOOK as BY_HAND_NOTEBOOK
 from .byhand import grade_by_hand
@@ -87,19 +88,39 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
     sandbox = Unicode("required", help="'required' (bubblewrap or refuse) or 'auto' (with a weak fallback).").tag(
         config=True
     )
+    # the sandbox's limits (autograder.sandbox.limits.SETTINGS); None: the exercise's
+    memory_mb = Int(None, allow_none=True, help="MiB of memory for each sandbox (default: the exercise's).").tag(
+        config=True
+    )
+    cpu_seconds = Int(None, allow_none=True, help="CPU seconds per sandboxed process (default: the exercise's).").tag(
+        config=True
+    )
+    processes = Int(None, allow_none=True, help="Processes and threads per sandbox (default: the exercise's).").tag(
+        config=True
+    )
+    scratch_mb = Int(None, allow_none=True, help="MiB of a sandbox's home and /tmp (default: the exercise's).").tag(
+        config=True
+    )
 
-    def sandbox_limits(self, exercise: Exercise) -> Limits:
-        """The limits of ``exercise``'s sandboxes: the exercise's.
+    def sandbox_limits(self, base: Limits) -> Limits:
+        """``base`` (the exercise's limits) with those set in ``nbgrader_config.py``.
 
         Parameters
         ----------
-        exercise : Exercise
+        base : Limits
+            The exercise's limits.
 
         Returns
         -------
         Limits
+
+        Raises
+        ------
+        UsageError
+            For a configured limit out of its range (one line naming ``c.SandboxedExecute.<name>``).
         """
-        return exercise.limits
+        values = {name: getattr(self, name) for name in SETTINGS}
+        return configured_limits(base, values, {name: f"c.SandboxedExecute.{name}" for name in SETTINGS})
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
         student = resources["nbgrader"]["student"]
@@ -117,7 +138,7 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         release = Path.cwd() / "release" / exercise.assignment / exercise.notebook
         settings = GradingSettings(
             exercise, self.timeout, skip, draw_key=course_secret(Path.cwd()), release_cells=release_code(release, skip),
-            limits=self.sandbox_limits(exercise),
+            limits=self.sandbox_limits(exercise.limits),
         )
         try:
             result = grade_submission(

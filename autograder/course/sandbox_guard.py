@@ -29,7 +29,10 @@ from typing import Any
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.converters.base import NbGraderException
+from traitlets import TraitError
 
+from ..errors import UsageError
+from ..exercises import EXERCISES
 from ..output.safe_text import printable
 from ..sandbox import Limits, MachineOverloaded, SandboxUnavailable
 from .lock import CourseBusy, grading_lock
@@ -64,8 +67,11 @@ class SandboxGuard:
         mode = self._sandbox_mode()
         if mode is not None:
             try:
+                limits = self._sandbox_limits()
                 with chdir(self.coursedir.root):  # where nbgrader grades (its converters chdir there)
-                    sandbox_for(mode, Limits())
+                    sandbox_for(mode, limits)
+            except (UsageError, TraitError) as error:  # a limit out of range; not a number (traitlets' words)
+                self._refuse(f"{REFUSED}: {error} (in nbgrader_config.py)")
             except SandboxUnavailable as error:
                 self._refuse(f"{REFUSED}: the sandbox is unavailable: {error} (c.SandboxedExecute.sandbox in "
                              "nbgrader_config.py)")
@@ -101,6 +107,11 @@ class SandboxGuard:
         if not any(isinstance(pp, type) and issubclass(pp, SandboxedExecute) for pp in self.autograde_preprocessors):
             return None
         return str(SandboxedExecute(config=self.config).sandbox)
+
+    def _sandbox_limits(self) -> Limits:
+        """The limits the assignment's notebooks will be graded with (checked here, before anything is graded)."""
+        exercise = EXERCISES.get(self.coursedir.assignment_id)  # none for the by-hand part: nothing runs
+        return SandboxedExecute(config=self.config).sandbox_limits(Limits() if exercise is None else exercise.limits)
 
     def _gradebook(self, step: Callable[[Gradebook], Any]) -> Any:
         with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gradebook:

@@ -123,3 +123,15 @@ def test_an_overloaded_machine_leaves_the_gradebook_as_it_was(course, monkeypatc
     assert api.autograde("ndcg", "bob")["success"] is True
     assert _score(course, "bob") == EXERCISE.max_score
     assert os.path.isfile(course / "autograded" / "bob" / "ndcg" / "ndcg.ipynb")
+
+
+def test_a_bad_limit_in_nbgrader_config_refuses_autograde_in_one_line(tmp_path):
+    root = generated_course(tmp_path / "course")
+    add_student(root, "bob")
+    with (root / "nbgrader_config.py").open("a", encoding="utf-8") as config:
+        config.write("\nc.SandboxedExecute.memory_mb = -5\n")
+    result = _api(root).autograde("ndcg", "bob")
+    assert result["success"] is False
+    refusal = next(line for line in result["error"].splitlines() if REFUSED in line)
+    assert "c.SandboxedExecute.memory_mb must be a whole number of MiB from 64 to 1048576, got '-5'" in refusal
+    assert "bob" not in _students(root) and not (root / "autograded" / "bob").exists()

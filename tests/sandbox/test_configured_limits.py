@@ -13,12 +13,15 @@ import sys
 from dataclasses import replace
 
 import pytest
+from traitlets import TraitError
+from traitlets.config import Config
 
 from autograder.cli import grade_options, main, parser
 from autograder.course.preprocessor import SandboxedExecute, sandbox_for
 from autograder.distributed import worker
 from autograder.distributed.worker import RemoteJob, code_digest, grade_remote
 from autograder.distributed.worker import _sandbox as worker_sandbox
+from autograder.errors import UsageError
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import GradingSettings, Job
 from autograder.grading.notebook import NotebookFile
@@ -43,9 +46,31 @@ def test_the_command_line_pipeline_grades_with_the_exercises_limits(tmp_path):
 
 
 def test_nbgrader_grades_with_the_exercises_limits():
-    limits = SandboxedExecute().sandbox_limits(HEAVY)
+    limits = SandboxedExecute().sandbox_limits(HEAVY.limits)
     assert limits == LOWER
     assert sandbox_for("auto", limits).limits == LOWER
+
+
+def _configured(**settings: object) -> SandboxedExecute:
+    """The preprocessor as nbgrader builds it from ``c.SandboxedExecute.<name> = value`` lines."""
+    config = Config()
+    for name, value in settings.items():
+        setattr(config.SandboxedExecute, name, value)
+    return SandboxedExecute(config=config)
+
+
+def test_nbgrader_config_sets_the_limits_over_the_exercises():
+    preprocessor = _configured(memory_mb=300, cpu_seconds=30, processes=20, scratch_mb=16)
+    assert sandbox_for("auto", preprocessor.sandbox_limits(EXERCISE.limits)).limits == LOWER
+    assert _configured(memory_mb=300).sandbox_limits(HEAVY.limits) == LOWER  # the rest stays the exercise's
+
+
+def test_nbgrader_config_refuses_a_bad_limit_in_one_line():
+    with pytest.raises(UsageError) as refused:
+        _configured(memory_mb=-5).sandbox_limits(EXERCISE.limits)
+    assert str(refused.value) == "c.SandboxedExecute.memory_mb must be a whole number of MiB from 64 to 1048576, got '-5'"
+    with pytest.raises(TraitError, match="memory_mb"):  # not a number: traitlets refuses it when the config is read
+        _configured(memory_mb="lots")
 
 
 def test_the_preprocessors_sandboxes_are_kept_per_mode_and_limits():
