@@ -58,3 +58,14 @@ def test_the_limits_per_process_are_the_codes():
 
 def test_the_sandbox_user_ids_are_the_codes():
     assert f"({FIRST_SANDBOX_UID} + slot)" in " ".join(_section("As root").split())
+
+
+def test_the_limit_settings_are_documented():
+    from autograder.cli import LIMIT_OPTIONS
+    from autograder.sandbox.limits import SETTINGS
+
+    guide = (ROOT / "docs" / "tutor-guide.md").read_text(encoding="utf-8")
+    for page in (SECURITY, guide):
+        named = [option for option in LIMIT_OPTIONS if not re.search(f"`{option}[` ]", page)]
+        named += [name for name in SETTINGS if not re.search(f"(`|SandboxedExecute\\.){name}[` ]", page)]
+        assert not named, named
