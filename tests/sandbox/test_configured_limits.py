@@ -24,6 +24,7 @@ from autograder.distributed.worker import _sandbox as worker_sandbox
 from autograder.errors import UsageError
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import GradingSettings, Job
+from autograder.grading.batch import grading_fingerprint
 from autograder.grading.notebook import NotebookFile
 from autograder.pipeline import GradeOptions, grading_sandbox
 from autograder.sandbox import Limits
@@ -34,6 +35,12 @@ MiB = 1024**2
 #: Lower than the defaults in every setting a tutor may change, and still enough to start a Python.
 LOWER = Limits(memory_bytes=300 * MiB, cpu_seconds=30, processes=20, scratch_bytes=16 * MiB)
 HEAVY = replace(EXERCISE, limits=LOWER)
+
+
+def test_results_saved_under_other_limits_are_not_reused():
+    settings = GradingSettings(EXERCISE, 5.0, frozenset())
+    assert grading_fingerprint(settings) == grading_fingerprint(replace(settings, limits=Limits()))
+    assert grading_fingerprint(settings) != grading_fingerprint(replace(settings, limits=LOWER))
 
 
 def test_the_ndcg_exercise_keeps_the_default_limits():
