@@ -63,6 +63,8 @@ NOT_RUN: dict[str, str] = {
     "sqlite3 gradebook.db": "an interactive shell, named as an example of a program holding the gradebook",
     # names of commands in a sentence, not commands to type (their runnable form is run elsewhere)
     "nbgrader autograde": "names the command; `nbgrader autograde ndcg` is run",
+    "nbgrader autograde byhand": "names the by-hand part's grading in prose, before any student has submitted it; "
+    "tests/course/test_byhand_gradebook.py runs it on submissions and holds it to grade-by-hand's gradebook",
     "nbgrader fetch_assignment": "names the command; `nbgrader fetch_assignment ndcg` is run",
     "python -m autograder grade": "names the command that `make grade` runs (with every option: run in the guide)",
     "nbgrader generate_assignment ndcg --force": "what `make release` runs (said in the guide), run by it",
