@@ -19,7 +19,7 @@ from typing import Any
 import nbformat
 from nbformat.notebooknode import NotebookNode
 
-from ..errors import CourseError
+from ..errors import CourseError, UsageError
 from ..exercises.ndcg.byhand import cells
 from ..exercises.ndcg.byhand.answers import read_answers
 from ..exercises.ndcg.byhand.derive import CUTOFF, student_list
@@ -120,6 +120,10 @@ def grade_folder(root: Path) -> list[StudentResult]:
     """The batch command: grade every ``submitted/<id>/byhand/byhand.ipynb``; a bad notebook costs only its student."""
     salt, pool = release_variant(root)
     submitted = root / "submitted"
+    if not submitted.is_dir():
+        layout = f"{submitted}/<student_id>/{ASSIGNMENT}/{NOTEBOOK}"
+        hint = f"nbgrader collect {ASSIGNMENT} puts them there"
+        raise UsageError(f"no submissions folder {submitted} (expected {layout}; {hint})")
     results = []
     for student in student_folders(submitted):
         if not os.path.lexists(submitted / student / ASSIGNMENT):

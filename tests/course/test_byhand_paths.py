@@ -17,7 +17,7 @@ from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import MAX_SCORE, STEPS
 
-from grading_run import whole_course
+from grading_run import ROOT, whole_course
 
 pytestmark = pytest.mark.slow
 
@@ -111,3 +111,12 @@ def test_the_batch_reads_a_by_hand_notebook_as_safely_as_the_code_part(tmp_path)
         assert results[student].status.value == "error" and results[student].score == 0, results[student].message
     answers, _, _ = gather(course, course / "submitted")  # the copying report reads the same way
     assert set(answers) == {"honest"}
+
+
+def test_grade_by_hand_without_submissions_says_so_in_one_line(tmp_path):
+    course = whole_course(tmp_path / "course")  # released, nothing collected yet
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade-by-hand"], cwd=course, capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2, done.stderr
+    assert "no submissions folder" in done.stderr and "nbgrader collect byhand" in done.stderr
+    assert "Traceback" not in done.stderr
