@@ -65,6 +65,10 @@ NOT_RUN: dict[str, str] = {
     "nbgrader autograde": "names the command; `nbgrader autograde ndcg` is run",
     "nbgrader autograde byhand": "names the by-hand part's grading in prose, before any student has submitted it; "
     "tests/course/test_byhand_gradebook.py runs it on submissions and holds it to grade-by-hand's gradebook",
+    "nbgrader generate_feedback byhand": "named in prose with release_feedback; the scratch course has no by-hand "
+    "submissions, and tests/course/test_byhand_gradebook.py runs both on both grading paths",
+    "nbgrader release_feedback byhand": "named in prose; run on by-hand submissions by "
+    "tests/course/test_byhand_gradebook.py (both grading paths)",
     "python -m autograder grade-by-hand": "names the command in the README's prose, before any student has "
     "submitted; the guide's `.venv/bin/python -m autograder grade-by-hand --json graded/byhand.json` is run",
     "nbgrader db assignment add byhand --duedate=…": "a template in prose (the date left out); the guide runs "
