@@ -19,7 +19,7 @@ from .course.gradebook_step import update_gradebook
 from .course.lock import grading_lock
 from .course.nbgrader import find_root, release_notebook
 from .course.secret import course_secret
-from .course.submission_folder import Collected, read_collected, shipped_files
+from .course.submission_folder import Collected, read_collected, require_submissions, shipped_files
 from .errors import CourseError, GradebookError, UsageError
 from .files import write_atomic
 from .grading import (
@@ -114,9 +114,7 @@ def _check(options: GradeOptions) -> None:
         raise UsageError(f"--timeout must be positive, got {options.timeout:g}")
     if not options.max_notebook_mb > 0:
         raise UsageError(f"--max-notebook-mb must be positive, got {options.max_notebook_mb:g}")
-    if not options.submitted.is_dir():
-        layout = f"{options.submitted}/<student_id>/{options.exercise.assignment}/{options.exercise.notebook}"
-        raise UsageError(f"no submissions folder {options.submitted} (expected {layout})")
+    require_submissions(options.submitted, options.exercise.assignment, options.exercise.notebook)
     unknown = sorted(set(options.students) - set(student_folders(options.submitted)))
     if unknown:
         raise UsageError(f"--student {printable(unknown[0])}: no such folder in {options.submitted} (the student ids "

@@ -19,7 +19,7 @@ from typing import Any
 import nbformat
 from nbformat.notebooknode import NotebookNode
 
-from ..errors import CourseError, UsageError
+from ..errors import CourseError
 from ..exercises.ndcg.byhand import cells
 from ..exercises.ndcg.byhand.answers import read_answers
 from ..exercises.ndcg.byhand.derive import CUTOFF, student_list
@@ -28,7 +28,7 @@ from ..exercises.ndcg.byhand.exercise import NOTEBOOK as NOTEBOOK
 from ..exercises.ndcg.byhand.marking import MAX_SCORE, STEPS, mark
 from ..grading import Status, StudentResult, student_folders
 from ..grading.notebook import SubmissionProblem
-from .submission_folder import read_submitted_notebook
+from .submission_folder import read_submitted_notebook, require_submissions
 
 #: The salt of a course that has not chosen one (``python -m autograder variants`` chooses one per roster).
 DEFAULT_SALT = "ir-ranking-evaluation-byhand-0"
@@ -120,10 +120,7 @@ def grade_folder(root: Path) -> list[StudentResult]:
     """The batch command: grade every ``submitted/<id>/byhand/byhand.ipynb``; a bad notebook costs only its student."""
     salt, pool = release_variant(root)
     submitted = root / "submitted"
-    if not submitted.is_dir():
-        layout = f"{submitted}/<student_id>/{ASSIGNMENT}/{NOTEBOOK}"
-        hint = f"nbgrader collect {ASSIGNMENT} puts them there"
-        raise UsageError(f"no submissions folder {submitted} (expected {layout}; {hint})")
+    require_submissions(submitted, ASSIGNMENT, NOTEBOOK)
     results = []
     for student in student_folders(submitted):
         if not os.path.lexists(submitted / student / ASSIGNMENT):

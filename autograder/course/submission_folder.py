@@ -23,6 +23,7 @@ from pathlib import Path
 import nbformat
 from nbformat.notebooknode import NotebookNode
 
+from ..errors import UsageError
 from ..grading import Status
 from ..grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, SubmissionProblem, read_notebook, read_side_file
 from ..output.safe_text import printable
@@ -191,3 +192,17 @@ def read_submitted_notebook(submitted: Path, student: str, assignment: str, note
     except Exception as error:  # any unreadable file is that student's problem only
         raise SubmissionProblem(Status.ERROR, f"{notebook} is not a readable notebook ({type(error).__name__})") \
             from None
+
+
+def require_submissions(submitted: Path, assignment: str, notebook: str) -> None:
+    """Refuse, in one line naming the layout and how it is made, a submissions folder that is not there.
+
+    Raises
+    ------
+    UsageError
+        If ``submitted`` is not a folder.
+    """
+    if not submitted.is_dir():
+        layout = f"{submitted}/<student_id>/{assignment}/{notebook}"
+        raise UsageError(f"no submissions folder {submitted} (expected {layout}; nbgrader collect {assignment} puts "
+                         "them there)")
