@@ -33,8 +33,14 @@ from .launch import (
 from .limits import Limits
 from .seccomp import UnsupportedMachine, filter_fd, sandbox_filter
 from .uids import lease_uid
+from .zygote import CONTROL_VARIABLE, PRELOAD_VARIABLE, SECCOMP_VARIABLE
+from .zygotes import COLD_VARIABLE, PRELOAD, ZygotePool
 
 SANDBOX_RUNNER = "/opt/grader/runner.py"
+SANDBOX_ZYGOTE = "/opt/grader/zygote.py"
+ZYGOTE = Path(__file__).with_name("zygote.py")
+#: What the zygote needs to give each run its namespaces and user id, and to take every capability away.
+ZYGOTE_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
 SANDBOX_HOME = "/home/student"
 
 __all__ = ["SANDBOX_HOME", "SANDBOX_RUNNER", "Bubblewrap"]
@@ -65,6 +71,10 @@ class Bubblewrap:
             resource_warning = "\n".join(line for line in (resource_warning, str(error)) if line)
         self.resource_warning = resource_warning
         self._fixed: tuple[list[str], list[str]] | None = None
+        #: Warm starts (:mod:`.zygotes`): only where each run has a cgroup and the seccomp filter.
+        self.zygotes: ZygotePool | None = None
+        if cgroups is not None and self.seccomp is not None and not os.environ.get(COLD_VARIABLE):
+            self.zygotes = ZygotePool(self._zygote_command, limits)
 
     def _tmpfs(self, path: str, perms: str) -> list[str]:
         """A fresh tmpfs at ``path`` that holds at most ``scratch_bytes``."""
@@ -117,6 +127,21 @@ class Bubblewrap:
             self._fixed = (args, mounts)
         return self._fixed
 
+    def _zygote_command(self, control_fd: int) -> tuple[list[str], tuple[int, ...]]:
+        """The zygote's command (:mod:`.zygote`) in this sandbox, and the descriptor of its seccomp program."""
+        if self.seccomp is None:
+            raise RuntimeError("warm starts need the seccomp filter")  # a grader bug: the pool is made only with it
+        head, tail = self._fixed_args()
+        program = filter_fd(self.seccomp)
+        args = [
+            *head, "--as-pid-1", *tail, "--ro-bind", str(ZYGOTE), SANDBOX_ZYGOTE,
+            "--setenv", CONTROL_VARIABLE, str(control_fd), "--setenv", SECCOMP_VARIABLE, str(program),
+            "--setenv", PRELOAD_VARIABLE, ",".join(PRELOAD),
+        ]
+        for capability in ZYGOTE_CAPABILITIES:
+            args += ["--cap-add", capability]
+        return [*args, "--", *runner_command(sys.executable, SANDBOX_ZYGOTE)], (program,)
+
     def launch(self, scratch: Path, slot: int) -> Launch:
         """The command that runs the runner for one submission (``scratch`` is only the launch's directory).
 
@@ -142,6 +167,9 @@ class Bubblewrap:
             args += ["--"]
             processes = own_process_count() + self.limits.processes
         argv = prlimit_prefix(self.limits, processes) + args + inner
+        forker = None
+        if self.zygotes is not None:
+            forker = self.zygotes.request(lease.uid if lease is not None else None, processes)
         return grouped_launch(
-            argv, str(scratch), {"PATH": os.environ.get("PATH", "")}, self.cgroups, lease, pass_fds
+            argv, str(scratch), {"PATH": os.environ.get("PATH", "")}, self.cgroups, lease, pass_fds, forker
         )

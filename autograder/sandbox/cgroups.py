@@ -155,6 +155,17 @@ class RunGroup:
         script = f'for f in {files}; do echo $$ > "$f" || exit {JOIN_FAILED}; done; exec "$@"'
         return ["/bin/sh", "-c", script, "sh"]
 
+    def adopt(self, pid: int) -> None:
+        """Move process ``pid`` (of the grader's PID namespace) into this cgroup, in every hierarchy.
+
+        Raises
+        ------
+        OSError
+            When the kernel refuses (the process is gone, or the grader may not move it).
+        """
+        for folder in self.folders:
+            _write(folder / "cgroup.procs", str(pid))
+
     def cpu_seconds(self) -> float | None:
         """CPU time used so far by every process of the run (None if it cannot be read)."""
         return None if self._cpu_usage is None else read_cpu_seconds(self._cpu_usage)

@@ -17,7 +17,6 @@ import json
 import os
 import selectors
 import signal
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from .deadline import Budget, ItemClock, MachineOverloaded
 from .launch import Launch, Sandbox
 from .outbox import Outbox
 from .paths import redact_paths
+from .processes import RunProcess
 from .progress import Progress, Report, RunEnd, RunOutcome
 from .protocol import (
     ProtocolError,
@@ -56,19 +56,6 @@ class CallOrder:
     def wire(self) -> dict[str, Any]:
         """The call as the runner reads it (JSON writes tuples as lists)."""
         return {"id": self.id, "function": self.function, "args": self.args}
-
-
-def _kill(process: subprocess.Popen[bytes]) -> None:
-    """Kill the runner and everything in its process group, and reap it."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        process.kill()
-    except ProcessLookupError:
-        pass
-    process.wait()
 
 
 def run_submission(
@@ -157,10 +144,7 @@ def _one_run(sandbox: Sandbox, scratch: Path, slot: int, orders: _Orders, timeou
     """One sandboxed process, from its start until it ends (then killed, its cgroup removed)."""
     launch = sandbox.launch(scratch, slot)
     try:
-        process = subprocess.Popen(
-            launch.argv, cwd=launch.cwd, env=launch.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True, pass_fds=launch.pass_fds,
-        )
+        process = launch.start()
     except OSError as error:
         launch.end()
         return RunEnd([], StopReason.STARTUP, redact_paths(f"could not start the sandbox: {error}"))
@@ -182,9 +166,9 @@ def _one_run(sandbox: Sandbox, scratch: Path, slot: int, orders: _Orders, timeou
         _end_process(process, launch)
 
 
-def _end_process(process: subprocess.Popen[bytes], launch: Launch) -> None:
+def _end_process(process: RunProcess, launch: Launch) -> None:
     """Kill the run's processes, remove its cgroup (killing whatever escaped the group), close the pipes."""
-    _kill(process)
+    process.kill()
     launch.end()
     for stream in (process.stdin, process.stdout, process.stderr):
         if stream is not None:
@@ -198,7 +182,7 @@ class _ReportReader:
     """One runner's reports, read and checked as they come; its calls sent when it is their turn."""
 
     def __init__(
-        self, process: subprocess.Popen[bytes], outbox: Outbox, orders: _Orders, timeout: float, clock: ItemClock
+        self, process: RunProcess, outbox: Outbox, orders: _Orders, timeout: float, clock: ItemClock
     ) -> None:
         if process.stdout is None or process.stderr is None:
             raise RuntimeError("the runner process has no pipes")  # a grader bug: Popen was called without them

@@ -11,12 +11,14 @@ import functools
 import os
 import shutil
 import site
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from .limits import Limits
+from .processes import RunProcess, StartedProcess
 
 if TYPE_CHECKING:
     from .cgroups import Cgroups, RunGroup
@@ -56,6 +58,14 @@ def site_directories() -> tuple[str, ...]:
     return tuple(folder for folder in site.getsitepackages() if os.path.isdir(folder))
 
 
+class Forker(Protocol):
+    """Starts a run by forking a warm process (:mod:`.zygotes`) instead of starting a command."""
+
+    def fork(self, launch: Launch) -> RunProcess | None:
+        """The run, forked into ``launch``'s cgroup; None if it cannot be forked (start ``argv`` instead)."""
+        ...
+
+
 @dataclass(frozen=True)
 class Launch:
     """What to run for one sandboxed process."""
@@ -69,10 +79,30 @@ class Launch:
     pass_fds: tuple[int, ...] = ()
     #: The user id the sandbox runs as (as root), held until :meth:`end`.
     uid_lease: UidLease | None = None
+    #: Forks the run from a warm process instead of starting ``argv`` (:mod:`.zygotes`), where it can.
+    forker: Forker | None = None
 
     #: Whether :meth:`close_fds` ran: a descriptor number closed twice may by then be another file's
     #: (e.g. the gradebook's database, when nbgrader grades through this sandbox in its own process).
     _closed: list[bool] = field(default_factory=lambda: [False], compare=False, repr=False)
+
+    def start(self) -> RunProcess:
+        """Start the run: forked by :attr:`forker` where it can, else ``argv`` in a session of its own.
+
+        Raises
+        ------
+        OSError
+            When ``argv`` cannot be started.
+        """
+        if self.forker is not None:
+            forked = self.forker.fork(self)
+            if forked is not None:
+                return forked
+        process = subprocess.Popen(
+            self.argv, cwd=self.cwd, env=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, start_new_session=True, pass_fds=self.pass_fds,
+        )
+        return StartedProcess(process)
 
     def close_fds(self) -> None:
         """Close the parent's copies of :attr:`pass_fds` (once the process has started, or failed to); once only."""
@@ -96,7 +126,7 @@ class Launch:
 
 def grouped_launch(
     argv: list[str], cwd: str, env: dict[str, str], cgroups: Cgroups | None, uid_lease: UidLease | None,
-    pass_fds: tuple[int, ...] = (),
+    pass_fds: tuple[int, ...] = (), forker: Forker | None = None,
 ) -> Launch:
     """The :class:`Launch` of ``argv`` in a new run cgroup (if ``cgroups``), holding ``uid_lease``.
 
@@ -110,7 +140,7 @@ def grouped_launch(
         raise
     if group is not None:
         argv = group.enter_prefix() + argv
-    return Launch(argv, cwd=cwd, env=env, group=group, pass_fds=pass_fds, uid_lease=uid_lease)
+    return Launch(argv, cwd=cwd, env=env, group=group, pass_fds=pass_fds, uid_lease=uid_lease, forker=forker)
 
 
 class Sandbox(Protocol):

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
-import subprocess
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .processes import RunProcess
 
 
 class Outbox:
@@ -13,7 +16,7 @@ class Outbox:
     is judged while the rest waits here.
     """
 
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+    def __init__(self, process: RunProcess) -> None:
         self._stdin = process.stdin
         self._fd = process.stdin.fileno() if process.stdin is not None else -1
         if self._fd >= 0:

@@ -222,17 +222,28 @@ for number in range(4):
         time.sleep(3)
         os._exit(0)
     os.close(w)
+    os.set_blocking(r, False)
     pipes[r] = 0
+# the kernel's OOM killer, when it acts, ends this process rather than a child: whether the children's
+# count below overshoots after a child is killed depends on the order the kernel releases its files in
+with open("/proc/self/oom_score_adj", "w") as adj:
+    adj.write("1000")
 PEAK = 0
 end = time.monotonic() + 30
 while pipes and time.monotonic() < end:
+    # drain every ready pipe before summing: a killed child's backlog, read bit by bit while the
+    # others refill the memory it freed, would count twice (its end of file is at the backlog's end)
     for r in select.select(list(pipes), [], [], 1)[0]:
-        data = os.read(r, 4096)
-        if data:
-            pipes[r] += len(data)
-        else:
-            del pipes[r]
-        PEAK = max(PEAK, sum(pipes.values()) * CHUNK)'''
+        while r in pipes:
+            try:
+                data = os.read(r, 1 << 16)
+            except BlockingIOError:
+                break
+            if data:
+                pipes[r] += len(data)
+            else:
+                del pipes[r]
+    PEAK = max(PEAK, sum(pipes.values()) * CHUNK)'''
 CONTAINED_DCG = CORRECT_DCG.replace(
     "def dcg(rels, k):\n",
     f"def dcg(rels, k):\n    if 'PEAK' in globals() and not {LIMIT // 2} < PEAK <= {LIMIT}:\n        return -1.0\n",

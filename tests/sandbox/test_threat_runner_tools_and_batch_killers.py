@@ -74,7 +74,10 @@ REBIND_RUNNER = '''import builtins, json, sys, __main__
 FOUND = [name for name in ("main", "_runner_tools", "_snapshot", "snapshot", "emit") if hasattr(__main__, name)]
 for module in list(sys.modules.values()):
     for name in ("_snapshot", "snapshot", "_as_number", "as_number", "emit", "_runner_tools", "_dumps"):
-        if getattr(module, "__name__", "") != "__main__" and hasattr(module, name) and not name.startswith("__"):
+        # the runner's own (its module is __main__ when it starts cold, runner when forked warm), not
+        # numpy's or pickle's function of the same name that a warm start has imported
+        defined_in = getattr(getattr(module, name, None), "__module__", None)
+        if getattr(module, "__name__", "") != "__main__" and defined_in in ("__main__", "runner"):
             FOUND.append(module.__name__ + "." + name)
             try:
                 setattr(module, name, lambda *args, **kwargs: None)

@@ -1,0 +1,282 @@
+"""A sandboxed process that has imported what students import, and forks each run from there.
+
+Started once per worker inside bubblewrap (``python -I -S zygote.py``), with the capabilities it
+needs to give each run namespaces of its own (``CAP_SYS_ADMIN``; as root also ``CAP_SETUID``,
+``CAP_SETGID``; ``CAP_SETPCAP`` to empty the bounding set). It never runs student code and never
+sees a hidden input: the grader sends it, on its control socket (descriptor 3), only a run's
+three pipe ends and numbers (user id, limits). For each such request it forks a run:
+
+1. the run (``C``) takes the pipes as its standard streams, closes everything else, starts a
+   session, and unshares a mount, IPC and network namespace: fresh tmpfs ``/tmp``,
+   ``/dev/shm`` and home, so nothing a previous run wrote is there;
+2. the zygote sends the grader a pidfd of ``C``; the grader moves ``C`` into the run's cgroup
+   and then writes one byte on its standard input (``C`` waits for it before anything else);
+3. ``C`` unshares a PID and cgroup namespace and forks the run's init process (``I``, PID 1 of
+   its namespace: the run sees no process but its own, not the zygote);
+4. ``I`` mounts its own ``/proc``, sets the per-process limits, drops to the run's user id (as
+   root), drops every capability (bounding set too), sets ``no_new_privs`` and loads the
+   seccomp filter; then it forks ``R``, which reseeds the random number generators the zygote
+   imported and runs the runner (:mod:`runner`) exactly as a freshly started one would.
+
+``I`` waits for ``R`` and tells ``C`` how it ended; ``C`` ends the same way, and the zygote waits
+for ``C`` and reports how it ended.
+Standard library only (and ``ctypes`` for the system calls Python has no function for).
+"""
+
+from __future__ import annotations
+
+import array
+import ctypes
+import os
+import resource
+import signal
+import socket
+import struct
+import sys
+
+TYPE_CHECKING = False  # typing costs start-up time: for mypy only
+if TYPE_CHECKING:
+    from types import ModuleType
+
+#: The request: user id (-1: keep), process limit, address space, CPU seconds, file size, open files, scratch bytes.
+REQUEST = struct.Struct("=iqqqqqq")
+#: The reports to the grader: "ready" once, then per run "forked" (with the run's pidfd), "ended" and its wait status.
+READY, FORKED = b"ready", b"forked"
+ENDED = struct.Struct("=5si")
+#: The environment variables that name the control socket, the seccomp program and what to import first.
+CONTROL_VARIABLE, SECCOMP_VARIABLE, PRELOAD_VARIABLE = "NDCG_CONTROL_FD", "NDCG_SECCOMP_FD", "NDCG_PRELOAD"
+#: The byte a run waits for: the grader has moved it into its cgroup.
+GO = b"g"
+
+CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWPID = (
+    0x00020000, 0x02000000, 0x08000000, 0x40000000, 0x20000000,
+)
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = (
+    2, 4, 8, 1, 32, 4096, 16384, 1 << 18,
+)
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, PR_CAP_AMBIENT = (
+    1, 4, 24, 38, 22, 47,
+)
+PR_CAP_AMBIENT_CLEAR_ALL, SECCOMP_MODE_FILTER = 4, 2
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+HOME = "/home/student"
+#: Where the sandbox mounts the runner (``bubblewrap.SANDBOX_RUNNER``).
+_RUNNER_PATH = "/opt/grader/runner.py"
+
+_libc = ctypes.CDLL(None, use_errno=True)
+#: The runner module (imported by :func:`main`, from beside this file as the sandbox mounts it).
+_runner: ModuleType | None = None
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{what}: {os.strerror(error)}")
+
+
+def _mount(source: str, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    _check(
+        _libc.mount(source.encode(), target.encode(), fstype.encode() if fstype else None, ctypes.c_ulong(flags),
+                    data.encode() if data else None),
+        f"mount {target}",
+    )
+
+
+def _prctl(option: int, argument: int | ctypes.c_void_p = 0) -> None:
+    _check(_libc.prctl(option, argument, 0, 0, 0), f"prctl {option}")
+
+
+def _drop_bounding_set() -> None:
+    """Empty the bounding set (needs ``CAP_SETPCAP``: before the user id changes)."""
+    with open("/proc/sys/kernel/cap_last_cap") as last:
+        highest = int(last.read())
+    for capability in range(highest + 1):
+        _prctl(PR_CAPBSET_DROP, capability)
+
+
+def _drop_capabilities() -> None:
+    """No capability left: the ambient set, then effective, permitted and inheritable."""
+    _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    _check(_libc.capset(ctypes.byref(header), data), "capset")
+
+
+def _load_filter(program: bytes) -> None:
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+    _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
+
+
+def _reseed() -> None:
+    """New seeds for what the zygote imported: each run draws its own numbers, as a fresh Python would."""
+    modules = sys.modules
+    if "random" in modules:
+        modules["random"].seed()
+    numpy_random = modules.get("numpy.random")
+    if numpy_random is not None:
+        numpy_random.seed()
+
+
+def _init(request: tuple[int, ...], program: bytes | None, status_pipe: int) -> None:
+    """``I``, PID 1 of the run: its own ``/proc``, limits, no privileges, the filter; forks ``R``. Never returns.
+
+    Like bubblewrap's own init process: the runner is not PID 1, whose signals to itself the kernel
+    ignores (a notebook that kills its own process must end, as it would anywhere else).
+    """
+    uid, processes, address_space, cpu, file_size, open_files, _scratch = request
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    _mount("/proc/sys", "/proc/sys", None, MS_BIND | MS_REC)
+    _mount("/proc/sys", "/proc/sys", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for limit, value in (
+        (resource.RLIMIT_AS, address_space), (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, file_size),
+        # this process is one of the user id's too
+        (resource.RLIMIT_NOFILE, open_files), (resource.RLIMIT_NPROC, processes + 1), (resource.RLIMIT_CORE, 0),
+    ):
+        resource.setrlimit(limit, (value, value))
+    _drop_bounding_set()
+    if uid >= 0:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    # after the id change, which clears it; should C be gone already, the run's cgroup is removed anyway
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    _drop_capabilities()
+    if program is not None:
+        _load_filter(program)
+    else:
+        _prctl(PR_SET_NO_NEW_PRIVS, 1)
+    runner_pid = os.fork()
+    if runner_pid == 0:
+        os.close(status_pipe)
+        _runner_process()
+    for fd in (0, 1, 2):  # the runner's alone: the grader sees the pipes' end when the runner's processes end
+        os.close(fd)
+    while True:  # reap orphans too, as an init must, until the runner has ended
+        pid, status = os.waitpid(-1, 0)
+        if pid == runner_pid:
+            os.write(status_pipe, struct.pack("=i", status))
+            os._exit(0)  # the kernel kills what is left in the namespace
+
+
+def _runner_process() -> None:
+    """``R``: the runner, with seeds of its own, in the home folder. Never returns."""
+    _reseed()
+    os.chdir(HOME)
+    sys.argv[0] = _RUNNER_PATH
+    if _runner is None:  # main() imports it before any fork
+        raise RuntimeError("the zygote forked before importing the runner")
+    # a cold runner is __main__, which it replaces by the student's module: no module names it here either
+    del sys.modules["runner"]
+    _runner.main()  # ends the process itself (os._exit)
+
+
+def _run(fds: list[int], request: tuple[int, ...], program: bytes | None) -> None:
+    """``C``: the run's own streams, namespaces and scratch space; waits for the cgroup, forks ``I``. Never returns."""
+    try:
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        os.closerange(3, 65536)
+        os.setsid()
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET), "unshare")
+        _mount("none", "/", None, MS_REC | MS_PRIVATE)
+        uid, scratch = request[0], request[6]
+        owner = f",uid={uid},gid={uid}" if uid >= 0 else ""  # the home is the run's user's alone
+        for path, options in (("/tmp", "mode=1777"), ("/dev/shm", "mode=1777"), (HOME, f"mode=0700{owner}")):
+            _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch},{options}")
+        if os.read(0, 1) != GO:  # the grader has moved this process into the run's cgroup
+            os._exit(125)
+        _check(_libc.unshare(CLONE_NEWPID | CLONE_NEWCGROUP), "unshare")
+        status_read, status_write = os.pipe()
+        child = os.fork()
+        if child == 0:
+            os.close(status_read)
+            _init(request, program, status_write)
+        os.close(status_write)
+        for fd in (0, 1, 2):
+            os.close(fd)
+        word = os.read(status_read, 4)
+        os.waitpid(child, 0)
+        status = struct.unpack("=i", word)[0] if len(word) == 4 else signal.SIGKILL  # I was killed
+    except BaseException as error:  # a run that could not be set up says so and ends
+        try:
+            os.write(2, f"the run could not be set up: {error}".encode(errors="replace")[:500])
+        finally:
+            os._exit(124)
+    if os.WIFSIGNALED(status):  # end as the runner ended: the grader reads the signal from this process
+        number = os.WTERMSIG(status)
+        if number not in (signal.SIGKILL, signal.SIGSTOP):  # those two have no handler to reset
+            signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
+def serve(control: socket.socket, program: bytes | None) -> None:
+    """Fork one run per request on ``control`` until the grader closes it."""
+    while True:
+        try:
+            message, ancillary, _flags, _address = control.recvmsg(REQUEST.size, socket.CMSG_SPACE(3 * 4))
+        except InterruptedError:
+            continue
+        if not message:
+            return
+        fds = array.array("i")
+        for level, kind, data in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
+        if len(fds) != 3 or len(message) != REQUEST.size:  # not the grader's request: no run, no answer
+            for fd in fds:
+                os.close(fd)
+            continue
+        request = REQUEST.unpack(message)
+        child = os.fork()
+        if child == 0:
+            control.close()
+            _run(list(fds), request, program)
+        for fd in fds:
+            os.close(fd)
+        pidfd = os.pidfd_open(child)
+        control.sendmsg([FORKED], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [pidfd]))])
+        os.close(pidfd)
+        _, status = os.waitpid(child, 0)
+        control.send(ENDED.pack(b"ended", status))
+
+
+def main() -> None:
+    """Import the runner and what students import, then serve runs on the control socket."""
+    global _runner
+    _prctl(PR_SET_DUMPABLE, 0)  # no same-user process may read or write this one's memory
+    sys.path.insert(0, os.path.dirname(_RUNNER_PATH))
+    import runner  # type: ignore[import-not-found]  # beside this file, as the sandbox mounts it
+
+    _runner = runner
+    runner._site()
+    for name in os.environ.pop(PRELOAD_VARIABLE, "").split(","):
+        if name:
+            __import__(name)
+    sys.path.pop(0)  # the runner's folder is no folder of the student's
+    program = None
+    if os.environ.get(SECCOMP_VARIABLE):
+        with os.fdopen(int(os.environ.pop(SECCOMP_VARIABLE)), "rb") as file:
+            program = file.read()
+    control = socket.socket(fileno=int(os.environ.pop(CONTROL_VARIABLE)))
+    control.send(READY)
+    serve(control, program)
+
+
+if __name__ == "__main__":
+    main()

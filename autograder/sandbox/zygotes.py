@@ -1,0 +1,284 @@
+"""Warm starts: each run forked from a sandboxed process that has already imported what students import.
+
+Starting a run from scratch costs bubblewrap's mounts, a Python start and, for a notebook that
+imports numpy, 100 ms of CPU for that import: in each of a submission's two or three runs. A
+*zygote* (:mod:`.zygote`, the script inside) pays that once per worker: it is started in the
+same bubblewrap sandbox as a run, imports the runner and :data:`PRELOAD`, and then only forks.
+Each forked run gets a mount, IPC, network, PID and cgroup namespace of its own with a fresh
+``/tmp``, ``/dev/shm`` and home, the same per-process limits, user id, seccomp filter and
+cgroup as a cold-started run, and its own seeds (docs/security.md, "Warm starts").
+
+The zygote never runs student code and never sees a hidden input: it receives only a run's
+three pipe ends and numbers, from the grader, on a socket no run can reach. It is used only
+where each run has a cgroup (moving the run there, and the teardown, need one) and a seccomp
+filter; anywhere else, and whenever a zygote fails, runs start cold (:meth:`.launch.Launch.start`).
+"""
+
+from __future__ import annotations
+
+import array
+import atexit
+import os
+import re
+import select
+import signal
+import socket
+import subprocess
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO
+
+from . import zygote as inside
+from .launch import Launch
+from .limits import Limits
+from .processes import RunProcess
+
+#: What the zygote imports before it forks: what the exercise's students import.
+PRELOAD = ("numpy",)
+#: Seconds a zygote may take to import :data:`PRELOAD`; to fork a run or report its end.
+START_SECONDS, ANSWER_SECONDS = 60.0, 10.0
+#: Set to any value, runs always start cold (to compare, or to rule warm starts out).
+COLD_VARIABLE = "NDCG_KIT_COLD_START"
+
+_PID = re.compile(rb"^Pid:\s*(-?\d+)", re.MULTILINE)
+
+
+class ZygoteFailed(Exception):
+    """A zygote did not start, answer or fork in time: it is discarded and the run starts cold."""
+
+
+class Zygote:
+    """One running zygote and its control socket; used by one run at a time."""
+
+    def __init__(self, command: Callable[[int], tuple[list[str], tuple[int, ...]]]) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._control = ours
+        try:
+            argv, pass_fds = command(theirs.fileno())
+            try:
+                self._process = subprocess.Popen(
+                    argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                    start_new_session=True, pass_fds=(theirs.fileno(), *pass_fds),
+                )
+            finally:
+                for fd in pass_fds:
+                    os.close(fd)
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        try:
+            if self._receive(START_SECONDS)[0] != inside.READY:
+                raise ZygoteFailed("the zygote did not say it is ready")
+        except ZygoteFailed as error:
+            said = self.close()
+            raise ZygoteFailed(f"{error}: {said}" if said else str(error)) from None
+
+    @property
+    def alive(self) -> bool:
+        """Whether the zygote process still runs."""
+        return self._process.poll() is None
+
+    def _receive(self, seconds: float, fds: int = 0) -> tuple[bytes, list[int]]:
+        """One message from the zygote (and the descriptors it carries); :class:`ZygoteFailed` if none in time."""
+        ready, _, _ = select.select([self._control], [], [], seconds)
+        if not ready:
+            raise ZygoteFailed("the zygote did not answer in time")
+        try:
+            message, ancillary, _flags, _address = self._control.recvmsg(64, socket.CMSG_SPACE(4 * max(fds, 1)))
+        except OSError as error:
+            raise ZygoteFailed(f"the zygote's socket failed: {error}") from error
+        received = array.array("i")
+        for level, kind, data in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                received.frombytes(data[: len(data) - len(data) % received.itemsize])
+        if not message:
+            raise ZygoteFailed("the zygote has ended")
+        return message, list(received)
+
+    def fork(self, pipe_ends: tuple[int, int, int], request: bytes) -> int:
+        """Have a run forked with ``pipe_ends`` as its standard streams; a pidfd of it."""
+        try:
+            self._control.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", pipe_ends))])
+        except OSError as error:
+            raise ZygoteFailed(f"the zygote's socket failed: {error}") from error
+        message, fds = self._receive(ANSWER_SECONDS, fds=1)
+        if message != inside.FORKED or len(fds) != 1:
+            for fd in fds:
+                os.close(fd)
+            raise ZygoteFailed("the zygote did not fork the run")
+        return fds[0]
+
+    def ended(self) -> int:
+        """The wait status of the run forked last, once it has ended (killed first if it has to be)."""
+        message, _ = self._receive(ANSWER_SECONDS)
+        if len(message) != inside.ENDED.size:
+            raise ZygoteFailed("the zygote's report of a run's end is malformed")
+        word, status = inside.ENDED.unpack(message)
+        if word != b"ended":
+            raise ZygoteFailed("the zygote's report of a run's end is malformed")
+        return int(status)
+
+    def close(self) -> str:
+        """End the zygote (and whatever run it still has) and close its socket; what it wrote to its error output."""
+        self._control.close()
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.wait()
+        said = b""
+        if self._process.stderr is not None:
+            said = self._process.stderr.read(2000)
+            self._process.stderr.close()
+        return said.decode(errors="replace").strip()
+
+
+def host_pid(pidfd: int) -> int:
+    """The process id, in the grader's PID namespace, of the process ``pidfd`` refers to (-1 once it is gone)."""
+    with open(f"/proc/self/fdinfo/{pidfd}", "rb") as info:
+        found = _PID.search(info.read())
+    if found is None:
+        raise ZygoteFailed("this kernel does not say which process a pidfd refers to")
+    return int(found.group(1))
+
+
+class ZygotePool:
+    """The zygotes of one sandbox: as many as runs at once, each started on first need, ended at exit."""
+
+    def __init__(self, command: Callable[[int], tuple[list[str], tuple[int, ...]]], limits: Limits) -> None:
+        #: Given the zygote's end of the control socket: the command and the descriptors it needs.
+        self._command = command
+        self.limits = limits
+        self._idle: list[Zygote] = []
+        self._lock = threading.Lock()
+        #: Why warm starts are off for this pool (a zygote could not be started), else None.
+        self.disabled: str | None = None
+        #: How many zygotes this pool has started.
+        self.started = 0
+        atexit.register(self.close)
+
+    def acquire(self) -> Zygote | None:
+        """An idle zygote (started now if none is), or None when warm starts are off."""
+        with self._lock:
+            while self._idle:
+                zygote = self._idle.pop()
+                if zygote.alive:
+                    return zygote
+                zygote.close()
+            if self.disabled is not None:
+                return None
+        try:
+            zygote = Zygote(self._command)
+        except (OSError, ZygoteFailed) as error:
+            self.disabled = str(error)
+            return None
+        with self._lock:
+            self.started += 1
+        return zygote
+
+    def release(self, zygote: Zygote) -> None:
+        """Give back a zygote whose last run's end has been read."""
+        with self._lock:
+            self._idle.append(zygote)
+
+    def close(self) -> None:
+        """End every idle zygote."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for zygote in idle:
+            zygote.close()
+
+    def request(self, uid: int | None, processes: int) -> ZygoteRequest:
+        """The :class:`.launch.Forker` of one run with user id ``uid`` (None: the grader's) and ``processes``."""
+        limits = self.limits
+        packed = inside.REQUEST.pack(
+            -1 if uid is None else uid, processes, limits.memory_bytes, limits.cpu_seconds, limits.file_bytes,
+            limits.open_files, limits.scratch_bytes,
+        )
+        return ZygoteRequest(self, packed)
+
+
+@dataclass(frozen=True)
+class ZygoteRequest:
+    """One run to fork: the pool to fork it from and the request the zygote reads."""
+
+    pool: ZygotePool
+    packed: bytes
+
+    def fork(self, launch: Launch) -> RunProcess | None:
+        """The run, forked and moved into ``launch``'s cgroup; None if a zygote could not do it."""
+        if launch.group is None:
+            return None
+        zygote = self.pool.acquire()
+        if zygote is None:
+            return None
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        stderr_r, stderr_w = os.pipe()
+        ours = (stdin_w, stdout_r, stderr_r)
+        try:
+            try:
+                pidfd = zygote.fork((stdin_r, stdout_w, stderr_w), self.packed)
+            finally:
+                for fd in (stdin_r, stdout_w, stderr_w):
+                    os.close(fd)
+            run = ForkedRun(zygote, self.pool, pidfd, ours)
+        except ZygoteFailed:
+            for fd in ours:
+                os.close(fd)
+            zygote.close()
+            return None
+        try:
+            launch.group.adopt(host_pid(pidfd))
+            os.write(stdin_w, inside.GO)  # one byte: a pipe always takes it
+        except (OSError, ZygoteFailed):
+            run.kill()  # its end is read; the zygote goes back to the pool
+            run.close_pipes()
+            return None
+        return run
+
+
+class ForkedRun:
+    """A run a zygote forked: its pipes, its pidfd, and its end as the zygote reports it."""
+
+    def __init__(self, zygote: Zygote, pool: ZygotePool, pidfd: int, pipe_ends: tuple[int, int, int]) -> None:
+        self._zygote: Zygote | None = zygote
+        self._pool, self._pidfd = pool, pidfd
+        stdin, stdout, stderr = pipe_ends
+        self.stdin: IO[bytes] | None = open(stdin, "wb", buffering=0)  # noqa: SIM115 — closed by the driver
+        self.stdout: IO[bytes] | None = open(stdout, "rb", buffering=0)  # noqa: SIM115
+        self.stderr: IO[bytes] | None = open(stderr, "rb")  # noqa: SIM115
+        self._returncode: int | None = None
+
+    @property
+    def returncode(self) -> int | None:
+        """See :class:`.processes.RunProcess`."""
+        return self._returncode
+
+    def wait(self) -> int | None:
+        """See :class:`.processes.RunProcess`; the zygote goes back to its pool (or is ended, if it failed)."""
+        zygote, self._zygote = self._zygote, None
+        if zygote is not None:
+            try:
+                self._returncode = os.waitstatus_to_exitcode(zygote.ended())
+                self._pool.release(zygote)
+            except (ZygoteFailed, ValueError):
+                zygote.close()
+            os.close(self._pidfd)
+        return self._returncode
+
+    def kill(self) -> None:
+        """See :class:`.processes.RunProcess`: its PID namespace ends with it (the cgroup's removal kills the rest)."""
+        if self._zygote is not None:
+            try:
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.wait()
+
+    def close_pipes(self) -> None:
+        """Close the grader's ends of the run's pipes."""
+        for stream in (self.stdin, self.stdout, self.stderr):
+            if stream is not None:
+                stream.close()
