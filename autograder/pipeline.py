@@ -231,11 +231,14 @@ def _grade_course(options: GradeOptions) -> GradeRun:
         draw_key=course_secret(root if root is not None else options.submitted.resolve().parent),
         limits=sandbox.limits,  # a Dask worker chooses its sandbox with these (.distributed.worker)
     )
-    with _executor(options, sandbox) as executor:
-        store = grade_batch(
-            options.submitted, options.out, settings, sandbox, workers=options.workers, force=options.force,
-            progress=options.progress, regrade=frozenset(options.students), executor=executor,
-        )
+    try:
+        with _executor(options, sandbox) as executor:
+            store = grade_batch(
+                options.submitted, options.out, settings, sandbox, workers=options.workers, force=options.force,
+                progress=options.progress, regrade=frozenset(options.students), executor=executor,
+            )
+    finally:
+        sandbox.close()  # its warm zygotes: a process that grades again (a test, a benchmark) starts new ones
     batch = BatchResult(
         assignment=exercise.assignment, notebook=exercise.notebook, title=exercise.title,
         max_score=exercise.max_score, sandbox=sandbox.name,

@@ -33,6 +33,9 @@ class PlainProcess:
     def __init__(self) -> None:
         self.launches = 0
 
+    def close(self) -> None:
+        """Nothing is kept between runs."""
+
     def launch(self, scratch: Path, slot: int) -> Launch:
         self.launches += 1
         return Launch([sys.executable, "-I", str(RUNNER)], cwd=str(scratch), env=_environment(scratch))
@@ -56,6 +59,9 @@ class ScriptedRunner:
         self.lines, self.code, self.stderr, self.after_orders = lines, code, stderr, after_orders
         self.kill_with = int(kill_with) if kill_with is not None else None  # a Signals' repr is no Python
         self.launches = 0
+
+    def close(self) -> None:
+        """Nothing is kept between runs."""
 
     def launch(self, scratch: Path, slot: int) -> Launch:
         self.launches += 1

@@ -142,6 +142,11 @@ class Bubblewrap:
             args += ["--cap-add", capability]
         return [*args, "--", *runner_command(sys.executable, SANDBOX_ZYGOTE)], (program,)
 
+    def close(self) -> None:
+        """End the idle zygotes (a later run starts a new one)."""
+        if self.zygotes is not None:
+            self.zygotes.close()
+
     def launch(self, scratch: Path, slot: int) -> Launch:
         """The command that runs the runner for one submission (``scratch`` is only the launch's directory).
 

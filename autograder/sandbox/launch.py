@@ -168,6 +168,10 @@ class Sandbox(Protocol):
         """The command that runs the runner in ``scratch`` (empty); the caller calls its ``end()`` after the run."""
         ...
 
+    def close(self) -> None:
+        """End what the sandbox keeps between runs (warm zygotes); it may be used again afterwards."""
+        ...
+
 
 def sandbox_environment(home: str, python_bin: str) -> dict[str, str]:
     """The whole environment of the sandboxed Python (nothing is inherited from the grader)."""

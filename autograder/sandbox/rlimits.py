@@ -75,6 +75,9 @@ class ResourceLimitsOnly:
         """True when student code runs with the grader's root rights (explicit ``--sandbox none`` only)."""
         return os.geteuid() == 0 and self.setpriv is None
 
+    def close(self) -> None:
+        """Nothing is kept between runs here."""
+
     def launch(self, scratch: Path, slot: int) -> Launch:
         """The runner under ``prlimit``, with ``scratch`` as home and working directory."""
         env = sandbox_environment(str(scratch), str(Path(sys.executable).parent))

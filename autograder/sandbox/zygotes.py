@@ -26,6 +26,7 @@ import socket
 import subprocess
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO
 
@@ -156,6 +157,9 @@ class ZygotePool:
         self.disabled: str | None = None
         #: How many zygotes this pool has started.
         self.started = 0
+        # bubblewrap ends a zygote when the *thread* that started it ends (--die-with-parent): zygotes
+        # are started by this pool's own thread, which lives as long as the pool, not by a worker's
+        self._starter: ThreadPoolExecutor | None = None
         atexit.register(self.close)
 
     def acquire(self) -> Zygote | None:
@@ -168,8 +172,12 @@ class ZygotePool:
                 zygote.close()
             if self.disabled is not None:
                 return None
+        with self._lock:
+            if self._starter is None:
+                self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zygote-starter")
+            starter = self._starter
         try:
-            zygote = Zygote(self._command)
+            zygote = starter.submit(Zygote, self._command).result()
         except (OSError, ZygoteFailed) as error:
             self.disabled = str(error)
             return None
@@ -183,11 +191,14 @@ class ZygotePool:
             self._idle.append(zygote)
 
     def close(self) -> None:
-        """End every idle zygote."""
+        """End every idle zygote and the thread that starts them (a later run starts both again)."""
         with self._lock:
             idle, self._idle = self._idle, []
+            starter, self._starter = self._starter, None
         for zygote in idle:
             zygote.close()
+        if starter is not None:
+            starter.shutdown(wait=False)
 
     def request(self, uid: int | None, processes: int) -> ZygoteRequest:
         """The :class:`.launch.Forker` of one run with user id ``uid`` (None: the grader's) and ``processes``."""

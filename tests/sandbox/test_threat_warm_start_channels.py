@@ -161,3 +161,17 @@ def test_warm_and_cold_runs_report_the_same(sandbox, monkeypatch):
     cold = run_submission(choose_sandbox("required"), cells, calls, timeout=20, budget=120)
     assert warm == cold
     assert warm.calls[0].value == pytest.approx(ndcg_ref.dcg([1, 0, 2, 1, 0], 5))
+
+
+def test_a_zygote_outlives_the_worker_thread_whose_run_started_it(sandbox):
+    # bubblewrap ends a process when the thread that started it ends: a worker thread that is done
+    # must not take the zygote (and another worker's run in it) along
+    import threading
+
+    sandbox.zygotes.close()
+    worker = threading.Thread(target=_holds, args=(sandbox, "def check():\n    return 1.0\n"))
+    worker.start()
+    worker.join()
+    started = sandbox.zygotes.started
+    _holds(sandbox, "def check():\n    return 1.0\n")
+    assert sandbox.zygotes.started == started, "the zygote ended with the thread whose run started it"
