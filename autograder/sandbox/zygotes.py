@@ -39,6 +39,8 @@ from .processes import RunProcess
 PRELOAD = ("numpy",)
 #: Seconds a zygote may take to import :data:`PRELOAD`; to fork a run or report its end.
 START_SECONDS, ANSWER_SECONDS = 60.0, 10.0
+#: Seconds a zygote whose socket was closed may take to end before it is killed.
+CLOSE_SECONDS = 2.0
 #: Set to any value, runs always start cold (to compare, or to rule warm starts out).
 COLD_VARIABLE = "NDCG_KIT_COLD_START"
 
@@ -124,10 +126,12 @@ class Zygote:
 
     def close(self) -> str:
         """End the zygote (and whatever run it still has) and close its socket; what it wrote to its error output."""
-        self._control.close()
-        if self._process.poll() is None:
+        self._control.close()  # the zygote ends at the end of its requests, and bubblewrap with it
+        try:
+            self._process.wait(timeout=CLOSE_SECONDS)
+        except subprocess.TimeoutExpired:
             self._process.kill()
-        self._process.wait()
+            self._process.wait()
         said = b""
         if self._process.stderr is not None:
             said = self._process.stderr.read(2000)
