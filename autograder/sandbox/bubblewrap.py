@@ -138,6 +138,7 @@ class Bubblewrap:
             "--setenv", CONTROL_VARIABLE, str(control_fd), "--setenv", SECCOMP_VARIABLE, str(program),
             "--setenv", PRELOAD_VARIABLE, ",".join(PRELOAD),
         ]
+        args += ["--cap-drop", "ALL"]  # as root bubblewrap would keep every capability of root
         for capability in ZYGOTE_CAPABILITIES:
             args += ["--cap-add", capability]
         return [*args, "--", *runner_command(sys.executable, SANDBOX_ZYGOTE)], (program,)

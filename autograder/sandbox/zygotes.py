@@ -114,6 +114,35 @@ class Zygote:
             raise ZygoteFailed("the zygote did not fork the run")
         return fds[0]
 
+    def trial(self, request: bytes) -> str | None:
+        """Fork one run with no cells and no calls (no student code); what went wrong, or None if it ran.
+
+        Where the kernel refuses a run what a zygote does for it (a namespace, a mount, the filter),
+        the zygote itself starts but each run would fail: that is found here, before any student's run.
+        """
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        stderr_r, stderr_w = os.pipe()
+        try:
+            pidfd = self.fork((stdin_r, stdout_w, stderr_w), request)
+            os.close(pidfd)
+            for fd in (stdin_r, stdout_w, stderr_w):
+                os.close(fd)
+            stdin_r = stdout_w = stderr_w = -1
+            os.write(stdin_w, inside.GO + b"[]\n")
+            os.close(stdin_w)
+            stdin_w = -1
+            said = _read_all(stdout_r, ANSWER_SECONDS)
+            status = self.ended()
+            if said == b'{"ready":true}\n{"done":true}\n' and status == 0:
+                return None
+            error = _read_all(stderr_r, 0.0).decode(errors="replace").strip()
+            return f"a warm run did not start (wait status {status}): {error or said[:200]!r}"
+        finally:
+            for fd in (stdin_r, stdin_w, stdout_r, stdout_w, stderr_r, stderr_w):
+                if fd >= 0:
+                    os.close(fd)
+
     def ended(self) -> int:
         """The wait status of the run forked last, once it has ended (killed first if it has to be)."""
         message, _ = self._receive(ANSWER_SECONDS)
@@ -137,6 +166,17 @@ class Zygote:
             said = self._process.stderr.read(2000)
             self._process.stderr.close()
         return said.decode(errors="replace").strip()
+
+
+def _read_all(fd: int, seconds: float) -> bytes:
+    """What ``fd`` gives until its end, or until ``seconds`` without anything new (at most 64 KiB)."""
+    data = b""
+    while len(data) < 65536 and select.select([fd], [], [], seconds)[0]:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def host_pid(pidfd: int) -> int:
@@ -166,8 +206,8 @@ class ZygotePool:
         self._starter: ThreadPoolExecutor | None = None
         atexit.register(self.close)
 
-    def acquire(self) -> Zygote | None:
-        """An idle zygote (started now if none is), or None when warm starts are off."""
+    def acquire(self, trial: bytes) -> Zygote | None:
+        """An idle zygote (started now and tried with request ``trial`` if none is); None when warm starts are off."""
         with self._lock:
             while self._idle:
                 zygote = self._idle.pop()
@@ -184,6 +224,14 @@ class ZygotePool:
             zygote = starter.submit(Zygote, self._command).result()
         except (OSError, ZygoteFailed) as error:
             self.disabled = str(error)
+            return None
+        try:
+            problem = zygote.trial(trial)
+        except (OSError, ZygoteFailed) as error:
+            problem = str(error)
+        if problem is not None:
+            zygote.close()
+            self.disabled = problem
             return None
         with self._lock:
             self.started += 1
@@ -225,7 +273,7 @@ class ZygoteRequest:
         """The run, forked and moved into ``launch``'s cgroup; None if a zygote could not do it."""
         if launch.group is None:
             return None
-        zygote = self.pool.acquire()
+        zygote = self.pool.acquire(self.packed)
         if zygote is None:
             return None
         stdin_r, stdin_w = os.pipe()

@@ -175,3 +175,48 @@ def test_a_zygote_outlives_the_worker_thread_whose_run_started_it(sandbox):
     started = sandbox.zygotes.started
     _holds(sandbox, "def check():\n    return 1.0\n")
     assert sandbox.zygotes.started == started, "the zygote ended with the thread whose run started it"
+
+
+def test_where_the_kernel_refuses_a_warm_run_runs_start_cold():
+    # a zygote without CAP_SYS_ADMIN starts, but none of its runs can have namespaces of its own:
+    # its trial run finds that before any student's run, and every run starts cold instead
+    from autograder.sandbox.zygotes import ZygotePool
+
+    crippled = choose_sandbox("required")
+
+    def without_admin(control_fd: int):
+        argv, fds = type(crippled)._zygote_command(crippled, control_fd)
+        at = argv.index("CAP_SYS_ADMIN")
+        return argv[: at - 1] + argv[at + 1:], fds
+
+    crippled.zygotes = ZygotePool(without_admin, crippled.limits)
+    _holds(crippled, "import sys\ndef check():\n    return 0.0 if 'numpy' in sys.modules else 1.0\n")
+    assert crippled.zygotes.disabled is not None and "did not start" in crippled.zygotes.disabled
+    crippled.close()
+
+
+def test_the_zygote_holds_only_the_capabilities_it_needs(sandbox):
+    # as root bubblewrap keeps every capability of root unless told otherwise
+    _holds(sandbox, "def check():\n    return 1.0\n")
+    zygote = sandbox.zygotes._idle[0]
+    bwrap = zygote._process.pid
+    inside = [
+        int(entry) for entry in os.listdir("/proc")
+        if entry.isdigit() and _field(int(entry), "PPid") == str(bwrap)
+    ]
+    assert len(inside) == 1, inside
+    wanted = sum(1 << number for number in (6, 7, 8, 21))  # CAP_SETGID, CAP_SETUID, CAP_SETPCAP, CAP_SYS_ADMIN
+    assert int(_field(inside[0], "CapEff"), 16) == wanted
+    assert int(_field(inside[0], "CapPrm"), 16) == wanted
+
+
+def _field(pid: int, name: str) -> str | None:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                key, _, value = line.partition(":")
+                if key == name:
+                    return value.strip()
+    except OSError:
+        pass
+    return None
