@@ -43,7 +43,7 @@ demo: venv  ## grade the bundled example submissions in a scratch course (demo/)
 # load, so they run alone afterwards. Both parts always run; the target fails if either did.
 TEST_WORKERS ?= 2
 test: venv lint  ## lint and type-check, then the whole test suite on both cores, then the serial tests (quick part: .venv/bin/pytest -m 'not slow')
-	@$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m 'not serial'; parallel=$$?; \
+	@$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m 'not serial' --durations=25; parallel=$$?; \
 	$(BIN)/python -m pytest -m serial; serial=$$?; \
 	exit $$(( parallel != 0 ? parallel : serial ))
 

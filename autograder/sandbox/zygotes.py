@@ -41,6 +41,8 @@ PRELOAD = ("numpy",)
 START_SECONDS, ANSWER_SECONDS = 60.0, 10.0
 #: Seconds a zygote whose socket was closed may take to end before it is killed.
 CLOSE_SECONDS = 2.0
+#: Zygotes started at the same time at most (each by a thread that lives as long as its pool).
+STARTERS = 8
 #: Set to any value, runs always start cold (to compare, or to rule warm starts out).
 COLD_VARIABLE = "NDCG_KIT_COLD_START"
 
@@ -78,6 +80,10 @@ class Zygote:
         except ZygoteFailed as error:
             said = self.close()
             raise ZygoteFailed(f"{error}: {said}" if said else str(error)) from None
+
+    def hang_up(self) -> None:
+        """Close the control socket: an idle zygote ends (and bubblewrap with it); :meth:`close` reaps it."""
+        self._control.close()
 
     @property
     def alive(self) -> bool:
@@ -155,7 +161,7 @@ class Zygote:
 
     def close(self) -> str:
         """End the zygote (and whatever run it still has) and close its socket; what it wrote to its error output."""
-        self._control.close()  # the zygote ends at the end of its requests, and bubblewrap with it
+        self.hang_up()
         try:
             self._process.wait(timeout=CLOSE_SECONDS)
         except subprocess.TimeoutExpired:
@@ -218,7 +224,8 @@ class ZygotePool:
                 return None
         with self._lock:
             if self._starter is None:
-                self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zygote-starter")
+                # workers that start at once start their zygotes side by side
+                self._starter = ThreadPoolExecutor(max_workers=STARTERS, thread_name_prefix="zygote-starter")
             starter = self._starter
         try:
             zygote = starter.submit(Zygote, self._command).result()
@@ -247,6 +254,8 @@ class ZygotePool:
         with self._lock:
             idle, self._idle = self._idle, []
             starter, self._starter = self._starter, None
+        for zygote in idle:  # all end at once, then each is reaped
+            zygote.hang_up()
         for zygote in idle:
             zygote.close()
         if starter is not None:
