@@ -11,7 +11,13 @@ from autograder.exercises.ndcg.cases import GROUPS
 from autograder.exercises.ndcg.catalogue import BY_ID, CATALOGUE, CORRECT_DCG, CORRECT_NDCG
 from autograder.exercises.ndcg.diagnosis import ALL_PROBES, diagnose, variants
 from autograder.exercises.ndcg.diagnosis.matching import MAX_MISTAKES
-from autograder.exercises.ndcg.diagnosis.models import DcgModel, NdcgModel, dcg_models, ndcg_models
+from autograder.exercises.ndcg.diagnosis.models import (
+    DcgModel,
+    NdcgModel,
+    dcg_models,
+    ndcg_mistake_counter,
+    ndcg_models,
+)
 from autograder.exercises.ndcg.diagnosis.probes import DCG_PROBES, NDCG_PROBES
 from autograder.exercises.ndcg.documentation import catalogue_markdown
 
@@ -131,6 +137,14 @@ def test_no_model_with_a_mistake_looks_correct_on_the_probes():
         if model.mistakes and model.source == linear:
             predictions = [(model.predict(p, {}), expected[p]) for p in NDCG_PROBES]
             assert any(a is None or not math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in predictions), model
+
+
+def test_the_fast_mistake_count_is_the_number_of_each_models_mistakes():
+    # the table is sorted, and the believed models chosen, by the counter instead of the property
+    count = ndcg_mistake_counter()
+    table = ndcg_models()
+    assert [count(m) for m in table] == [len(m.mistakes) for m in table]
+    assert [len(m.mistakes) for m in table] == sorted(len(m.mistakes) for m in table)  # fewest first
 
 
 def test_models_that_look_alike_differ_only_in_a_rounding_that_changes_nothing():

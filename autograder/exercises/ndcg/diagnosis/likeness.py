@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from ....grading import Call
 from ..tolerance import SINGLE_PRECISION_REL_TOL
 from .matching import MAX_MISTAKES, Model, possible_roundings
-from .models import DcgModel, StudentDcg, dcg_models, ndcg_models
+from .models import DcgModel, StudentDcg, dcg_models, ndcg_mistake_counter, ndcg_models
 from .probes import k_of, rels_of
 
 #: The question is the shape of the computation, so a DCG summed in float32 (off by about 1e-7)
@@ -85,8 +85,9 @@ def _believed_dcg_models() -> tuple[DcgModel, ...]:
 @functools.cache
 def _believed_ndcg_models(own_dcg_only: bool) -> tuple[Model, ...]:
     """The believed ndcg models; ``own_dcg_only``: those that compute their DCG themselves."""
+    count = ndcg_mistake_counter()  # len(m.mistakes), without building each model's list
     return tuple(
-        m for m in ndcg_models() if len(m.mistakes) <= MAX_MISTAKES and _weighs_something(m.source)
+        m for m in ndcg_models() if count(m) <= MAX_MISTAKES and _weighs_something(m.source)
         and (m.source is not None or not own_dcg_only)
     )
 

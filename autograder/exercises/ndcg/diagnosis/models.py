@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
@@ -85,9 +86,12 @@ def _dcg_value(model: DcgModel, rels: tuple[float, ...], k: int) -> float:
     return value if model.rounding is None else round(value, model.rounding)
 
 
-def _by_mistakes(models: Iterable[M]) -> tuple[M, ...]:
-    """Fewest mistakes first (a stable sort: among equals, the order of the tables)."""
-    return tuple(sorted(models, key=lambda model: len(model.mistakes)))
+def _by_mistakes(models: Iterable[M], count: Callable[[M], int] | None = None) -> tuple[M, ...]:
+    """Fewest mistakes first (a stable sort: among equals, the order of the tables).
+
+    ``count`` gives a model's number of mistakes (default: ``len(model.mistakes)``).
+    """
+    return tuple(sorted(models, key=count or (lambda model: len(model.mistakes))))
 
 
 # The model tables are built on first use, not on import: the ndcg table holds over 100,000 models
@@ -181,9 +185,48 @@ def _fixed(model: T, mistake: str, lecture: Mapping[str, Variant[object]]) -> T 
     return replace(model, **changes)
 
 
-@functools.cache
+def ndcg_mistake_counter() -> Callable[[NdcgModel], int]:
+    """``len(model.mistakes)`` of an ndcg model, from its parts' mistakes, each part's worked out once.
+
+    :attr:`NdcgModel.mistakes` builds its list afresh: for the 100,000 models of the table that was
+    most of the table's start-up. This counts the same (a test compares it on every model).
+    """
+    own: dict[int, list[str]] = {}
+    ideal: dict[tuple[int, ...], list[str]] = {}
+
+    def count(model: NdcgModel) -> int:
+        source = model.source
+        mine = own.get(id(source))
+        if mine is None:
+            mine = own[id(source)] = source.mistakes if source is not None else []
+        if model.ratio is UNNORMALISED:
+            return len(mine) + len(_mistakes_of((model.ratio,), model.rounding))
+        parts = (model.order, model.scope, model.cut, model.ratio)
+        key = (*map(id, parts), -1 if model.rounding is None else model.rounding)
+        theirs = ideal.get(key)
+        if theirs is None:
+            theirs = ideal[key] = _mistakes_of(parts, model.rounding)
+        if "cutoff-ignored" in mine:
+            return len(set(mine).union(m for m in theirs if m != "ideal-not-cut"))
+        return len(set(mine).union(theirs))
+
+    return count
+
+
+_NDCG_TABLE_LOCK = threading.Lock()
+
+
 def ndcg_models() -> tuple[NdcgModel, ...]:
-    """Every nDCG model (over the student's dcg or a DCG of its own), fewest mistakes first."""
+    """Every nDCG model (over the student's dcg or a DCG of its own), fewest mistakes first; built once.
+
+    Built by the first worker thread that needs it while the others wait (not each its own copy).
+    """
+    with _NDCG_TABLE_LOCK:
+        return _ndcg_table()
+
+
+@functools.cache
+def _ndcg_table() -> tuple[NdcgModel, ...]:
     sources = (None, *own_dcgs())
     return _by_mistakes(
         (
@@ -198,5 +241,6 @@ def ndcg_models() -> tuple[NdcgModel, ...]:
                 NdcgModel(None, o, sc, c, ra, r, ideal_own=True)
                 for r, o, sc, c, ra in itertools.product(ROUNDINGS, ORDERS[3:], SCOPES, CUTS, RATIOS[:2])
             ),
-        )
+        ),
+        ndcg_mistake_counter(),
     )
