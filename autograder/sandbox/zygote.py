@@ -159,9 +159,16 @@ def _init(request: tuple[int, ...], program: bytes | None, status_pipe: int) -> 
         _load_filter(program)
     else:
         _prctl(PR_SET_NO_NEW_PRIVS, 1)
+    # Python's own handlers (SIGINT's): the run's user id may signal this process, which as PID 1
+    # gets only the signals it handles; none, so that a notebook cannot end its run through it
+    handlers = {number: signal.getsignal(number) for number in signal.valid_signals() if callable(signal.getsignal(number))}
+    for number in handlers:
+        signal.signal(number, signal.SIG_DFL)
     runner_pid = os.fork()
     if runner_pid == 0:
         os.close(status_pipe)
+        for number, handler in handlers.items():  # the runner's are a fresh Python's
+            signal.signal(number, handler)
         _runner_process()
     for fd in (0, 1, 2):  # the runner's alone: the grader sees the pipes' end when the runner's processes end
         os.close(fd)
