@@ -66,6 +66,8 @@ _RUNNER_PATH = "/opt/grader/runner.py"
 _libc = ctypes.CDLL(None, use_errno=True)
 #: The runner module (imported by :func:`main`, from beside this file as the sandbox mounts it).
 _runner: ModuleType | None = None
+#: Whether this process is a run's runner (``R``), whose exceptions end it as they end a cold one.
+_is_runner = False
 
 
 class _SockFprog(ctypes.Structure):
@@ -170,8 +172,8 @@ def _init(request: tuple[int, ...], program: bytes | None, status_pipe: int) -> 
         for number, handler in handlers.items():  # the runner's are a fresh Python's
             signal.signal(number, handler)
         _runner_process()
-    for fd in (0, 1, 2):  # the runner's alone: the grader sees the pipes' end when the runner's processes end
-        os.close(fd)
+    # this process keeps the run's streams, as bubblewrap does in a cold run: the grader sees their
+    # end once the runner has ended, not when a notebook closes its own copies and goes on running
     while True:  # reap orphans too, as an init must, until the runner has ended
         pid, status = os.waitpid(-1, 0)
         if pid == runner_pid:
@@ -180,7 +182,13 @@ def _init(request: tuple[int, ...], program: bytes | None, status_pipe: int) -> 
 
 
 def _runner_process() -> None:
-    """``R``: the runner, with seeds of its own, in the home folder. Never returns."""
+    """``R``: the runner, with seeds of its own, in the home folder. Never returns.
+
+    What the runner raises (it fails to write to the grader, say) reaches the interpreter's top
+    level, as in a cold runner: printed, then ``atexit``, then exit status 1 (or ``SystemExit``'s).
+    """
+    global _is_runner
+    _is_runner = True
     _reseed()
     os.chdir(HOME)
     sys.argv[0] = _RUNNER_PATH
@@ -188,7 +196,7 @@ def _runner_process() -> None:
         raise RuntimeError("the zygote forked before importing the runner")
     # a cold runner is __main__, which it replaces by the student's module: no module names it here either
     del sys.modules["runner"]
-    _runner.main()  # ends the process itself (os._exit)
+    _runner.main()  # ends the process itself (os._exit), or raises to the top level
 
 
 def _run(fds: list[int], request: tuple[int, ...], program: bytes | None) -> None:
@@ -220,6 +228,8 @@ def _run(fds: list[int], request: tuple[int, ...], program: bytes | None) -> Non
         os.waitpid(child, 0)
         status = struct.unpack("=i", word)[0] if len(word) == 4 else signal.SIGKILL  # I was killed
     except BaseException as error:  # a run that could not be set up says so and ends
+        if _is_runner:
+            raise
         try:
             os.write(2, f"the run could not be set up: {error}".encode(errors="replace")[:500])
         finally:

@@ -19,6 +19,7 @@ import uuid
 import pytest
 
 from autograder.sandbox import CallOrder, CallOutcome, choose_sandbox, run_submission
+from autograder.sandbox import zygotes as zygotes_module
 from autograder.sandbox.cgroups import RunGroup
 from autograder.sandbox.zygotes import COLD_VARIABLE
 
@@ -106,13 +107,19 @@ def check():
 # --- closing the streams ---------------------------------------------------------------------
 
 
-def test_a_run_that_closes_its_streams_is_not_taken_for_ended(sandbox, cold):
+def test_a_run_that_closes_its_streams_is_not_taken_for_ended(sandbox, cold, monkeypatch):
     # closing every descriptor used to look like the run's end to the grader at once (only the
-    # runner held the pipes) while it went on running: the grader waited 10 s for a report of the
-    # end, killed the zygote and said "the Python process died"; a cold run's sandbox holds the
-    # pipes until the runner ends, which then reports its exit code
-    cells = ["import os, time\ndef check():\n    os.closerange(0, 1024)\n    time.sleep(2)\n    return 1.0\n"]
+    # runner held the pipes) while it went on running: the grader waited ANSWER_SECONDS for a
+    # report of the end, killed the zygote and said "the Python process died"; a cold run's
+    # sandbox holds the pipes until the runner ends, whose failure to report then ends it (exit 1,
+    # where a forked runner's exception used to be taken for a failed set-up: 124)
+    monkeypatch.setattr(zygotes_module, "ANSWER_SECONDS", 2.0)  # shorter than the notebook's sleep
+    cells = ["import os, time\ndef check():\n    os.closerange(0, 1024)\n    time.sleep(5)\n    return 1.0\n"]
+    _holds(sandbox, "def check():\n    return 1.0\n")
+    started = sandbox.zygotes.started
     warm_record, = _calls(sandbox, cells)
+    _holds(sandbox, "def check():\n    return 1.0\n")
+    assert sandbox.zygotes.started == started, "the zygote was discarded"
     cold_record, = _calls(cold, cells)
     assert warm_record == cold_record
     assert warm_record.outcome is CallOutcome.CRASHED and "exited with code" in (warm_record.detail or "")
