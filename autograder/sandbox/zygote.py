@@ -14,9 +14,10 @@ three pipe ends and numbers (user id, limits). For each such request it forks a 
 3. ``C`` unshares a PID and cgroup namespace and forks the run's init process (``I``, PID 1 of
    its namespace: the run sees no process but its own, not the zygote);
 4. ``I`` mounts its own ``/proc``, sets the per-process limits, drops to the run's user id (as
-   root), drops every capability (bounding set too), sets ``no_new_privs`` and loads the
-   seccomp filter; then it forks ``R``, which reseeds the random number generators the zygote
-   imported and runs the runner (:mod:`runner`) exactly as a freshly started one would.
+   root), drops every capability (bounding set too) and every signal handler, and forks ``R``;
+   each sets ``no_new_privs`` and loads the seccomp filter (``R`` first becomes dumpable, as a
+   process that has just started a program is). ``R`` reseeds the random number generators the
+   zygote imported and runs the runner (:mod:`runner`) exactly as a freshly started one would.
 
 ``I`` waits for ``R`` and tells ``C`` how it ended; ``C`` ends the same way, and the zygote waits
 for ``C`` and reports how it ended.
@@ -123,6 +124,14 @@ def _load_filter(program: bytes) -> None:
     _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
 
 
+def _confine(program: bytes | None) -> None:
+    """``no_new_privs`` and the seccomp filter (just ``no_new_privs`` without one)."""
+    if program is not None:
+        _load_filter(program)
+    else:
+        _prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
 def _reseed() -> None:
     """New seeds for what the zygote imported: each run draws its own numbers, as a fresh Python would."""
     modules = sys.modules
@@ -157,13 +166,9 @@ def _init(request: tuple[int, ...], program: bytes | None, status_pipe: int) -> 
     # after the id change, which clears it; should C be gone already, the run's cgroup is removed anyway
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     _drop_capabilities()
-    if program is not None:
-        _load_filter(program)
-    else:
-        _prctl(PR_SET_NO_NEW_PRIVS, 1)
     # Python's own handlers (SIGINT's): the run's user id may signal this process, which as PID 1
     # gets only the signals it handles; none, so that a notebook cannot end its run through it
-    handlers = {number: signal.getsignal(number) for number in signal.valid_signals() if callable(signal.getsignal(number))}
+    handlers = {number: handler for number in signal.valid_signals() if callable(handler := signal.getsignal(number))}
     for number in handlers:
         signal.signal(number, signal.SIG_DFL)
     runner_pid = os.fork()
@@ -171,7 +176,13 @@ def _init(request: tuple[int, ...], program: bytes | None, status_pipe: int) -> 
         os.close(status_pipe)
         for number, handler in handlers.items():  # the runner's are a fresh Python's
             signal.signal(number, handler)
+        # dumpable, as a process that has just started a program is (the zygote is not, nor is this
+        # one): its /proc entries are its user's, so it reads its own /proc/self/environ and fd as
+        # a cold runner does; before the filter, which refuses this prctl
+        _prctl(PR_SET_DUMPABLE, 1)
+        _confine(program)
         _runner_process()
+    _confine(program)
     # this process keeps the run's streams, as bubblewrap does in a cold run: the grader sees their
     # end once the runner has ended, not when a notebook closes its own copies and goes on running
     while True:  # reap orphans too, as an init must, until the runner has ended

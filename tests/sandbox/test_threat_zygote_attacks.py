@@ -154,8 +154,8 @@ _KEYS = ("dumpable", "own /proc entries", "environ readable", "handlers", "block
 def test_a_warm_runner_is_the_process_a_cold_one_is(sandbox, cold):
     # a forked runner was not dumpable (the zygote is not): its /proc entries were root's, so a
     # notebook could not read its own /proc/self/environ or list /proc/self/fd, unlike a cold run
-    warm = {key: record.message for key, record in zip(_KEYS, _calls(sandbox, [_STATE], *_KEYS))}
-    cold_seen = {key: record.message for key, record in zip(_KEYS, _calls(cold, [_STATE], *_KEYS))}
+    warm = {key: record.message for key, record in zip(_KEYS, _calls(sandbox, [_STATE], *_KEYS), strict=True)}
+    cold_seen = {key: record.message for key, record in zip(_KEYS, _calls(cold, [_STATE], *_KEYS), strict=True)}
     assert warm == cold_seen
     assert warm["dumpable"] == "1"
 
