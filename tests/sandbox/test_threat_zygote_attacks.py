@@ -332,3 +332,29 @@ def test_no_descriptor_is_left_open_by_warm_runs(sandbox):
     assert record.outcome is CallOutcome.CRASHED
     assert _open_fds() == before
 
+
+
+def test_closing_the_pool_spares_a_run_in_progress(sandbox):
+    # Sandbox.close (a batch that is done) ended the thread that starts zygotes, and bubblewrap
+    # ends a zygote with that thread: a run another worker still had in it died with it
+    record = {}
+
+    def run():
+        record["calls"] = _calls(sandbox, ["import time\ndef check():\n    time.sleep(3)\n    return 1.0\n"])
+
+    _holds(sandbox, "def check():\n    return 1.0\n")  # a zygote idle in the pool, taken by the run below
+    worker = threading.Thread(target=run)
+    worker.start()
+    time.sleep(1.5)  # the run is in its sleep (and if not yet, close() must spare its start too)
+    sandbox.zygotes.close()
+    worker.join(120)
+    assert record["calls"][0].value == 1.0, record["calls"][0]
+    _holds(sandbox, "def check():\n    return 1.0\n")  # and the pool serves runs after it
+
+
+def test_a_warm_run_killed_by_a_signal_is_crashed_as_a_cold_one(sandbox, cold):
+    # measured: warm names the signal ("killed by SIGSEGV"), cold says bubblewrap's "exited with code 139"
+    cells = ["import ctypes\ndef check():\n    ctypes.string_at(0)\n"]
+    warm_record, = _calls(sandbox, cells)
+    cold_record, = _calls(cold, cells)
+    assert warm_record.outcome is cold_record.outcome is CallOutcome.CRASHED
