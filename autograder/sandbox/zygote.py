@@ -59,6 +59,8 @@ PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_
     1, 4, 24, 38, 22, 47,
 )
 PR_CAP_AMBIENT_CLEAR_ALL, SECCOMP_MODE_FILTER = 4, 2
+#: The flags a read-only remount keeps (``statvfs`` reports them with the values ``mount`` takes).
+_KEPT_FLAGS = MS_NOSUID | MS_NODEV | MS_NOEXEC | 1024 | 2048 | 4096  # and MS_NOATIME, NODIRATIME, RELATIME
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 HOME = "/home/student"
 #: Where the sandbox mounts the runner (``bubblewrap.SANDBOX_RUNNER``).
@@ -224,6 +226,9 @@ def _run(fds: list[int], request: tuple[int, ...], program: bytes | None) -> Non
         owner = f",uid={uid},gid={uid}" if uid >= 0 else ""  # the home is the run's user's alone
         for path, options in (("/tmp", "mode=1777"), ("/dev/shm", "mode=1777"), (HOME, f"mode=0700{owner}")):
             _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch},{options}")
+        for path in ("/", "/dev"):  # the zygote's own tmpfs, shared by every run it forks: read-only in a run
+            kept = os.statvfs(path).f_flag & _KEPT_FLAGS
+            _mount("none", path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | kept)
         if os.read(0, 1) != GO:  # the grader has moved this process into the run's cgroup
             os._exit(125)
         _check(_libc.unshare(CLONE_NEWPID | CLONE_NEWCGROUP), "unshare")

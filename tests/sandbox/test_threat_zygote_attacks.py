@@ -405,3 +405,22 @@ def check():
     limit = sandbox.limits.processes
     for record in (warm_record, cold_record):
         assert record.value is not None and limit / 2 < record.value < limit, (warm_record, cold_record)
+
+
+def test_the_zygotes_own_file_systems_are_read_only_in_a_run(sandbox):
+    # bubblewrap's root and /dev tmpfs are the zygote's, shared by every run it forks (a new mount
+    # namespace copies the mounts, not the files): as root their folders are not the run's user's,
+    # but without root (a user namespace) the run has the zygote's user id and could write there
+    _holds(sandbox, """import os
+def check():
+    fresh = ('/tmp', '/dev/shm', os.path.expanduser('~'))
+    shared = []
+    for line in open('/proc/self/mountinfo'):
+        fields = line.split()
+        point, options, kind = fields[4], fields[5].split(','), line.split(' - ')[1].split()[0]
+        if kind == 'tmpfs' and 'rw' in options and point not in fresh:
+            shared.append(point)
+    if shared:
+        raise ValueError(shared)
+    return 1.0
+""")
