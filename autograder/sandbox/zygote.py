@@ -30,6 +30,7 @@ import array
 import ctypes
 import os
 import resource
+import select
 import signal
 import socket
 import struct
@@ -144,6 +145,19 @@ def _reseed() -> None:
         numpy_random.seed()
 
 
+def _die_with_c(status_pipe: int) -> None:
+    """End this process (``I``) with ``C``: at once if ``C`` is gone (its end of the status pipe is closed).
+
+    An ``I`` that outlived a killed ``C`` would run the runner with nobody to report to, and the
+    zygote, which inherits it, would wait for it (:func:`_reap_orphans`).
+    """
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    poll = select.poll()
+    poll.register(status_pipe, 0)  # POLLERR: no reader left
+    if poll.poll(0):
+        os._exit(1)
+
+
 def _init(request: tuple[int, ...], program: bytes | None, status_pipe: int) -> None:
     """``I``, PID 1 of the run: its own ``/proc``, limits, no privileges, the filter; forks ``R``. Never returns.
 
@@ -151,6 +165,7 @@ def _init(request: tuple[int, ...], program: bytes | None, status_pipe: int) -> 
     ignores (a notebook that kills its own process must end, as it would anywhere else).
     """
     uid, processes, address_space, cpu, file_size, open_files, _scratch = request
+    _die_with_c(status_pipe)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     _mount("/proc/sys", "/proc/sys", None, MS_BIND | MS_REC)
     _mount("/proc/sys", "/proc/sys", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -165,8 +180,7 @@ def _init(request: tuple[int, ...], program: bytes | None, status_pipe: int) -> 
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
-    # after the id change, which clears it; should C be gone already, the run's cgroup is removed anyway
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    _die_with_c(status_pipe)  # again: the id change clears it
     _drop_capabilities()
     # Python's own handlers (SIGINT's): the run's user id may signal this process, which as PID 1
     # gets only the signals it handles; none, so that a notebook cannot end its run through it
@@ -258,6 +272,21 @@ def _run(fds: list[int], request: tuple[int, ...], program: bytes | None) -> Non
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
 
+def _reap_orphans() -> None:
+    """Wait for and reap every process this one inherited, as the PID 1 of bubblewrap's namespace it is.
+
+    When the grader kills a run's ``C`` (a timeout), its init ``I`` (killed with it) becomes this
+    process's child: left a zombie, it would still count against the run's user id's process
+    limit after the run's end and the id's lease, so that after enough killed runs no later run
+    with that id could fork. Called once ``C`` is reaped, when this process has no other child.
+    """
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
 def serve(control: socket.socket, program: bytes | None) -> None:
     """Fork one run per request on ``control`` until the grader closes it."""
     while True:
@@ -286,6 +315,7 @@ def serve(control: socket.socket, program: bytes | None) -> None:
         control.sendmsg([FORKED], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [pidfd]))])
         os.close(pidfd)
         _, status = os.waitpid(child, 0)
+        _reap_orphans()
         control.send(ENDED.pack(b"ended", status))
 
 

@@ -424,3 +424,46 @@ def check():
         raise ValueError(shared)
     return 1.0
 """)
+
+
+def _descendants(pid: int) -> list[tuple[int, str]]:
+    """The processes below ``pid`` (one of the test's own), with their state letter."""
+    found = []
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as children:
+            kids = [int(kid) for kid in children.read().split()]
+    except OSError:
+        return found
+    for kid in kids:
+        try:
+            with open(f"/proc/{kid}/stat") as stat:
+                state = stat.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        found += [(kid, state), *_descendants(kid)]
+    return found
+
+
+def test_runs_killed_on_timeout_leave_no_process_behind_in_the_zygote(sandbox, monkeypatch):
+    # a killed run's init died after its C and became the zygote's child, never reaped: a zombie
+    # of the run's user id, counted against that id's process limit after its lease was given
+    # back; enough timed-out notebooks left later runs with that id (another grader's, too) unable
+    # to fork (measured: zombies of the sandbox user ids under other graders' zygotes on this machine)
+    taken = []
+    acquire = sandbox.zygotes.acquire
+
+    def recording():
+        zygote = acquire()
+        taken.append(zygote)
+        return zygote
+
+    monkeypatch.setattr(sandbox.zygotes, "acquire", recording)
+    outcome = run_submission(sandbox, ["while True:\n    pass\n"] * 3, [], timeout=0.3, budget=120)
+    assert [cell.outcome.value for cell in outcome.cells.values()] == ["timeout"] * 3
+    zygotes = {id(zygote): zygote for zygote in taken if zygote is not None}
+    assert zygotes
+    for zygote in zygotes.values():
+        assert zygote.alive
+        left = _descendants(zygote._process.pid)
+        # bubblewrap's process, then the zygote: nothing below it between runs
+        assert len(left) <= 2 and all(state != "Z" for _pid, state in left), left
