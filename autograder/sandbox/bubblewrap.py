@@ -39,8 +39,10 @@ from .zygotes import COLD_VARIABLE, PRELOAD, ZygotePool
 SANDBOX_RUNNER = "/opt/grader/runner.py"
 SANDBOX_ZYGOTE = "/opt/grader/zygote.py"
 ZYGOTE = Path(__file__).with_name("zygote.py")
-#: What the zygote needs to give each run its namespaces and user id, and to take every capability away.
-ZYGOTE_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
+#: What the zygote needs to give each run its namespaces and user id, and to take every capability away;
+#: CAP_KILL: a run's parent-death signal is sent with the dying parent's rights, to a process of the run's
+#: user id (without it a killed run's init outlived it, and so did the runner below it).
+ZYGOTE_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL")
 SANDBOX_HOME = "/home/student"
 
 __all__ = ["SANDBOX_HOME", "SANDBOX_RUNNER", "Bubblewrap"]

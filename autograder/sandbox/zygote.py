@@ -14,9 +14,10 @@ three pipe ends and numbers (user id, limits). For each such request it forks a 
 3. ``C`` unshares a PID and cgroup namespace and forks the run's init process (``I``, PID 1 of
    its namespace: the run sees no process but its own, not the zygote);
 4. ``I`` mounts its own ``/proc``, sets the per-process limits, drops to the run's user id (as
-   root), drops every capability (bounding set too), sets ``no_new_privs`` and loads the
-   seccomp filter; then it forks ``R``, which reseeds the random number generators the zygote
-   imported and runs the runner (:mod:`runner`) exactly as a freshly started one would.
+   root), drops every capability (bounding set too) and every signal handler, and forks ``R``;
+   each sets ``no_new_privs`` and loads the seccomp filter (``R`` first becomes dumpable, as a
+   process that has just started a program is). ``R`` reseeds the random number generators the
+   zygote imported and runs the runner (:mod:`runner`) exactly as a freshly started one would.
 
 ``I`` waits for ``R`` and tells ``C`` how it ended; ``C`` ends the same way, and the zygote waits
 for ``C`` and reports how it ended.
@@ -29,6 +30,7 @@ import array
 import ctypes
 import os
 import resource
+import select
 import signal
 import socket
 import struct
@@ -58,6 +60,8 @@ PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_
     1, 4, 24, 38, 22, 47,
 )
 PR_CAP_AMBIENT_CLEAR_ALL, SECCOMP_MODE_FILTER = 4, 2
+#: The flags a read-only remount keeps (``statvfs`` reports them with the values ``mount`` takes).
+_KEPT_FLAGS = MS_NOSUID | MS_NODEV | MS_NOEXEC | 1024 | 2048 | 4096  # and MS_NOATIME, NODIRATIME, RELATIME
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 HOME = "/home/student"
 #: Where the sandbox mounts the runner (``bubblewrap.SANDBOX_RUNNER``).
@@ -66,6 +70,8 @@ _RUNNER_PATH = "/opt/grader/runner.py"
 _libc = ctypes.CDLL(None, use_errno=True)
 #: The runner module (imported by :func:`main`, from beside this file as the sandbox mounts it).
 _runner: ModuleType | None = None
+#: Whether this process is a run's runner (``R``), whose exceptions end it as they end a cold one.
+_is_runner = False
 
 
 class _SockFprog(ctypes.Structure):
@@ -121,6 +127,14 @@ def _load_filter(program: bytes) -> None:
     _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
 
 
+def _confine(program: bytes | None) -> None:
+    """``no_new_privs`` and the seccomp filter (just ``no_new_privs`` without one)."""
+    if program is not None:
+        _load_filter(program)
+    else:
+        _prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
 def _reseed() -> None:
     """New seeds for what the zygote imported: each run draws its own numbers, as a fresh Python would."""
     modules = sys.modules
@@ -131,6 +145,19 @@ def _reseed() -> None:
         numpy_random.seed()
 
 
+def _die_with_c(status_pipe: int) -> None:
+    """End this process (``I``) with ``C``: at once if ``C`` is gone (its end of the status pipe is closed).
+
+    An ``I`` that outlived a killed ``C`` would run the runner with nobody to report to, and the
+    zygote, which inherits it, would wait for it (:func:`_reap_orphans`).
+    """
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    poll = select.poll()
+    poll.register(status_pipe, 0)  # POLLERR: no reader left
+    if poll.poll(0):
+        os._exit(1)
+
+
 def _init(request: tuple[int, ...], program: bytes | None, status_pipe: int) -> None:
     """``I``, PID 1 of the run: its own ``/proc``, limits, no privileges, the filter; forks ``R``. Never returns.
 
@@ -138,6 +165,7 @@ def _init(request: tuple[int, ...], program: bytes | None, status_pipe: int) -> 
     ignores (a notebook that kills its own process must end, as it would anywhere else).
     """
     uid, processes, address_space, cpu, file_size, open_files, _scratch = request
+    _die_with_c(status_pipe)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     _mount("/proc/sys", "/proc/sys", None, MS_BIND | MS_REC)
     _mount("/proc/sys", "/proc/sys", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -152,19 +180,27 @@ def _init(request: tuple[int, ...], program: bytes | None, status_pipe: int) -> 
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
-    # after the id change, which clears it; should C be gone already, the run's cgroup is removed anyway
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    _die_with_c(status_pipe)  # again: the id change clears it
     _drop_capabilities()
-    if program is not None:
-        _load_filter(program)
-    else:
-        _prctl(PR_SET_NO_NEW_PRIVS, 1)
+    # Python's own handlers (SIGINT's): the run's user id may signal this process, which as PID 1
+    # gets only the signals it handles; none, so that a notebook cannot end its run through it
+    handlers = {number: handler for number in signal.valid_signals() if callable(handler := signal.getsignal(number))}
+    for number in handlers:
+        signal.signal(number, signal.SIG_DFL)
     runner_pid = os.fork()
     if runner_pid == 0:
         os.close(status_pipe)
+        for number, handler in handlers.items():  # the runner's are a fresh Python's
+            signal.signal(number, handler)
+        # dumpable, as a process that has just started a program is (the zygote is not, nor is this
+        # one): its /proc entries are its user's, so it reads its own /proc/self/environ and fd as
+        # a cold runner does; before the filter, which refuses this prctl
+        _prctl(PR_SET_DUMPABLE, 1)
+        _confine(program)
         _runner_process()
-    for fd in (0, 1, 2):  # the runner's alone: the grader sees the pipes' end when the runner's processes end
-        os.close(fd)
+    _confine(program)
+    # this process keeps the run's streams, as bubblewrap does in a cold run: the grader sees their
+    # end once the runner has ended, not when a notebook closes its own copies and goes on running
     while True:  # reap orphans too, as an init must, until the runner has ended
         pid, status = os.waitpid(-1, 0)
         if pid == runner_pid:
@@ -173,7 +209,13 @@ def _init(request: tuple[int, ...], program: bytes | None, status_pipe: int) -> 
 
 
 def _runner_process() -> None:
-    """``R``: the runner, with seeds of its own, in the home folder. Never returns."""
+    """``R``: the runner, with seeds of its own, in the home folder. Never returns.
+
+    What the runner raises (it fails to write to the grader, say) reaches the interpreter's top
+    level, as in a cold runner: printed, then ``atexit``, then exit status 1 (or ``SystemExit``'s).
+    """
+    global _is_runner
+    _is_runner = True
     _reseed()
     os.chdir(HOME)
     sys.argv[0] = _RUNNER_PATH
@@ -181,7 +223,7 @@ def _runner_process() -> None:
         raise RuntimeError("the zygote forked before importing the runner")
     # a cold runner is __main__, which it replaces by the student's module: no module names it here either
     del sys.modules["runner"]
-    _runner.main()  # ends the process itself (os._exit)
+    _runner.main()  # ends the process itself (os._exit), or raises to the top level
 
 
 def _run(fds: list[int], request: tuple[int, ...], program: bytes | None) -> None:
@@ -198,6 +240,9 @@ def _run(fds: list[int], request: tuple[int, ...], program: bytes | None) -> Non
         owner = f",uid={uid},gid={uid}" if uid >= 0 else ""  # the home is the run's user's alone
         for path, options in (("/tmp", "mode=1777"), ("/dev/shm", "mode=1777"), (HOME, f"mode=0700{owner}")):
             _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch},{options}")
+        for path in ("/", "/dev"):  # the zygote's own tmpfs, shared by every run it forks: read-only in a run
+            kept = os.statvfs(path).f_flag & _KEPT_FLAGS
+            _mount("none", path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | kept)
         if os.read(0, 1) != GO:  # the grader has moved this process into the run's cgroup
             os._exit(125)
         _check(_libc.unshare(CLONE_NEWPID | CLONE_NEWCGROUP), "unshare")
@@ -213,6 +258,8 @@ def _run(fds: list[int], request: tuple[int, ...], program: bytes | None) -> Non
         os.waitpid(child, 0)
         status = struct.unpack("=i", word)[0] if len(word) == 4 else signal.SIGKILL  # I was killed
     except BaseException as error:  # a run that could not be set up says so and ends
+        if _is_runner:
+            raise
         try:
             os.write(2, f"the run could not be set up: {error}".encode(errors="replace")[:500])
         finally:
@@ -223,6 +270,21 @@ def _run(fds: list[int], request: tuple[int, ...], program: bytes | None) -> Non
             signal.signal(number, signal.SIG_DFL)
         os.kill(os.getpid(), number)
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
+def _reap_orphans() -> None:
+    """Wait for and reap every process this one inherited, as the PID 1 of bubblewrap's namespace it is.
+
+    When the grader kills a run's ``C`` (a timeout), its init ``I`` (killed with it) becomes this
+    process's child: left a zombie, it would still count against the run's user id's process
+    limit after the run's end and the id's lease, so that after enough killed runs no later run
+    with that id could fork. Called once ``C`` is reaped, when this process has no other child.
+    """
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
 
 
 def serve(control: socket.socket, program: bytes | None) -> None:
@@ -253,6 +315,7 @@ def serve(control: socket.socket, program: bytes | None) -> None:
         control.sendmsg([FORKED], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [pidfd]))])
         os.close(pidfd)
         _, status = os.waitpid(child, 0)
+        _reap_orphans()
         control.send(ENDED.pack(b"ended", status))
 
 

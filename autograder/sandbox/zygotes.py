@@ -135,7 +135,10 @@ class Zygote:
             for fd in (stdin_r, stdout_w, stderr_w):
                 os.close(fd)
             stdin_r = stdout_w = stderr_w = -1
-            os.write(stdin_w, inside.GO + b"[]\n")
+            try:
+                os.write(stdin_w, inside.GO + b"[]\n")
+            except BrokenPipeError:
+                pass  # the run has ended already: its error output says why
             os.close(stdin_w)
             stdin_w = -1
             said = _read_all(stdout_r, ANSWER_SECONDS)
@@ -202,6 +205,10 @@ class ZygotePool:
         self._command = command
         self.limits = limits
         self._idle: list[Zygote] = []
+        #: How many zygotes runs hold now (acquired, not yet released or discarded).
+        self._lent = 0
+        #: :meth:`close` was asked while runs held zygotes: those are ended when given back.
+        self._closing = False
         self._lock = threading.Lock()
         #: Why warm starts are off for this pool (a zygote could not be started), else None.
         self.disabled: str | None = None
@@ -215,30 +222,37 @@ class ZygotePool:
     def acquire(self, trial: bytes) -> Zygote | None:
         """An idle zygote (started now and tried with request ``trial`` if none is); None when warm starts are off."""
         with self._lock:
+            self._closing = False  # a run after close() starts what it needs again
             while self._idle:
                 zygote = self._idle.pop()
                 if zygote.alive:
+                    self._lent += 1
                     return zygote
                 zygote.close()
             if self.disabled is not None:
                 return None
-        with self._lock:
             if self._starter is None:
                 # workers that start at once start their zygotes side by side
                 self._starter = ThreadPoolExecutor(max_workers=STARTERS, thread_name_prefix="zygote-starter")
             starter = self._starter
+            self._lent += 1  # already: a close() meanwhile leaves the starting thread alone
         try:
             zygote = starter.submit(Zygote, self._command).result()
         except (OSError, ZygoteFailed) as error:
             self.disabled = str(error)
+            with self._lock:
+                self._lent -= 1
+                stopped = self._stop_starter()
+            if stopped is not None:
+                stopped.shutdown(wait=False)
             return None
         try:
             problem = zygote.trial(trial)
         except (OSError, ZygoteFailed) as error:
             problem = str(error)
         if problem is not None:
-            zygote.close()
             self.disabled = problem
+            self.discard(zygote)
             return None
         with self._lock:
             self.started += 1
@@ -247,13 +261,42 @@ class ZygotePool:
     def release(self, zygote: Zygote) -> None:
         """Give back a zygote whose last run's end has been read."""
         with self._lock:
-            self._idle.append(zygote)
+            if not self._closing:
+                self._idle.append(zygote)
+                self._lent -= 1
+                return
+        self.discard(zygote)
+
+    def discard(self, zygote: Zygote) -> None:
+        """End a zygote a run held (it failed, or :meth:`close` was asked meanwhile)."""
+        zygote.close()
+        with self._lock:
+            self._lent -= 1
+            starter = self._stop_starter()
+        if starter is not None:
+            starter.shutdown(wait=False)
+
+    def _stop_starter(self) -> ThreadPoolExecutor | None:
+        """The starting thread to shut down, once no run holds a zygote (with the lock held).
+
+        bubblewrap ends a zygote when that thread ends: while a run holds one, ending the thread
+        would kill the run (another worker's, when one worker's batch is done).
+        """
+        if not self._closing or self._lent > 0:
+            return None
+        self._closing = False
+        starter, self._starter = self._starter, None
+        return starter
 
     def close(self) -> None:
-        """End every idle zygote and the thread that starts them (a later run starts both again)."""
+        """End every idle zygote, and the thread that starts them once no run holds one (a later run starts both again).
+
+        A zygote a run holds now is ended when the run gives it back.
+        """
         with self._lock:
             idle, self._idle = self._idle, []
-            starter, self._starter = self._starter, None
+            self._closing = True
+            starter = self._stop_starter()
         for zygote in idle:  # all end at once, then each is reaped
             zygote.hang_up()
         for zygote in idle:
@@ -299,7 +342,7 @@ class ZygoteRequest:
         except ZygoteFailed:
             for fd in ours:
                 os.close(fd)
-            zygote.close()
+            self.pool.discard(zygote)
             return None
         try:
             launch.group.adopt(host_pid(pidfd))
@@ -336,7 +379,7 @@ class ForkedRun:
                 self._returncode = os.waitstatus_to_exitcode(zygote.ended())
                 self._pool.release(zygote)
             except (ZygoteFailed, ValueError):
-                zygote.close()
+                self._pool.discard(zygote)
             os.close(self._pidfd)
         return self._returncode
 
