@@ -175,6 +175,8 @@ def sync_source(path: Path, exercise: Exercise) -> list[str]:
 def locked_cell_ids(exercise: Exercise, notebook: nbformat.NotebookNode) -> frozenset[str]:
     """The grade ids of a notebook's read-only code cells (tests, helpers, figures): not the student's code."""
     ids = {HELPER_ID, *(group.grade_id for group in exercise.groups)}
+    if exercise.answered is not None:  # read as data, never run as the student's code
+        ids |= exercise.answered.cell_ids
     for cell in notebook.cells:
         meta = nbgrader_metadata(cell)
         if cell.cell_type == "code" and grade_id(cell) and not meta.get("solution"):

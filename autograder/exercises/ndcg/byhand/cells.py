@@ -25,7 +25,7 @@ def task_markdown() -> str:
     """The task's wording, with the points split and the tolerance."""
     split = ", ".join(f"{step.description.split(' (')[0]} {step.points:g}" for step in STEPS)
     return (
-        f"# Task 1.2 — nDCG by hand ({MAX_SCORE:g} points)\n\n"
+        f"## Task 1.2 — nDCG by hand ({MAX_SCORE:g} points)\n\n"
         "*After exams WS 17/18 and WS 19/20, Task 1.2; WS 23/24, Task 1.3.* Every student gets **their own "
         "ranked list** of graded relevances (0–3), derived from your user name in the read-only cell below; "
         f"the cut-off is k = {derive.CUTOFF}. Work out by hand (a calculator is fine, code is not):\n\n"
