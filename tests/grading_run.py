@@ -81,9 +81,16 @@ def notebook_path(course: Path, student: str, name: str = NOTEBOOK) -> Path:
 
 
 def add_student(course: Path, student: str, dcg: str = CORRECT_DCG, ndcg: str = CORRECT_NDCG,
-                extra: tuple[str, ...] = (), name: str = NOTEBOOK) -> Path:
-    """Write a submission: the release with the solution cells filled and ``extra`` cells before them."""
-    notebook = fill_solutions(nbformat.read(RELEASE, as_version=4), {"dcg": dcg, "ndcg": ndcg})
+                extra: tuple[str, ...] = (), name: str = NOTEBOOK, by_hand: str | None = "right") -> Path:
+    """Write a submission: the release with the solution cells filled and ``extra`` cells before them.
+
+    Task 1.2 is answered as the student works their own list ``by_hand`` (a way of
+    :func:`~autograder.exercises.ndcg.byhand.steps.every_steps`; None: left as released).
+    """
+    from byhand_answers import answer_by_hand
+
+    notebook = answer_by_hand(fill_solutions(nbformat.read(RELEASE, as_version=4), {"dcg": dcg, "ndcg": ndcg}),
+                              student, by_hand)
     first_solution = next(i for i, c in enumerate(notebook.cells) if c.metadata.get("nbgrader", {}).get("solution"))
     for offset, source in enumerate(extra):
         notebook.cells.insert(first_solution + offset, new_code_cell(source))
