@@ -10,13 +10,18 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
 from autograder.course.example_notebooks import fill_solutions
+from autograder.course.generated_cells import skipped_cell_ids
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
+from autograder.exercises.ndcg import EXERCISE
+from autograder.grading import GradingSettings
+from autograder.grading.notebook import release_sources
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "release" / ASSIGNMENT / NOTEBOOK
@@ -74,6 +79,13 @@ def generated_course(path: Path) -> Path:
         _GENERATED.append(template)
     shutil.copytree(_GENERATED[0], path, symlinks=True, dirs_exist_ok=True)
     return path
+
+
+def release_settings(timeout: float, release: Path = RELEASE, **options: Any) -> GradingSettings:
+    """The settings the batch command grades ``release``'s submissions with: its skipped cells and Task 1.2's salt."""
+    answered = EXERCISE.answered
+    return GradingSettings(EXERCISE, timeout, skipped_cell_ids(EXERCISE, release),
+                           published=release_sources(release, answered.published_ids) if answered else (), **options)
 
 
 def notebook_path(course: Path, student: str, name: str = NOTEBOOK) -> Path:
