@@ -88,14 +88,14 @@ def test_hidden_groups_render_inside_hidden_markers():
             assert "check_value" not in source.split("### BEGIN HIDDEN TESTS")[0]
 
 
-def test_points_add_up_to_ten_and_match_the_notebook():
-    assert EXERCISE.max_score == 10.0
+def test_points_add_up_to_five_by_hand_and_ten_in_code_and_match_the_notebook():
+    assert sum(g.points for g in GROUPS) == 10.0 and EXERCISE.max_score == 10.0 + BY_HAND_POINTS == 15.0
     points = {
         c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
         for c in _cells(SOURCE)
         if c.metadata.get("nbgrader", {}).get("grade")
     }
-    assert points == {g.grade_id: g.points for g in GROUPS}
+    assert points == {g.grade_id: g.points for g in EXERCISE.graded_groups}
 
 
 def test_the_tutor_guide_lists_every_group_with_its_points():

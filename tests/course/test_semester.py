@@ -24,6 +24,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from byhand_answers import answer_by_hand
 from nbgrader.api import Gradebook
 
 from autograder.course.example_notebooks import fill_solutions
@@ -115,7 +116,8 @@ class Semester:
             self.student(name, "fetch_assignment", "ndcg")
         path = self.homes / name / "ndcg" / "ndcg.ipynb"
         release = nbformat.read(self.course / "release" / "ndcg" / "ndcg.ipynb", as_version=4)
-        notebook = release if answer is None else fill_solutions(release, {"dcg": answer[0], "ndcg": answer[1]})
+        notebook = release if answer is None else answer_by_hand(
+            fill_solutions(release, {"dcg": answer[0], "ndcg": answer[1]}), name)
         nbformat.write(notebook, path)
         self.student(name, "submit", "ndcg")
 
