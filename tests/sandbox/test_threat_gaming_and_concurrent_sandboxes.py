@@ -229,7 +229,7 @@ def test_no_covert_channel_through_file_locks_between_concurrent_sandboxes(tmp_p
     # at the time of writing: bob's message is "your code cell 1 raised ValueError: LEAKED [[1, 0, 0, 0, 0], 5]"
     assert hidden_text not in students["bob"]["message"]
     assert hidden_text not in feedback
-    assert students["bob"]["score"] == 10.0  # the receiver's own work is graded as usual
+    assert students["bob"]["score"] == EXERCISE.max_score  # the receiver's own work is graded as usual
     assert students["alice"]["status"] == "graded"  # the sender's locks fail (EPERM): its code breaks, not the run
 
 
@@ -316,7 +316,7 @@ def test_lease_files_and_descriptors_are_out_of_reach(tmp_path: Path) -> None:
     _grade(course)
     students = _results(course)
     assert "FDS [] RUN False UID 6" in students["peek"]["message"], students["peek"]["message"]
-    assert students["honest"]["score"] == 10.0
+    assert students["honest"]["score"] == EXERCISE.max_score
 
 
 # ----- 5. the walkthrough released to students holds no solution -------------------------------------
