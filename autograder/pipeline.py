@@ -39,7 +39,7 @@ from .output.feedback import write_feedback
 from .output.report import write_report
 from .output.results import run_summary, write_results
 from .output.safe_text import printable
-from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, Limits, Sandbox, choose_sandbox
+from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, Limits, Sandbox, checked_limits, choose_sandbox
 
 DEFAULT_TIMEOUT = 10.0
 #: The steps after grading write each student's files in this many threads (they mostly wait for the disk).
@@ -81,6 +81,11 @@ class GradeOptions:
     processes: int = 0
     #: The sandbox's resource limits (``--memory`` and the like); None: the exercise's.
     limits: Limits | None = None
+
+    def __post_init__(self) -> None:
+        # limits built in code are held to the command line's ranges, not only the ones parsed from it
+        if self.limits is not None:
+            checked_limits(self.limits, "GradeOptions.limits")
 
 
 @dataclass(frozen=True)

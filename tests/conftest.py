@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
+import built_once
 import nbformat
 import pytest
 from byhand_answers import answer_by_hand
@@ -58,30 +60,27 @@ def solution_code(notebook: nbformat.NotebookNode) -> dict[str, str]:
     }
 
 
-@pytest.fixture(scope="session")
-def course(tmp_path_factory) -> Path:
-    """A copy of the course (config, source, examples) whose release nbgrader generated afresh.
+@pytest.fixture(scope="session", autouse=True)
+def _built_once_folder(tmp_path_factory) -> None:
+    """Where :mod:`built_once` builds: the run's base folder, which pytest-xdist's workers share."""
+    base = tmp_path_factory.getbasetemp()
+    built_once.share(base.parent if "PYTEST_XDIST_WORKER" in os.environ else base)
 
-    Its nbgrader runs its own Execute (see :data:`NBGRADER_OWN_EXECUTE`): the reference the grader
-    must agree with.
-    """
-    root = tmp_path_factory.mktemp("course")
+
+def _generate_course(root: Path) -> None:
     config = (ROOT / "nbgrader_config.py").read_text(encoding="utf-8")
     (root / "nbgrader_config.py").write_text(config + NBGRADER_OWN_EXECUTE, encoding="utf-8")
     shutil.copytree(ROOT / "source", root / "source")
     shutil.copytree(ROOT / "examples", root / "examples")
     run_nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
-    return root
 
 
-@pytest.fixture(scope="session")
-def graded_course(course) -> tuple[Path, dict[str, tuple[float, float]]]:
-    """The course after ``nbgrader autograde`` with nbgrader's own Execute of the (trusted) examples, the
-    source solution and the stubs."""
-    submitted = course / "submitted"
-    stage_examples(course, submitted, hostile=False)  # plain nbgrader is not safe against them
-    release = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
-    source = nbformat.read(course / "source" / ASSIGNMENT / NOTEBOOK, as_version=4)
+def _autograde_examples(root: Path) -> None:
+    shutil.copytree(built_once.built_once("reference-course", _generate_course), root, dirs_exist_ok=True)
+    submitted = root / "submitted"
+    stage_examples(root, submitted, hostile=False)  # plain nbgrader is not safe against them
+    release = nbformat.read(root / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    source = nbformat.read(root / "source" / ASSIGNMENT / NOTEBOOK, as_version=4)
     for student, notebook in {
         "zz_solution": answer_by_hand(fill_solutions(release, solution_code(source)), "zz_solution"),
         "zz_stubs": release,
@@ -89,5 +88,25 @@ def graded_course(course) -> tuple[Path, dict[str, tuple[float, float]]]:
         target = submitted / student / ASSIGNMENT / NOTEBOOK
         target.parent.mkdir(parents=True)
         nbformat.write(notebook, target)
-    autograde(course)
-    return course, gradebook_scores(course)
+    autograde(root)
+
+
+@pytest.fixture(scope="session")
+def course(tmp_path_factory) -> Path:
+    """A copy of the course (config, source, examples) whose release nbgrader generated afresh.
+
+    Its nbgrader runs its own Execute (see :data:`NBGRADER_OWN_EXECUTE`): the reference the grader
+    must agree with. Generated once per test run (:mod:`built_once`); each worker gets a copy.
+    """
+    root = tmp_path_factory.mktemp("course")
+    shutil.copytree(built_once.built_once("reference-course", _generate_course), root, dirs_exist_ok=True)
+    return root
+
+
+@pytest.fixture(scope="session")
+def graded_course(tmp_path_factory) -> tuple[Path, dict[str, tuple[float, float]]]:
+    """The course after ``nbgrader autograde`` with nbgrader's own Execute of the (trusted) examples, the
+    source solution and the stubs (autograded once per test run; each worker gets a copy)."""
+    root = tmp_path_factory.mktemp("graded-course")
+    shutil.copytree(built_once.built_once("reference-graded", _autograde_examples), root, dirs_exist_ok=True)
+    return root, gradebook_scores(root)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import shutil
@@ -14,6 +13,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from built_once import built_once
 from nbformat.v4 import new_code_cell
 
 from autograder.course.example_notebooks import fill_solutions
@@ -55,29 +55,24 @@ def whole_course(path: Path) -> Path:
     return path
 
 
-#: A course after nbgrader's ``generate_assignment``, made once per test process (it costs about 12 s
-#: of CPU time): :func:`generated_course` copies it.
-_GENERATED: list[Path] = []
+def _generate(folder: Path) -> None:
+    from autograder.course.nbgrader import run_nbgrader
+
+    template = whole_course(folder)
+    run_nbgrader(template, "generate_assignment", ASSIGNMENT, "--force")
+    if str(folder).encode() in (template / "gradebook.db").read_bytes():  # a copy would name the wrong folder
+        raise RuntimeError("the generated gradebook names its folder: generate the course in place")
 
 
 def generated_course(path: Path) -> Path:
     """:func:`whole_course` at ``path`` after ``nbgrader generate_assignment ndcg --force`` (release and gradebook).
 
-    nbgrader generates the course once per test process, in a folder of its own; every caller gets a
-    copy. The gradebook holds no path of the folder it was made in, so a copy is the course nbgrader
-    would have made at ``path`` (tests about generate_assignment itself, or about paths, run it themselves).
+    nbgrader generates the course once per test run (about 12 s of CPU time; :mod:`built_once`), in a
+    folder of its own; every caller gets a copy. The gradebook holds no path of the folder it was made
+    in, so a copy is the course nbgrader would have made at ``path`` (tests about generate_assignment
+    itself, or about paths, run it themselves).
     """
-    if not _GENERATED:
-        from autograder.course.nbgrader import run_nbgrader
-
-        folder = Path(tempfile.mkdtemp(prefix="ndcg-generated-"))
-        atexit.register(shutil.rmtree, folder, True)
-        template = whole_course(folder / "course")
-        run_nbgrader(template, "generate_assignment", ASSIGNMENT, "--force")
-        if str(folder).encode() in (template / "gradebook.db").read_bytes():  # a copy would name the wrong folder
-            raise RuntimeError("the generated gradebook names its folder: generate the course in place")
-        _GENERATED.append(template)
-    shutil.copytree(_GENERATED[0], path, symlinks=True, dirs_exist_ok=True)
+    shutil.copytree(built_once("generated-course", _generate), path, symlinks=True, dirs_exist_ok=True)
     return path
 
 
@@ -138,7 +133,6 @@ def results(course: Path, out: str = "graded") -> dict[str, dict]:
 
 def python_in_sandbox(sandbox, code: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run ``python -c code`` in one run of ``sandbox`` (from a fresh scratch home), as the grader starts it."""
-    import tempfile
 
     with tempfile.TemporaryDirectory() as scratch:
         launch = sandbox.launch(Path(scratch), slot=0)

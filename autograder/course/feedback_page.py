@@ -71,7 +71,8 @@ def result_document(result: StudentResult, *, show_solution: bool = False) -> by
     """The result file's content for ``result`` (its lateness and marks are left out: the gradebook has them)."""
     data = result.to_json()
     data["late"] = data["manual"] = None
-    return json.dumps({"format": _FORMAT, "show_solution": show_solution, "result": data}, indent=1).encode("utf-8")
+    document = {"format": _FORMAT, "show_solution": show_solution, "result": data}
+    return json.dumps(document, separators=(",", ":")).encode("utf-8")  # compact: json's C encoder
 
 
 def read_stored_result(folder: Path, notebook: str) -> StoredResult:

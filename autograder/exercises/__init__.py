@@ -1,7 +1,8 @@
 """The course's exercises, by assignment id.
 
-Adding an exercise means adding a package here (cases, reference, probes, diagnosis, catalogue,
-definition) and an entry in :data:`EXERCISES`; the engine does not change.
+Adding an exercise means adding a package here that builds its ``EXERCISE``, its import and entry
+in :data:`EXERCISES`, and its notebook in ``source/`` (the list: docs/architecture.md); the engine
+does not change.
 """
 
 from __future__ import annotations

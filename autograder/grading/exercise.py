@@ -98,7 +98,8 @@ class Expect(StrEnum):
     SAME_AS = "same as"
 
 
-#: How a case's provenance marks a case written for the exercise (not taken from a lecture or paper).
+#: How :attr:`Case.provenance` shows :attr:`Case.constructed` to students and tutors; display only:
+#: the grader reads the flag, never this text back.
 CONSTRUCTED = "constructed: "
 
 
@@ -126,7 +127,7 @@ class Case:
     #: What the case checks, in words a student can use: said where a hidden case fails, whose input
     #: cannot be shown (e.g. "a k beyond the list must give the value of the whole list").
     meaning: str = ""
-    #: Written for the exercise, not taken from a lecture or paper: its provenance says so.
+    #: Written for the exercise, not taken from a lecture or paper (:attr:`provenance` shows it).
     constructed: bool = False
 
     def __post_init__(self) -> None:
@@ -137,7 +138,10 @@ class Case:
 
     @property
     def provenance(self) -> str:
-        """Where the case comes from, as the notebook's test cells and ``results.json`` show it."""
+        """Where the case comes from, as the notebook's test cells and ``results.json`` show it.
+
+        :attr:`what`, with :data:`CONSTRUCTED` before it when :attr:`constructed` is set.
+        """
         return CONSTRUCTED + self.what if self.constructed else self.what
 
     @property

@@ -52,7 +52,8 @@ class Status(StrEnum):
 class CaseResult:
     """One case of a test group: what it checks (never its input or expected value) and whether it passed."""
 
-    #: The case's provenance (a lecture slide, or ``constructed: <what it checks>``).
+    #: The case's provenance as shown (:attr:`Case.provenance <autograder.grading.exercise.Case.provenance>`):
+    #: its ``what``, marked as written for the exercise where its ``constructed`` flag is set.
     provenance: str
     passed: bool
 

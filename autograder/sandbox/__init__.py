@@ -11,7 +11,7 @@ from .choice import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, choose_sandbox
 from .deadline import Budget, MachineOverloaded
 from .execution import CallOrder, run_submission
 from .launch import RUNNER, Launch, Sandbox
-from .limits import Limits, SandboxUnavailable
+from .limits import Limits, SandboxUnavailable, checked_limits
 from .progress import RunOutcome
 from .protocol import NOT_RUN_CALL, RAN, CallOutcome, CallRecord, CellOutcome, CellRecord
 from .rlimits import ResourceLimitsOnly
@@ -38,6 +38,7 @@ __all__ = [
     "RunOutcome",
     "Sandbox",
     "SandboxUnavailable",
+    "checked_limits",
     "choose_sandbox",
     "run_submission",
 ]

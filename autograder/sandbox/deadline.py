@@ -35,6 +35,8 @@ OVERLOAD_FACTOR = 10.0
 #: Seconds between two readings of the waiting counters while an item runs: often enough that a task
 #: which ends (and takes its counter with it) is seen, rarely enough that quick calls read none.
 READ_EVERY = 0.05
+#: Seconds after a reading of the counters within which a new item takes it as its start (see :class:`ItemClock`).
+FRESH = 0.01
 
 
 class MachineOverloaded(RuntimeError):
@@ -78,6 +80,14 @@ def _waited(delays: dict[int, float], baseline: dict[int, float]) -> float:
 class ItemClock:
     """The clock of one sandboxed run: ``start`` each item, then ask ``overrun`` and ``wait``.
 
+    Reading the kernel's counters costs a file read each (the waiting: one per task), and a run
+    answers hundreds of items within milliseconds. Given ``cpus``, the most CPU seconds the run
+    can use per wall-clock second, the clock reads them only where a limit may have been reached:
+    an item that started within ``FRESH`` seconds of the last reading takes that reading as its
+    start, and is charged ``cpus`` times that gap less (so an item is never charged its
+    predecessor's CPU time; the longest an item gains is ``cpus x FRESH``), and the CPU time is
+    read again only once the run could have used the item's allowance since the last reading.
+
     Parameters
     ----------
     cpu_seconds : callable or None
@@ -89,49 +99,90 @@ class ItemClock:
         only with ``cpu_seconds`` (without a CPU limit a submission's own busy children would count as load).
     now : callable
         The wall clock (``time.monotonic``; tests pass their own).
+    cpus : float or None
+        The most CPU seconds the run can use in a second of wall time (the CPUs it may run on);
+        None: read the counters at every item and every look.
     """
 
     def __init__(
         self, cpu_seconds: Callable[[], float | None] | None, budget: float | Budget,
         task_delays: Callable[[], dict[int, float]] | None = None, now: Callable[[], float] = time.monotonic,
+        cpus: float | None = None,
     ) -> None:
         self._cpu = cpu_seconds
         self._delays = task_delays if cpu_seconds is not None else None
         self._now = now
+        self._cpus = cpus
         self.budget = budget if isinstance(budget, Budget) else Budget(budget, give_up=now() + OVERLOAD_FACTOR * budget)
         self._run_started = self._started = now()
-        self._run_cpu = cpu_seconds() if cpu_seconds is not None else None
-        self._run_baseline = self._item_baseline = self._look()
+        #: The last reading of the run's CPU time: (wall time, CPU seconds); None where it cannot be read.
+        self._reading: tuple[float, float] | None = None
+        self._run_cpu = self._read_cpu()
+        self._delays_seen = self._look()
+        self._run_baseline = self._item_baseline = self._delays_seen
         self._run_waited = self._item_waited = 0.0
         self._read_at = self._now()
         self.allowance = 0.0
         self._wall_limit = 0.0
+        #: The item's CPU baseline (a reading's value) and the CPU time it is let off (see the class).
         self._cpu_start: float | None = None
+        self._cpu_slack = 0.0
         self._why = ""
 
     def _look(self) -> dict[int, float]:
         return self._delays() if self._delays is not None else {}
 
+    def _read_cpu(self) -> float | None:
+        """The run's CPU time now (None where it cannot be read), kept as the last reading."""
+        if self._cpu is None:
+            return None
+        value = self._cpu()
+        self._reading = None if value is None else (self._now(), value)
+        return value
+
+    def _fresh(self, now: float, since: float) -> bool:
+        return self._cpus is not None and now - since < FRESH
+
     def start(self, allowance: float) -> None:
         """A new item begins now and may take ``allowance`` seconds."""
         self.allowance = allowance
-        self._started = self._now()
-        self._cpu_start = self._cpu() if self._cpu is not None else None
+        now = self._started = self._now()
+        self._cpu_slack = 0.0
+        if self._reading is not None and self._cpus is not None and self._fresh(now, self._reading[0]):
+            self._cpu_start = self._reading[1]
+            self._cpu_slack = self._cpus * (now - self._reading[0])
+        else:
+            self._cpu_start = self._read_cpu()
         self._wall_limit = backstop(allowance) if self._cpu_start is not None else allowance
-        self._item_baseline = self._look()
+        if not self._fresh(now, self._read_at):
+            self._read_waiting()
+        # waiting since that reading counts as the item's: it only ever lowers what is charged
+        self._item_baseline = self._delays_seen
         self._item_waited = 0.0
 
     def _cpu_used(self, since: float | None) -> float | None:
         if self._cpu is None or since is None:
             return None
-        now = self._cpu()
+        now = self._read_cpu()
         return None if now is None else now - since
+
+    def _item_cpu(self) -> float | None:
+        """CPU seconds charged to the item so far, or (without reading) a bound that it has not yet passed."""
+        if self._cpu_start is None:
+            return None
+        if self._cpus is not None and self._reading is not None:
+            read_at, value = self._reading
+            bound = value - self._cpu_start + self._cpus * (self._now() - read_at) - self._cpu_slack
+            if bound < self.allowance:
+                return bound
+        used = self._cpu_used(self._cpu_start)
+        return None if used is None else used - self._cpu_slack
 
     def _read_waiting(self) -> None:
         """Bring the waiting for a CPU up to date from the kernel's counters (where they can be read)."""
         if self._delays is None:
             return
-        delays = self._look()
+        delays = self._delays_seen = self._look()
         self._read_at = self._now()
         # the most any one task waited: the runner's own thread is what the items wait for
         self._item_waited = max(self._item_waited, _waited(delays, self._item_baseline))
@@ -149,7 +200,7 @@ class ItemClock:
         # limit may have been reached: most items answer within milliseconds, thousands of them a run.
         if self._wall_limit_reached(now) or now - self._read_at >= READ_EVERY:
             self._read_waiting()
-        used = self._cpu_used(self._cpu_start)
+        used = self._item_cpu()
         if used is not None and used >= self.allowance:
             self._why = f"no answer after {self.allowance:g} s of CPU time"
             return StopReason.TIMEOUT
@@ -192,7 +243,8 @@ class ItemClock:
         ) - now
         if self._delays is not None:
             left = min(left, POLL)  # waiting moves the limits: look again soon
-        used = self._cpu_used(self._cpu_start)
+        used = self._item_cpu()
         if used is not None:
-            left = min(left, max(0.01, min(self.allowance - used, POLL)))
+            # a bound is not yet the allowance: it cannot be reached sooner than at the run's full speed
+            left = min(left, max(0.01, min((self.allowance - used) / (self._cpus or 1.0), POLL)))
         return max(0.0, left)

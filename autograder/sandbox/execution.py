@@ -166,8 +166,10 @@ def _one_run(sandbox: Sandbox, scratch: Path, slot: int, orders: _Orders, timeou
         return RunEnd([], StopReason.STARTUP, redact_paths(f"could not start the sandbox: {error}"))
     launch.close_fds()
     group = launch.group
+    # the sandbox runs on the grader's CPUs (it inherits their affinity): it can use no more CPU time than that
     clock = ItemClock(
-        group.cpu_seconds if group is not None else None, budget, group.task_delays if group is not None else None
+        group.cpu_seconds if group is not None else None, budget, group.task_delays if group is not None else None,
+        cpus=len(os.sched_getaffinity(0)),
     )
     try:
         outbox = Outbox(process)
@@ -282,6 +284,8 @@ class _ReportReader:
             if self._cells_seen == self._orders.cells:
                 self._outbox.send_calls(self._orders.call_lines, 0, self._orders.batched)
         elif "call" in record:
+            if self._cells_seen < self._orders.cells:
+                raise ProtocolError("call report before the last cell's")
             ids = self._orders.call_ids
             _check_order("call", record["call"], ids[self._calls_seen] if self._calls_seen < len(ids) else None)
             self._reports.append(Report(self._calls_seen, call_record(record)))

@@ -61,17 +61,63 @@ SETTINGS: dict[str, _Setting] = {
 }
 
 
+def _in_range(name: str, number: float, setting: _Setting, *, whole: bool, shown: str) -> None:
+    """A one-line refusal unless ``number`` (in the setting's unit) is in its range (and whole if ``whole``)."""
+    # nan and inf fail the comparison; "2.5" processes fail is_integer
+    if (whole and not number.is_integer()) or not setting.low <= number <= setting.high:
+        kind = "a whole number" if whole else "a number"
+        raise UsageError(f"{name} must be {kind} of {setting.unit} from {setting.low} to {setting.high}, got {shown}")
+
+
 def _whole_number(name: str, value: object, setting: _Setting) -> int:
     """``value`` (a number or its text) as a whole number in the setting's range, or a one-line refusal."""
-    expected = f"{name} must be a whole number of {setting.unit} from {setting.low} to {setting.high}"
     try:
         number = float(str(value).strip())
     except ValueError:
-        raise UsageError(f"{expected}, got {str(value)!r}") from None
-    # float() also reads "nan", "inf" and "2.5": none of them is a limit
-    if not number.is_integer() or not setting.low <= number <= setting.high:
-        raise UsageError(f"{expected}, got {str(value)!r}")
+        number = float("nan")
+    _in_range(name, number, setting, whole=True, shown=repr(str(value)))
     return int(number)
+
+
+def checked_limits(limits: Limits, owner: str) -> Limits:
+    """``limits`` if each limit a tutor may set is in the range its setting accepts.
+
+    The ranges are those of :data:`SETTINGS`, the ones ``grade --memory`` and the like are held to,
+    so limits built in code cannot give a sandbox what the command line would refuse. Byte counts
+    need not be whole MiB.
+
+    Parameters
+    ----------
+    limits : Limits
+        Limits built in code (``GradeOptions(limits=...)``).
+    owner : str
+        Where they were given (``GradeOptions.limits``), for the message.
+
+    Returns
+    -------
+    Limits
+        ``limits`` itself.
+
+    Raises
+    ------
+    UsageError
+        One line naming the field, the accepted range and the value, for a value that is not an
+        integer or out of its setting's range.
+
+    Examples
+    --------
+    >>> checked_limits(Limits(processes=0), "GradeOptions.limits")
+    Traceback (most recent call last):
+    ...
+    autograder.errors.UsageError: GradeOptions.limits.processes must be a number of processes from 1 to 4096, got 0
+    """
+    for setting in SETTINGS.values():
+        name, value = f"{owner}.{setting.field}", getattr(limits, setting.field)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise UsageError(f"{name} must be a whole number, got {value!r}")
+        shown = f"{value / setting.scale:g} {setting.unit}" if setting.scale > 1 else str(value)
+        _in_range(name, value / setting.scale, setting, whole=False, shown=shown)
+    return limits
 
 
 def configured_limits(base: Limits, values: Mapping[str, object], names: Mapping[str, str]) -> Limits:

@@ -103,9 +103,20 @@ def _finite_or_big(value: int | float) -> float | None:
         return None
 
 
+#: What the runner writes into an ``after`` list, and what a forged one may hold that still reads as numbers.
+_AFTER_AS_WRITTEN = frozenset({float, type(None)})
+_AFTER_NUMBERS = _AFTER_AS_WRITTEN | {int}
+
+
 def _after(record: dict[str, Any]) -> tuple[float | None, ...] | None:
     after = record.get("after")
-    if isinstance(after, list) and all(v is None or type(v) in (int, float) for v in after):
+    if not isinstance(after, list):
+        return None
+    # one look at the types in C: a report per call, hidden inputs of hundreds of grades
+    kinds = set(map(type, after))
+    if kinds <= _AFTER_AS_WRITTEN:
+        return tuple(after)
+    if kinds <= _AFTER_NUMBERS:
         return tuple(None if v is None else _finite_or_big(v) for v in after)
     return None
 

@@ -39,17 +39,26 @@ type and does all comparisons itself, and a process that has seen a hidden input
 its numbers and built-in exception names looked at.
 """
 
+from __future__ import annotations
+
+import _json  # the C half of the json package: the rest imports re, enum and more, a third of the start
 import builtins
 import io
-import json
-import json.encoder
-import json.scanner
 import numbers
 import os
 import sys
 import types
-from collections.abc import Callable
-from typing import Any, NamedTuple
+
+TYPE_CHECKING = False  # typing costs as much to import as the runner's own start: for mypy only
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    #: The runner's tools (:func:`_runner_tools`), each a closure over references captured before any student code ran.
+    _Tools = tuple[
+        Callable[[dict[str, Any]], None], Callable[[bytes], Any], Callable[[BaseException], dict[str, str]],
+        Callable[[Any], float | None], Callable[[Any], dict[str, Any]], Callable[[Any], list[float | None] | None],
+    ]
 
 #: Longest text (exception message, type name) reported.
 MAX_TEXT = 300
@@ -68,37 +77,38 @@ class _Sink(io.TextIOBase):
         pass
 
 
-class _Tools(NamedTuple):
-    """The runner's tools, each a closure over references captured before any student code ran."""
+class _DecoderContext:
+    """What the C scanner reads from a ``json.JSONDecoder``: plain JSON, numbers as Python's own, NaN and infinities."""
 
-    #: Write one report line to the grader's channel.
-    emit: Callable[[dict[str, Any]], None]
-    #: One order line as JSON data.
-    decode: Callable[[bytes], Any]
-    #: An exception's name and message, cut short.
-    describe: Callable[[BaseException], dict[str, str]]
-    #: A result as a float, or None if it is no plain real number.
-    as_number: Callable[[Any], float | None]
-    #: A call report's fields for a result that is no plain number.
-    not_a_number: Callable[[Any], dict[str, Any]]
-    #: The argument list after the call, as plain data.
-    snapshot: Callable[[Any], list[float | None] | None]
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}.__getitem__
 
 
 # why long: one scope on purpose: every tool is a closure over the same C references captured at its
 # start, so none of them looks anything up by a name the student's code could rebind.
 def _runner_tools(channel_fd: int) -> _Tools:  # noqa: C901, PLR0915 — the closures share one capture
-    """The runner's tools, bound to objects captured now (before any student code runs)."""
+    """The runner's tools, bound to objects captured now (before any student code runs).
+
+    In order: ``emit`` writes one report line to the grader's channel; ``decode`` reads one order line
+    as JSON data; ``describe`` gives an exception's name and message, cut short; ``as_number`` a
+    result as a float, or None if it is no plain real number; ``not_a_number`` a call report's
+    fields for a result that is no plain number; ``snapshot`` the argument list after the call, as
+    plain data.
+    """
     # C implementations only: a student can rebind builtins.isinstance or json.dumps by name,
     # but not change what these references point to.
     _type, _float, _str, _len, _list, _isinstance, _repr = type, float, str, len, list, isinstance, repr
     _int_repr, _float_repr, _join = int.__repr__, float.__repr__, str.join
     _BaseException, _Real, _bool, _dict, _int, _none = BaseException, numbers.Real, bool, dict, int, type(None)
-    _encode_text = json.encoder.encode_basestring_ascii  # the C version where there is one
+    _encode_text = _json.encode_basestring_ascii
     _write, _items = os.write, dict.items
     _inf = _float("inf")
-    # the C version where there is one (typeshed calls its argument a scanner; it is the decoder)
-    _scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+    # typeshed calls its argument a scanner; it is the decoder whose settings the scanner reads
+    _scan = _json.make_scanner(_DecoderContext())  # type: ignore[arg-type]
 
     def decode(line: bytes) -> Any:
         return _scan(line.decode("utf-8"), 0)[0]
@@ -202,7 +212,7 @@ def _runner_tools(channel_fd: int) -> _Tools:  # noqa: C901, PLR0915 — the clo
             shown.append(number if _type(number) is _float else None)
         return shown
 
-    return _Tools(emit, decode, describe, as_number, not_a_number, snapshot)
+    return emit, decode, describe, as_number, not_a_number, snapshot
 
 
 def _compile(source: str, index: int, compile_: Any) -> Any:
@@ -222,8 +232,9 @@ def _compile(source: str, index: int, compile_: Any) -> Any:
 def main() -> None:  # noqa: PLR0915 — one scope, see above
     orders = os.fdopen(os.dup(0), "rb")
     read_line, exit_now = orders.readline, os._exit
-    cells = json.loads(read_line())
     channel_fd = os.dup(1)
+    emit, decode, describe, as_number, not_a_number, snapshot = _runner_tools(channel_fd)
+    cells = decode(read_line())
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
@@ -231,7 +242,6 @@ def main() -> None:  # noqa: PLR0915 — one scope, see above
     # the originals too, so that nothing the student's code finds writes to the grader's channel
     sys.stdout = sys.__stdout__ = _Sink()  # type: ignore[misc,assignment]
     sys.stderr = sys.__stderr__ = _Sink()  # type: ignore[misc,assignment]
-    emit, decode, describe, as_number, not_a_number, snapshot = _runner_tools(channel_fd)
     _callable, _type, _list, _BaseException = callable, type, list, BaseException
     _exec, _compile_builtin, _enumerate = exec, compile, enumerate
 

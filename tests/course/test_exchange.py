@@ -22,7 +22,7 @@ from autograder.course.walkthrough import WALKTHROUGH_ASSIGNMENT
 from autograder.exercises.ndcg import EXERCISE
 
 from conftest import solution_code
-from grading_run import whole_course
+from grading_run import generated_course, whole_course
 
 pytestmark = pytest.mark.slow
 COURSE_ID = "ir-ranking-evaluation"  # nbgrader_config.py's course id
@@ -30,7 +30,7 @@ NBGRADER = Path(sys.executable).parent / "nbgrader"
 
 
 def test_release_fetch_submit_collect_grade_and_feedback(tmp_path):
-    course = whole_course(tmp_path / "course")
+    course = generated_course(tmp_path / "course")  # generate_assignment's run, shared (grading_run)
     exchange = tmp_path / "exchange"
     exchange.mkdir()
     os.chmod(exchange, 0o777)  # as nbgrader's docs ask of a shared exchange
@@ -45,7 +45,6 @@ def test_release_fetch_submit_collect_grade_and_feedback(tmp_path):
         assert done.returncode == 0, (args, done.stderr[-2000:])
         return done
 
-    nbgrader(course, "generate_assignment", "ndcg", "--force")
     nbgrader(course, "release_assignment", "ndcg", "--force")
     nbgrader(student, "fetch_assignment", "ndcg", "--course", COURSE_ID)
     fetched = student / "ndcg" / "ndcg.ipynb"

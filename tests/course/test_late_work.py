@@ -94,8 +94,9 @@ def graded(request, tmp_path_factory):
     for step in request.param:
         steps[step](course)
         _check_gradebook(course)
-    _batch(course)  # the batch's outputs below, after either order
-    _check_gradebook(course)
+    if request.param[-1] != "grade":  # the batch's outputs below, written after either order
+        _batch(course)
+        _check_gradebook(course)
     return course
 
 

@@ -135,12 +135,35 @@ ORDERS = {
 }
 
 
+#: The course and exchange (their parent folder) after the first steps of an order, for the orders that
+#: begin with the same steps: those are run and checked once.
+_AFTER: dict[tuple[str, ...], Path] = {}
+
+
+def _resumed(order: tuple[str, ...], folder: Path) -> int:
+    """Fill ``folder`` as the longest saved beginning of ``order`` left it (else afresh); how many steps are done."""
+    done = max((len(steps) for steps in _AFTER if order[:len(steps)] == steps), default=0)
+    if done:
+        shutil.copytree(_AFTER[order[:done]], folder, symlinks=True, dirs_exist_ok=True)
+    else:
+        _course(folder)
+    return done
+
+
 @pytest.fixture(scope="module", params=list(ORDERS), ids=list(ORDERS))
 def worked(request, tmp_path_factory):
     """Run one order of the tutor's steps, checking the pages after each step that writes them."""
-    course, exchange = _course(tmp_path_factory.mktemp("manual"))
-    marked = False
-    for step in ORDERS[request.param]:
+    order = ORDERS[request.param]
+    folder = tmp_path_factory.mktemp("manual")
+    course, exchange = folder / "course", folder / "exchange"
+    resumed = _resumed(order, folder)
+    marked = "mark" in order[:resumed]
+    others = [steps for steps in ORDERS.values() if steps != order]
+    for index in range(resumed, len(order)):
+        steps_done, step = order[:index], order[index]
+        if index and steps_done not in _AFTER and any(steps[:index] == steps_done for steps in others):
+            _AFTER[steps_done] = tmp_path_factory.mktemp("after")
+            shutil.copytree(folder, _AFTER[steps_done], symlinks=True, dirs_exist_ok=True)
         if step == "mark":
             _mark(course)
             marked = True

@@ -38,14 +38,21 @@ pytestmark = [
 SLEEPY = ("import time\ntime.sleep(4)",) * 2
 
 
-@pytest.fixture
-def course(tmp_path) -> Path:
-    root = new_course(tmp_path / "course")
+@pytest.fixture(scope="module")
+def graded_course(tmp_path_factory) -> Path:
+    """Three students graded once for the module; each test gets a copy (:func:`course`)."""
+    root = new_course(tmp_path_factory.mktemp("graded") / "course")
     for student in ("alice", "bob", "carol"):
         add_student(root, student)
     done = grade(root)
     assert done.returncode == 0, done.stderr[-2000:]
     return root
+
+
+@pytest.fixture
+def course(graded_course, tmp_path) -> Path:
+    # the saved results hold no path of the course (a copy reuses them: the first test checks it)
+    return Path(shutil.copytree(graded_course, tmp_path / "course", symlinks=True))
 
 
 def _state(root: Path, student: str) -> Path:

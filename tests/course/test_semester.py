@@ -13,6 +13,7 @@ the student fetches. Expected scores come from the catalogue's declared groups a
 
 from __future__ import annotations
 
+import copy
 import csv
 import os
 import shutil
@@ -93,6 +94,7 @@ class Semester:
     """The course, the exchange and the students' folders of one run."""
 
     def __init__(self, tmp: Path) -> None:
+        self.root = tmp
         self.course = whole_course(tmp / "course")
         self.exchange = tmp / "exchange"
         self.exchange.mkdir()
@@ -100,6 +102,13 @@ class Semester:
         self.homes = tmp / "homes"
         self.extension = None
         self.due: datetime | None = None
+
+    def copied_to(self, tmp: Path) -> Semester:
+        """This semester as it stands, in ``tmp``: course, exchange and homes copied (none holds its folder's path)."""
+        shutil.copytree(self.root, tmp, symlinks=True, dirs_exist_ok=True)
+        run = copy.copy(self)
+        run.root, run.course, run.exchange, run.homes = tmp, tmp / "course", tmp / "exchange", tmp / "homes"
+        return run
 
     def tutor(self, *args: str) -> subprocess.CompletedProcess:
         return _run(self.course, *args, f"--Exchange.root={self.exchange}")
@@ -168,10 +177,17 @@ class Semester:
             raise ValueError(step)
 
 
-@pytest.fixture(scope="module", params=list(ORDERS), ids=list(ORDERS))
-def semester(request, tmp_path_factory):
-    run = Semester(tmp_path_factory.mktemp("semester"))
+@pytest.fixture(scope="module")
+def set_up(tmp_path_factory) -> Semester:
+    """Released, fetched, submitted (two late) and collected once: every order starts from a copy of it."""
+    run = Semester(tmp_path_factory.mktemp("set-up"))
     run.setup()
+    return run
+
+
+@pytest.fixture(scope="module", params=list(ORDERS), ids=list(ORDERS))
+def semester(request, set_up, tmp_path_factory):
+    run = set_up.copied_to(tmp_path_factory.mktemp("semester"))
     for step in ORDERS[request.param]:
         run.step(step)
     return run, ORDERS[request.param]

@@ -28,6 +28,7 @@ from autograder.grading.batch import grading_fingerprint
 from autograder.grading.notebook import NotebookFile
 from autograder.pipeline import GradeOptions, grading_sandbox
 from autograder.sandbox import Limits
+from autograder.sandbox.limits import SETTINGS
 
 from grading_run import ROOT, add_student, grade, new_course, results
 
@@ -120,6 +121,26 @@ def test_a_bad_limit_is_refused_in_one_line(tmp_path, capsys, option, value):
     assert error.endswith(f"got {value!r}\n") and error.count("\n") == 1
 
 
+@pytest.mark.parametrize("name", sorted(SETTINGS))
+def test_limits_built_in_code_are_held_to_the_command_lines_ranges(tmp_path, name):
+    setting = SETTINGS[name]
+    for edge in (setting.low, setting.high):  # the command line's bounds, in its unit, are accepted ...
+        options = GradeOptions(exercise=EXERCISE, submitted=tmp_path, limits=replace(LOWER, **{setting.field: edge * setting.scale}))
+        assert getattr(options.limits, setting.field) == edge * setting.scale
+    for outside in (setting.low * setting.scale - 1, (setting.high + 1) * setting.scale):  # ... one step beyond is not
+        with pytest.raises(UsageError) as refused:
+            GradeOptions(exercise=EXERCISE, submitted=tmp_path, limits=replace(LOWER, **{setting.field: outside}))
+        message = str(refused.value)
+        assert message.startswith(f"GradeOptions.limits.{setting.field} must be a number of {setting.unit} "
+                                  f"from {setting.low} to {setting.high}, got "), message
+        assert "\n" not in message
+
+
+def test_a_limit_built_in_code_that_is_not_a_whole_number_is_refused(tmp_path):
+    with pytest.raises(UsageError, match=r"^GradeOptions.limits.processes must be a whole number, got 2.5$"):
+        GradeOptions(exercise=EXERCISE, submitted=tmp_path, limits=replace(LOWER, processes=2.5))  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(("option", "value"), BAD[:2])
 def test_the_command_refuses_a_bad_limit_with_exit_code_2(tmp_path, option, value):
     done = subprocess.run(
@@ -148,6 +169,24 @@ def test_a_lowered_memory_limit_bites_where_the_default_does_not(tmp_path):
     assert "MemoryError" in errors["lowered"], errors
     assert "MemoryError" not in errors["default"], errors
     assert results(course, "default")["heavy"]["score"] == EXERCISE.max_score
+
+
+@pytest.mark.slow
+def test_a_lowered_memory_limit_reaches_the_dask_workers(tmp_path):
+    """The same submission as above, graded on a local Dask cluster: its workers get ``--memory`` too.
+
+    The default limit lets this cell run (the test above); a worker that chose its sandbox with the
+    default, not the coordinator's limits, would let it run here.
+    """
+    course = new_course(tmp_path / "course")
+    add_student(course, "heavy", extra=(BALLAST,))
+    add_student(course, "light")
+    done = grade(course, "--sandbox", "auto", "--gradebook", "none", "--timeout", "5", "--processes", "1",
+                 "--out", "dask", "--memory", "200", timeout=300)
+    assert done.returncode == 0, done.stderr
+    graded = results(course, "dask")
+    assert "MemoryError" in [cell.get("error") for cell in graded["heavy"]["cells"]], graded["heavy"]["cells"]
+    assert graded["light"]["score"] == EXERCISE.max_score  # the lowered limit is still enough to grade
 
 
 def test_a_dask_job_is_graded_in_a_sandbox_with_the_coordinators_limits(tmp_path):

@@ -97,6 +97,8 @@ def test_a_runner_that_cannot_start_is_fatal_with_its_reason() -> None:
     json.dumps([1, 2]).encode(),
     json.dumps({"cell": 5, "ok": True}).encode(),  # out of order
     json.dumps({"hello": "grader"}).encode(),
+    # a call answered before the last cell has reported: its calls were not even sent yet
+    json.dumps({"call": 0, "status": "value", "value": 2.0, "after": None}).encode(),
 ])
 def test_a_forged_line_is_a_fixed_sentence_that_quotes_nothing(line: bytes) -> None:
     sandbox = ScriptedRunner([b'{"ready": true}', line])
