@@ -98,7 +98,7 @@ def test_the_kit_records_in_the_gradebook_nbgraders_configuration_names(cluster,
 
 
 def _record(url: str, first: int, count: int) -> None:
-    record_scores(url, EXERCISE, batch_of([graded_result(f"s{i:05d}", len(EXERCISE.groups))
+    record_scores(url, EXERCISE, batch_of([graded_result(f"s{i:05d}", len(EXERCISE.graded_groups))
                                          for i in range(first, first + count)]), course_id=COURSE_ID)
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from byhand_answers import answer_by_hand
+from byhand_answers import BY_HAND_POINTS, answer_by_hand
 from nbgrader.api import Gradebook
 
 from autograder.course.example_notebooks import fill_solutions
@@ -67,7 +67,7 @@ EXPECTED_RAW = {
     "carol": FULL,
     "dave": FULL,
     "erin": 0.0,  # not attempted
-    "finn": 0.0,  # nothing runs: `dcg` is not defined
+    "finn": BY_HAND_POINTS,  # no code runs (`dcg` is not defined); Task 1.2 is read, not run, and right
 }
 EXPECTED_FINAL = {**EXPECTED_RAW, "dave": 0.0}
 
