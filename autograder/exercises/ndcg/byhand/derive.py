@@ -52,8 +52,12 @@ def fair_indices(pool: str) -> list[int]:
 
 
 def student_list(student: str, salt: str, pool: str) -> tuple[int, ...]:
-    """The list ``student`` computes: a hash of the salt and the id picks one of the fair lists."""
-    digest = hashlib.sha256(f"{salt}\n{student}".encode()).digest()
+    """The list ``student`` computes: a hash of the salt and the id picks one of the fair lists.
+
+    An id from a folder name that is not UTF-8 (``os.fsdecode`` keeps its bytes as surrogates) is
+    hashed as those bytes, so the grader derives a list for it too.
+    """
+    digest = hashlib.sha256(f"{salt}\n{student}".encode("utf-8", "surrogateescape")).digest()
     fair = fair_indices(pool)
     return candidate(fair[int.from_bytes(digest[:8], "big") % len(fair)])
 
