@@ -149,12 +149,13 @@ def test_examples_get_partial_credit_for_what_they_get_right(graded_course):
         lost = {g for m in mistakes for g in BY_ID[m].groups_lost(BY_ID[m].mutants[0])}
         return sum(EXERCISE.group(g).points for g in lost)
 
-    # the examples leave Task 1.2 as released (not answered): its steps score 0 on both paths
-    code = EXERCISE.max_score - BY_HAND_POINTS
-    assert scores["alice"][0] == code
-    assert scores["bob"][0] == code - cost("log-base")  # natural log: cancels in ndcg
-    assert scores["carol"][0] == code - cost("ideal-not-cut", "zero-ideal")
-    assert scores["erin"][0] == code - cost("mutates-input")  # sorts the caller's list in place
+    # Task 1.2: these examples work their own lists right (mallory's natural log by hand is graded only by
+    # the kit, which marks the values: nbgrader's own Execute runs the step cells as format checks)
+    full = EXERCISE.max_score
+    assert scores["alice"][0] == full
+    assert scores["bob"][0] == full - cost("log-base")  # natural log: cancels in ndcg
+    assert scores["carol"][0] == full - cost("ideal-not-cut", "zero-ideal")
+    assert scores["erin"][0] == full - cost("mutates-input")  # sorts the caller's list in place
 
 
 @pytest.mark.slow

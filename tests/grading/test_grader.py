@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from byhand_answers import BY_HAND_POINTS
+from byhand_answers import LOST
 
 from autograder.course.generated_cells import skipped_cell_ids
 from autograder.exercises.ndcg import EXERCISE
@@ -267,8 +267,13 @@ def test_demo_never_touches_the_course(tmp_path):
     assert (course / "release" / "ndcg" / "ndcg.ipynb").read_bytes() == release
     for runtime in ("graded", "autograded", "feedback", "gradebook.db"):
         assert not (course / runtime).exists(), runtime
-    # the example alice: every code point; the examples leave Task 1.2 as released
-    assert results(course, "demo/graded")["alice"]["score"] == EXERCISE.max_score - BY_HAND_POINTS
+    # the example alice: every point, Task 1.2's steps included; mallory works her list with the natural
+    # log (her hostile code needs bubblewrap to be graded in the demo)
+    demo = results(course, "demo/graded")
+    assert demo["alice"]["score"] == EXERCISE.max_score
+    if shutil.which("bwrap") is not None:
+        lost = {t["name"] for t in demo["mallory"]["tests"] if t["name"].startswith("byhand_") and not t["passed"]}
+        assert lost == LOST["natural log"], demo["mallory"]["tests"]
 
 
 def test_demo_without_bubblewrap_leaves_the_hostile_example_out(tmp_path):
