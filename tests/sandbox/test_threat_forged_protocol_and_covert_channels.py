@@ -92,8 +92,10 @@ def test_forged_channel_lines_from_the_blind_process_do_not_leak_hidden_inputs(f
     course, students = forged
     result = students[student]
     assert result.score == BY_HAND_POINTS  # the code earns nothing; Task 1.2 (answered right) is read, never run
-    page = (course / "graded" / "feedback" / student / "ndcg.html").read_text(encoding="utf-8")
-    results_json = (course / "graded" / "results.json").read_text(encoding="utf-8")
+    # Task 1.2's own list (public: id and salt) left out: a list of grades 0-3 may hold a hidden list's
+    page_path, results_path = course / "graded" / "feedback" / student / "ndcg.html", course / "graded" / "results.json"
+    page = without_by_hand(page_path, page_path.read_text(encoding="utf-8"))
+    results_json = without_by_hand(results_path, results_path.read_text(encoding="utf-8"))
     assert leaked([result.message, page, results_json]) == [], result.message
 
 
