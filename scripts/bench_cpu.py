@@ -74,7 +74,7 @@ def main() -> int:
     parser.add_argument("--baseline", metavar="REV", action="append", default=[], help="also measure this commit")
     parser.add_argument("--rounds", type=int, default=1, help="measurements of each (default 1)")
     args = parser.parse_args()
-    from bench_grading import build_course
+    from bench_grading import build_course, code_at
 
     with tempfile.TemporaryDirectory(prefix="bench-cpu-") as scratch:
         course = Path(scratch) / "course"
@@ -82,11 +82,7 @@ def main() -> int:
         build_course(course, args.n)
         codes = {"this": ROOT}
         for number, baseline in enumerate(args.baseline):
-            code = codes[baseline] = Path(scratch) / f"code-{number}"
-            code.mkdir()
-            archive = subprocess.run(["git", "-C", str(ROOT), "archive", baseline, "autograder", "ndcg_ref"],
-                                     capture_output=True, check=True).stdout
-            subprocess.run(["tar", "-x", "-C", str(code)], input=archive, check=True)
+            codes[baseline] = code_at(baseline, Path(scratch) / f"code-{number}")
         measured: dict[str, list[dict[str, float]]] = {label: [] for label in codes}
         for _ in range(args.rounds):
             for label, code in codes.items():

@@ -108,15 +108,20 @@ def child_seconds(code: Path, course: Path, workers: int) -> float:
     return float(done.stdout.strip().splitlines()[-1])
 
 
+def code_at(revision: str, folder: Path) -> Path:
+    """``folder`` (made here) holding the grader's packages as they are at git ``revision``: a baseline to time."""
+    folder.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "autograder", "ndcg_ref"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
 def side_by_side(course: Path, baselines: list[str], rounds: int, workers: int, scratch: Path) -> None:
     """This code and each of ``baselines``' (git revisions), alternating after a warm-up; medians and ratios."""
     codes = {"this": ROOT}
     for baseline in baselines:
-        code = codes[baseline] = scratch / f"code-{len(codes)}"
-        code.mkdir()
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", baseline, "autograder", "ndcg_ref"],
-                                 capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(code)], input=archive, check=True)
+        codes[baseline] = code_at(baseline, scratch / f"code-{len(codes)}")
     child_seconds(ROOT, course, workers)  # warm-up: the gradebook's first record, the page cache
     times: dict[str, list[float]] = {label: [] for label in codes}
     for _ in range(rounds):

@@ -222,12 +222,9 @@ def main() -> int:
         source = (args.source or grade_examples(scratch)).resolve()
         runs = [(mode, ROOT) for mode in args.modes.split(",")]
         if args.baseline:
-            baseline = scratch / "baseline"
-            baseline.mkdir()
-            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline, "autograder", "ndcg_ref"],
-                                     capture_output=True, check=True).stdout
-            subprocess.run(["tar", "-x", "-C", str(baseline)], input=archive, check=True)
-            runs.append(("baseline", baseline))
+            from bench_grading import code_at
+
+            runs.append(("baseline", code_at(args.baseline, scratch / "baseline")))
         print(f"{'students':>8} {'mode':<9} {'peak RSS MB':>11} {'results s':>9} {'results MB':>10} "
               f"{'report s':>8} {'report MB':>9} {'rows':>6} {'open s':>6} {'pages':>5} {'page open s':>11}")
         for n in (int(size) for size in args.sizes.split(",") if size):

@@ -11,7 +11,7 @@ from autograder.exercises.ndcg.cases import GROUPS
 from autograder.exercises.ndcg.catalogue import BY_ID, CATALOGUE, CORRECT_DCG, CORRECT_NDCG
 from autograder.exercises.ndcg.diagnosis import ALL_PROBES, diagnose, variants
 from autograder.exercises.ndcg.diagnosis.matching import MAX_MISTAKES
-from autograder.exercises.ndcg.diagnosis.models import DCG_MODELS, NDCG_MODELS, DcgModel, NdcgModel
+from autograder.exercises.ndcg.diagnosis.models import DcgModel, NdcgModel, dcg_models, ndcg_models
 from autograder.exercises.ndcg.diagnosis.probes import DCG_PROBES, NDCG_PROBES
 from autograder.exercises.ndcg.documentation import catalogue_markdown
 
@@ -112,13 +112,13 @@ def test_models_report_exactly_the_catalogue():
     contract = {"mutates-input", "zero-ideal", "k-beyond-length", "returns-non-float", "one-document", "grade-range",
                 "prints-not-returns"}
     assert mistake_ids() == set(BY_ID) - contract
-    reported = {m for model in (*DCG_MODELS, *NDCG_MODELS) for m in model.mistakes}
+    reported = {m for model in (*dcg_models(), *ndcg_models()) for m in model.mistakes}
     assert reported == mistake_ids()
 
 
 def test_no_model_with_a_mistake_looks_correct_on_the_probes():
     correct = DcgModel()
-    for model in DCG_MODELS:
+    for model in dcg_models():
         if model.mistakes:
             assert any(
                 not math.isclose(model.predict(p, {}), correct.predict(p, {}), rel_tol=1e-9, abs_tol=1e-9)
@@ -127,7 +127,7 @@ def test_no_model_with_a_mistake_looks_correct_on_the_probes():
     linear = DcgModel()  # an ndcg computing the lecture's DCG itself
     reference = NdcgModel(source=linear)
     expected = {p: reference.predict(p, {}) for p in NDCG_PROBES}
-    for model in NDCG_MODELS:
+    for model in ndcg_models():
         if model.mistakes and model.source == linear:
             predictions = [(model.predict(p, {}), expected[p]) for p in NDCG_PROBES]
             assert any(a is None or not math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in predictions), model
@@ -135,7 +135,7 @@ def test_no_model_with_a_mistake_looks_correct_on_the_probes():
 
 def test_models_that_look_alike_differ_only_in_a_rounding_that_changes_nothing():
     # among the models the diagnosis believes (more mistakes at once fit almost anything)
-    believed = [m for m in DCG_MODELS if len(m.mistakes) <= MAX_MISTAKES]
+    believed = [m for m in dcg_models() if len(m.mistakes) <= MAX_MISTAKES]
     values = {m: [m.predict(p, {}) for p in DCG_PROBES] for m in believed}
     for a, b in itertools.combinations(believed, 2):
         if set(a.mistakes) != set(b.mistakes) and all(math.isclose(x, y, abs_tol=1e-9) for x, y in zip(values[a], values[b], strict=True)):

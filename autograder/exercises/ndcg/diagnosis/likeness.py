@@ -10,13 +10,14 @@ the instances drawn for this submission among them, which no table can know in a
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from ....grading import Call
 from ..tolerance import SINGLE_PRECISION_REL_TOL
 from .matching import MAX_MISTAKES, Model, possible_roundings
-from .models import DCG_MODELS, NDCG_MODELS, DcgModel, StudentDcg
+from .models import DcgModel, StudentDcg, dcg_models, ndcg_models
 from .probes import k_of, rels_of
 
 #: The question is the shape of the computation, so a DCG summed in float32 (off by about 1e-7)
@@ -75,10 +76,19 @@ def _weighs_something(model: DcgModel | None) -> bool:
     return model is None or not ("binary-relevance" in model.gain.mistakes and "no-discount" in model.weight.mistakes)
 
 
-# Models with more mistakes than the diagnosis believes fit almost anything: left out, once.
-_DCG_MODELS = tuple(m for m in DCG_MODELS if len(m.mistakes) <= MAX_MISTAKES and _weighs_something(m))
-_NDCG_MODELS = tuple(m for m in NDCG_MODELS if len(m.mistakes) <= MAX_MISTAKES and _weighs_something(m.source))
-_NDCG_OWN_DCG = tuple(m for m in _NDCG_MODELS if m.source is not None)
+# Models with more mistakes than the diagnosis believes fit almost anything: left out, once (on first use).
+@functools.cache
+def _believed_dcg_models() -> tuple[DcgModel, ...]:
+    return tuple(m for m in dcg_models() if len(m.mistakes) <= MAX_MISTAKES and _weighs_something(m))
+
+
+@functools.cache
+def _believed_ndcg_models(own_dcg_only: bool) -> tuple[Model, ...]:
+    """The believed ndcg models; ``own_dcg_only``: those that compute their DCG themselves."""
+    return tuple(
+        m for m in ndcg_models() if len(m.mistakes) <= MAX_MISTAKES and _weighs_something(m.source)
+        and (m.source is not None or not own_dcg_only)
+    )
 
 
 def _ordinary(call: Call) -> bool:
@@ -111,10 +121,10 @@ def resembles(function: str, values: Mapping[Call, float]) -> bool:
     student_dcg: StudentDcg = {
         (rels_of(call), k_of(call)): value for call, value in values.items() if call.function == "dcg"
     }
-    dcg_like = _any_explains(_DCG_MODELS, dcg_values, student_dcg, MINIMUM_VALUES["dcg"])
+    dcg_like = _any_explains(_believed_dcg_models(), dcg_values, student_dcg, MINIMUM_VALUES["dcg"])
     if function == "dcg":
         return dcg_like
     if function != "ndcg":
         raise ValueError(f"no such function in this exercise: {function!r} (dcg or ndcg)")
-    models: Sequence[Model] = _NDCG_MODELS if dcg_like else _NDCG_OWN_DCG
+    models: Sequence[Model] = _believed_ndcg_models(own_dcg_only=not dcg_like)
     return _any_explains(models, _of("ndcg", values), student_dcg, MINIMUM_VALUES["ndcg"])

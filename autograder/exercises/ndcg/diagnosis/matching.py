@@ -24,7 +24,7 @@ from ....sandbox import RAN, CallOutcome, CallRecord
 from ..catalogue import BY_ID
 from ..tolerance import ABS_TOL, REL_TOL, agrees
 from .crashes import fraction_crash, grade_range_crash, grades_above, raised
-from .models import DCG_MODELS, NDCG_MODELS, StudentDcg
+from .models import StudentDcg, dcg_models, ndcg_models
 from .probes import (
     AUXILIARY_PROBES,
     BEYOND_PROBES,
@@ -132,7 +132,8 @@ class FunctionDiagnoser:
     function: str
     probes: tuple[Call, ...]
     reference: Callable[[Call], float]
-    models: Sequence[Model]
+    #: The models, fewest mistakes first (a function: the tables are built on first use).
+    models: Callable[[], Sequence[Model]]
     #: A model must agree on at least this many probes to be believed.
     minimum: int
     counterexample: Callable[[Call, float], str]
@@ -144,7 +145,7 @@ class FunctionDiagnoser:
         models that round to more decimals than the values show are not even tried.
         """
         roundings = possible_roundings(observed.values())
-        for model in self.models:
+        for model in self.models():
             if len(model.mistakes) > MAX_MISTAKES:
                 break  # sorted by mistakes: every model from here on explains too little to be believed
             if model.rounding not in roundings:
@@ -210,10 +211,10 @@ def _add(diagnosis: Diagnosis, mistake: str, function: str, counterexample: str)
 
 
 DCG = FunctionDiagnoser(
-    "dcg", DCG_PROBES, lambda p: ndcg_ref.dcg(list(rels_of(p)), k_of(p)), DCG_MODELS, 5, _dcg_counterexample
+    "dcg", DCG_PROBES, lambda p: ndcg_ref.dcg(list(rels_of(p)), k_of(p)), dcg_models, 5, _dcg_counterexample
 )
 NDCG = FunctionDiagnoser(
-    "ndcg", NDCG_PROBES, lambda p: ndcg_ref.ndcg(list(rels_of(p)), k_of(p)), NDCG_MODELS, 4, _ndcg_counterexample
+    "ndcg", NDCG_PROBES, lambda p: ndcg_ref.ndcg(list(rels_of(p)), k_of(p)), ndcg_models, 4, _ndcg_counterexample
 )
 
 

@@ -90,12 +90,25 @@ def _by_mistakes(models: Iterable[M]) -> tuple[M, ...]:
     return tuple(sorted(models, key=lambda model: len(model.mistakes)))
 
 
-DCG_MODELS = _by_mistakes(
-    DcgModel(g, w, c, r) for r, g, w, c in itertools.product(ROUNDINGS, GAINS, WEIGHTS, CUTOFFS)
-)
-#: The DCGs an ndcg may compute itself, instead of calling the student's dcg (real code often
-#: does, in the function or a helper, with a discount or cut-off its dcg does not have).
-OWN_DCGS = tuple(DcgModel(g, w, c) for g, w, c in itertools.product(GAINS, WEIGHTS, CUTOFFS))
+# The model tables are built on first use, not on import: the ndcg table holds over 100,000 models
+# (seconds of CPU), and most processes that import the exercise (the command line's other commands,
+# nbgrader's commands reading the course's configuration) never diagnose anything.
+
+
+@functools.cache
+def dcg_models() -> tuple[DcgModel, ...]:
+    """Every DCG model (the lecture's and each combination of mistakes), fewest mistakes first."""
+    return _by_mistakes(
+        DcgModel(g, w, c, r) for r, g, w, c in itertools.product(ROUNDINGS, GAINS, WEIGHTS, CUTOFFS)
+    )
+
+
+@functools.cache
+def own_dcgs() -> tuple[DcgModel, ...]:
+    """The DCGs an ndcg may compute itself, instead of calling the student's dcg (real code often
+    does, in the function or a helper, with a discount or cut-off its dcg does not have)."""
+    return tuple(DcgModel(g, w, c) for g, w, c in itertools.product(GAINS, WEIGHTS, CUTOFFS))
+
 _LECTURE = DcgModel()
 
 
@@ -168,18 +181,22 @@ def _fixed(model: T, mistake: str, lecture: Mapping[str, Variant[object]]) -> T 
     return replace(model, **changes)
 
 
-NDCG_MODELS = _by_mistakes(
-    (
-        *(
-            NdcgModel(s, o, sc, c, ra, r)
-            for r, s, o, sc, c, ra in itertools.product(ROUNDINGS, (None, *OWN_DCGS), ORDERS, SCOPES, CUTS, RATIOS)
-            if ra is not UNNORMALISED or (o, sc, c) == (ORDERS[0], SCOPES[0], CUTS[0])
-        ),
-        # the student's dcg over an ideal DCG computed in ndcg (only where the ideal is built wrongly:
-        # with the lecture's ideal it is the same model as the student's dcg over its own ideal)
-        *(
-            NdcgModel(None, o, sc, c, ra, r, ideal_own=True)
-            for r, o, sc, c, ra in itertools.product(ROUNDINGS, ORDERS[3:], SCOPES, CUTS, RATIOS[:2])
-        ),
+@functools.cache
+def ndcg_models() -> tuple[NdcgModel, ...]:
+    """Every nDCG model (over the student's dcg or a DCG of its own), fewest mistakes first."""
+    sources = (None, *own_dcgs())
+    return _by_mistakes(
+        (
+            *(
+                NdcgModel(s, o, sc, c, ra, r)
+                for r, s, o, sc, c, ra in itertools.product(ROUNDINGS, sources, ORDERS, SCOPES, CUTS, RATIOS)
+                if ra is not UNNORMALISED or (o, sc, c) == (ORDERS[0], SCOPES[0], CUTS[0])
+            ),
+            # the student's dcg over an ideal DCG computed in ndcg (only where the ideal is built wrongly:
+            # with the lecture's ideal it is the same model as the student's dcg over its own ideal)
+            *(
+                NdcgModel(None, o, sc, c, ra, r, ideal_own=True)
+                for r, o, sc, c, ra in itertools.product(ROUNDINGS, ORDERS[3:], SCOPES, CUTS, RATIOS[:2])
+            ),
+        )
     )
-)
