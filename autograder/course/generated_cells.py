@@ -87,6 +87,22 @@ def hidden_cell_source(group: TestGroup) -> str:
     return f"{title_line(group)}\n{HIDDEN_NOTE}"
 
 
+def without_hidden_tests(source: str) -> str:
+    """``source`` without its ``### BEGIN HIDDEN TESTS`` … ``### END HIDDEN TESTS`` blocks, as the release has it.
+
+    The rule of nbgrader's ``ClearHiddenTests``: the marker lines and every line between them go.
+    """
+    kept, hidden = [], False
+    for line in source.splitlines():
+        if line.strip() == "### BEGIN HIDDEN TESTS":
+            hidden = True
+        elif line.strip() == "### END HIDDEN TESTS":
+            hidden = False
+        elif not hidden:
+            kept.append(line)
+    return "\n".join(kept)
+
+
 def render_group(exercise: Exercise, group: TestGroup) -> str:
     """Return the source of the grade cell for ``group``."""
     lines = [title_line(group)]

@@ -39,7 +39,7 @@ from ..grading.submission import cell_message
 from ..sandbox import Limits, MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
 from ..sandbox.limits import SETTINGS, configured_limits
 from .feedback_page import result_document, result_name
-from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells
+from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells, without_hidden_tests
 from .sanitise import sanitise_notebook
 from .secret import course_secret
 
@@ -190,8 +190,9 @@ def write_outcomes(
         if cell.cell_type != "code" or cell_id not in groups:
             continue
         group = groups[cell_id]
-        if not group.visible:
-            cell.source = hidden_cell_source(group)
+        # what the student saw: a visible cell with hidden lines (Task 1.2's value checks, which only
+        # plain nbgrader runs) loses them as in the release
+        cell.source = hidden_cell_source(group) if not group.visible else without_hidden_tests(cell.source)
         test = tests.get(cell_id)
         if test is None:  # the notebook could not be graded at all
             cell.outputs = [_error_output("NotGraded", result.message or result.status.value)]
