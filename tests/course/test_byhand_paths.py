@@ -54,8 +54,14 @@ def _gradebook(course) -> dict[str, dict[str, object]]:
     return found
 
 
-def _submit(course, student: str, way: str | None, timestamp: str, source: str | None = None) -> None:
-    path = add_student(course, student, by_hand=None)
+#: fay's dcg cell stops with an error: her code part errors, her by-hand answers are right.
+BROKEN_DCG = "import math\n\nraise RuntimeError('an unfinished cell')\n\n\ndef dcg(rels, k):\n    return 0.0"
+
+
+def _submit(course, student: str, way: str | None, timestamp: str, source: str | None = None,
+            dcg: str | None = None) -> None:
+    path = add_student(course, student, by_hand=None) if dcg is None else add_student(course, student, dcg=dcg,
+                                                                                        by_hand=None)
     submit_by_hand(path, student, way, source)
     (path.parent / "timestamp.txt").write_text(timestamp)  # what `nbgrader collect` writes
 
@@ -75,6 +81,7 @@ def both(tmp_path_factory):
     release = nbformat.read(template / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
     _submit(template, "hal", None, LATE, source=own_answers(release, "ada"))  # ada's answers, copied, and late
     canary = base / "canary"  # code in the answer cell is read as data, never run, on either path
+    _submit(template, "fay", "right", ON_TIME, dcg=BROKEN_DCG)
     _submit(template, "eli", None, ON_TIME, source=f"DCG_AT_K = __import__('os').system('touch {canary}')")
     courses = {path: shutil.copytree(template, base / path) for path in ("nbgrader", "batch")}
     run_nbgrader(courses["nbgrader"], "autograde", ASSIGNMENT, "--force")
@@ -88,7 +95,7 @@ def both(tmp_path_factory):
 
 def test_both_paths_record_the_same_points_per_step_total_time_and_penalty(both):
     _, _, read, _, _ = both
-    assert set(read["batch"]) == set(read["nbgrader"]) == {*WAYS, "hal", "eli"}
+    assert set(read["batch"]) == set(read["nbgrader"]) == {*WAYS, "hal", "eli", "fay"}
     assert read["batch"] == read["nbgrader"]
     assert not any(scores["needs manual grade"] for scores in read["batch"].values())
 
@@ -130,3 +137,13 @@ def test_the_feedback_works_each_student_s_own_list_through_on_both_paths(both):
             assert f"your list {list(lists[student])}" in page, (course.name, student)
         notebook = nbformat.read(course / "autograded" / "bob" / ASSIGNMENT / NOTEBOOK, as_version=4)
         assert "natural log" in json.dumps(notebook), course.name
+
+
+def test_a_code_part_that_errors_keeps_its_by_hand_points_on_both_paths(both):
+    _, _, read, ours, _ = both
+    assert ours["fay"]["status"] == "graded"
+    for scores in read.values():  # the batch command's gradebook and nbgrader's (the formgrader's button)
+        assert {step.grade_id: scores["fay"][step.grade_id] for step in STEPS} == {
+            step.grade_id: step.points for step in STEPS}
+        assert scores["fay"]["total"] == pytest.approx(MAX_SCORE)  # every code group lost, Task 1.2 kept
+    assert ours["fay"]["score"] == pytest.approx(MAX_SCORE)
