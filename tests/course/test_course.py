@@ -12,9 +12,10 @@ import pytest
 from byhand_answers import BY_HAND_POINTS
 
 import ndcg_ref
-from autograder.course.generated_cells import out_of_sync, render_group
+from autograder.course.generated_cells import out_of_sync, render_group, without_hidden_tests
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg.byhand.marking import STEPS
 from autograder.exercises.ndcg.cases import GROUPS, LECTURE
 from autograder.exercises.ndcg.catalogue import BY_ID
 from autograder.grading import Expect
@@ -88,6 +89,16 @@ def test_hidden_groups_render_inside_hidden_markers():
             assert "check_value" not in source.split("### BEGIN HIDDEN TESTS")[0]
 
 
+def test_by_hand_steps_check_their_values_in_hidden_lines_that_the_release_and_the_kit_leave_out():
+    source = {c.metadata["nbgrader"]["grade_id"]: c.source for c in _cells(SOURCE) if "nbgrader" in c.metadata}
+    release = {c.metadata["nbgrader"]["grade_id"]: c.source for c in _cells(RELEASE) if "nbgrader" in c.metadata}
+    for step in STEPS:
+        hidden = source[step.grade_id].split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
+        assert "student_list(current_student(), SALT, POOL)" in hidden and "assert" in hidden, step.grade_id
+        # the kit's autograded notebooks show the step as nbgrader released it
+        assert without_hidden_tests(source[step.grade_id]) == release[step.grade_id], step.grade_id
+
+
 def test_points_add_up_to_five_by_hand_and_ten_in_code_and_match_the_notebook():
     assert sum(g.points for g in GROUPS) == 10.0 and EXERCISE.max_score == 10.0 + BY_HAND_POINTS == 15.0
     points = {
@@ -149,8 +160,8 @@ def test_examples_get_partial_credit_for_what_they_get_right(graded_course):
         lost = {g for m in mistakes for g in BY_ID[m].groups_lost(BY_ID[m].mutants[0])}
         return sum(EXERCISE.group(g).points for g in lost)
 
-    # Task 1.2: these examples work their own lists right (mallory's natural log by hand is graded only by
-    # the kit, which marks the values: nbgrader's own Execute runs the step cells as format checks)
+    # Task 1.2: these examples work their own lists right (mallory, with the natural log by hand, is hostile
+    # and graded only by the kit; tests/course/test_byhand_plain_nbgrader.py marks wrong answers here)
     full = EXERCISE.max_score
     assert scores["alice"][0] == full
     assert scores["bob"][0] == full - cost("log-base")  # natural log: cancels in ndcg
