@@ -4,7 +4,7 @@ For each of two system users (``nobody``, ``daemon``): ``ndcg`` fetched from the
 user (and its two functions written, as the student would after Task 1.2), JupyterLab started as
 that user, the notebook opened in headless Debian Chromium, Run All; the test reads the list the page
 shows, works it out with ``ndcg_ref``, types the answers into the answer cell, saves, presses
-nbgrader's Validate button, and submits (``nbgrader submit`` as the user). The two pages show two
+nbgrader's Validate button, and submits with the Assignment List's Submit button (Nbgrader menu). The two pages show two
 different lists; the tutor collects and grades both to full marks with ``python -m autograder grade``.
 """
 
@@ -161,8 +161,24 @@ def _student_session(browser, user: str, home: Path, shots: Path) -> list[int]:
             page.click(".jp-NotebookPanel-toolbar .validate-button button, .jp-NotebookPanel-toolbar button.validate-button")
             page.wait_for_selector(".jp-Dialog .validation-success, .jp-Dialog .validation-failed", timeout=180_000)
             assert "Success! Your notebook passes all the tests." in page.inner_text(".jp-Dialog")
+            page.keyboard.press("Escape")
+            page.wait_for_selector(".jp-Dialog", state="detached")
+            _submit_in_assignment_list(page)
         page.close()
     return rels
+
+
+def _submit_in_assignment_list(page) -> None:
+    """Submit as the student does: Nbgrader > Assignment List, the fetched assignment's Submit button."""
+    page.click(".lm-MenuBar-itemLabel:text-is('Nbgrader')")
+    page.click("#jp-mainmenu-nbgrader li[data-command='nbgrader:open-assignment-list']")
+    fetched = page.locator("#fetched_assignments_list > .list_item")
+    fetched.first.wait_for()
+    assert fetched.count() == 1 and ASSIGNMENT in fetched.first.inner_text()
+    fetched.first.locator(".item_status button:text-is('Submit')").click()
+    submitted = page.locator("#submitted_assignments_list > .list_item")
+    submitted.first.wait_for()
+    assert ASSIGNMENT in submitted.first.inner_text()
 
 
 def test_two_students_see_two_lists_answer_validate_and_submit(tmp_path):
@@ -181,10 +197,10 @@ def test_two_students_see_two_lists_answer_validate_and_submit(tmp_path):
                 subprocess.run(["chown", "-R", user, str(home)], check=True)
                 _run_as(user, home, "-m", "nbgrader", "fetch_assignment", ASSIGNMENT)
                 _write_code(home)
-                shown[user] = _student_session(browser, user, home, tmp_path)
-                _run_as(user, home, "-m", "nbgrader", "submit", ASSIGNMENT)
+                shown[user] = _student_session(browser, user, home, tmp_path)  # submits, too
         assert shown["nobody"] != shown["daemon"]
-        run_nbgrader(course, "collect", ASSIGNMENT)
+        run_nbgrader(course, "collect", ASSIGNMENT)  # what the two Submit buttons put in the exchange
+        assert {p.name for p in (course / "submitted").iterdir()} == set(USERS)
         graded = grade(course, "--gradebook", "none")
         assert graded.returncode == 0, graded.stderr[-2000:]
         found = results(course)
