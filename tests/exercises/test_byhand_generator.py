@@ -15,7 +15,14 @@ from hypothesis import strategies as st
 import ndcg_ref
 from autograder.course.byhand import POOL_FILE, published_variant, sync_by_hand
 from autograder.exercises.ndcg.byhand import cells
-from autograder.exercises.ndcg.byhand.derive import CUTOFF, LENGTH, RELEVANT, fair_indices, student_list
+from autograder.exercises.ndcg.byhand.derive import (
+    CUTOFF,
+    LENGTH,
+    RELEVANT,
+    current_student,
+    fair_indices,
+    student_list,
+)
 from autograder.exercises.ndcg.byhand.pool import choose_salt, collisions, compute_pool
 from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, every_steps, is_fair, right_steps
 
@@ -121,3 +128,15 @@ def test_the_source_notebook_s_by_hand_cells_are_the_generated_ones(tmp_path):
 def test_the_by_hand_part_comes_before_the_implementation():
     ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nbformat.read(RELEASE, as_version=4).cells]
     assert ids.index(cells.TASK_ID) < ids.index(cells.DERIVATION_ID) < ids.index(cells.ANSWERS_ID) < ids.index("dcg")
+
+
+def test_under_nbgrader_s_autograde_the_id_is_the_autograded_folder_s_not_the_tutor_s(tmp_path, monkeypatch):
+    # nbgrader's autograde runs the kernel as the tutor in autograded/<student_id>/<assignment>
+    folder = tmp_path / "autograded" / "ada" / "ndcg"
+    folder.mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    tutor = current_student()
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    assert current_student() == "ada" != tutor
+    monkeypatch.setenv("NBGRADER_EXECUTION", "validate")  # the student's own Validate: their login name
+    assert current_student() == tutor
