@@ -7,16 +7,15 @@ on stderr with their class's exit code; anything else is a grader bug and keeps 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .course.byhand import grade_folder, release_by_hand
+from .course.byhand import sync_by_hand
 from .course.generated_cells import sync_source
 from .course.nbgrader import ASSIGNMENT, find_root, generate_release, source_notebook
 from .course.walkthrough import release_walkthroughs
-from .errors import GradebookError, KitError
+from .errors import KitError
 from .exercises import exercise_for
 from .files import write_atomic
 from .grading import default_workers
@@ -114,15 +113,6 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_grade_arguments(grade)
-    by_hand = commands.add_parser(
-        "grade-by-hand", help="grade Task 1.2 (nDCG by hand) of every submitted/<id>/byhand/ into the gradebook, "
-        "autograded/ and feedback/ (as nbgrader autograde byhand does): a table and JSON",
-        epilog="example: python -m autograder grade-by-hand --json graded/byhand.json",
-    )
-    by_hand.add_argument("--json", type=Path, default=None, help="also write the results as JSON to this file")
-    by_hand.add_argument("--gradebook", default=None,
-                         help="nbgrader gradebook URL to record the steps in (default: the course's, as "
-                         "nbgrader_config.py names it; 'none' to skip)")
     variants = commands.add_parser(
         "variants", help="paper exam: one printable sheet per student of a roster (their list, k) and the tutors' key",
         epilog="example: python -m autograder variants --roster roster.csv --out paper",
@@ -130,7 +120,7 @@ def parser() -> argparse.ArgumentParser:
     variants.add_argument("--roster", type=Path, required=True, help="CSV with a student_id column (or ids first)")
     variants.add_argument("--out", type=Path, default=Path("paper"), help="folder for sheets.html and key.html")
     variants.add_argument("--choose-salt", action="store_true",
-                          help="choose a salt giving every student a list of their own, write it into source/byhand/")
+                          help="choose a salt giving every student a list of their own, write it into source/ndcg/")
     copying = commands.add_parser(
         "copying", help="copying report: by-hand answers that are another student's values, similar code pairs",
         epilog="example: python -m autograder copying --threshold 0.8 --out graded/copying.html",
@@ -176,15 +166,12 @@ def _run(args: argparse.Namespace) -> int:
         return run.exit_code
     root = find_root()
     if args.command == "sync":
-        changed = sync_source(source_notebook(root), exercise_for(ASSIGNMENT))
+        changed = sync_by_hand(source_notebook(root)) + sync_source(source_notebook(root), exercise_for(ASSIGNMENT))
         print(f"updated: {', '.join(changed)}" if changed else "test cells already in sync")
     elif args.command == "release":
         generate_release(root)
-        release_by_hand(root)
         release_walkthroughs(root)
         print("release/ regenerated")
-    elif args.command == "grade-by-hand":
-        return _grade_by_hand(root, args.json, args.gradebook)
     elif args.command == "variants":
         from .course.variants import write_variants
 
@@ -207,23 +194,6 @@ def _run(args: argparse.Namespace) -> int:
 
         print(student_config(root), end="")
     return 0
-
-
-def _grade_by_hand(root: Path, json_path: Path | None, gradebook: str | None) -> int:
-    from .course.byhand_record import record_by_hand
-    from .course.lock import grading_lock
-
-    with grading_lock(root, who="python -m autograder grade-by-hand"):  # one grader per course, as for grade
-        results, note, failed = record_by_hand(root, grade_folder(root), gradebook)
-    for result in results:
-        steps = " ".join(f"{t.name.removeprefix('byhand_')}={t.points:g}" for t in result.tests)
-        mistakes = ", ".join(result.diagnosis.ids) or "-"
-        print(f"{result.student_id:<20} {result.score:>4g} / {result.max_score:g}  {steps}  mistakes: {mistakes}")
-    print(note)
-    if json_path is not None:
-        write_atomic(json_path, json.dumps([r.to_json() for r in results], indent=1))
-        print(f"results: {json_path}")
-    return GradebookError.exit_code if failed else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

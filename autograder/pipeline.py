@@ -33,7 +33,7 @@ from .grading import (
     grade_batch,
 )
 from .grading.batch import Executor, student_folders
-from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code
+from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code, release_sources
 from .grading.store import ResultStore
 from .output.feedback import write_feedback
 from .output.report import write_report
@@ -230,6 +230,8 @@ def _grade_course(options: GradeOptions) -> GradeRun:
         # the key of the fresh hidden instances: the course's secret (outside a course: beside submitted/)
         draw_key=course_secret(root if root is not None else options.submitted.resolve().parent),
         limits=sandbox.limits,  # a Dask worker chooses its sandbox with these (.distributed.worker)
+        # the by-hand part's list comes from the release's derivation cell, whatever a submission's copy says
+        published=release_sources(release, exercise.answered.published_ids) if exercise.answered else (),
     )
     try:
         with _executor(options, sandbox) as executor:
@@ -242,7 +244,7 @@ def _grade_course(options: GradeOptions) -> GradeRun:
     batch = BatchResult(
         assignment=exercise.assignment, notebook=exercise.notebook, title=exercise.title,
         max_score=exercise.max_score, sandbox=sandbox.name,
-        groups=[GroupInfo(g.grade_id, g.description, g.points, g.visible) for g in exercise.groups],
+        groups=[GroupInfo(g.grade_id, g.description, g.points, g.visible) for g in exercise.graded_groups],
         students=store,
     )
     collected = _collected_files(options, store, root)

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from autograder.exercises.ndcg.byhand.steps import Steps
+from pathlib import Path
+
+import nbformat
+
+from autograder.course.byhand import published_variant
+from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
+from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
+from autograder.exercises.ndcg.byhand.marking import MAX_SCORE
+from autograder.exercises.ndcg.byhand.steps import Steps, every_steps
+
+#: The by-hand part's points: what a notebook whose answer cell is left as released scores less.
+BY_HAND_POINTS = MAX_SCORE
 
 #: The steps each mistake makes wrong, from what the mistake is (nDCG follows through from the
 #: student's own DCG and iDCG, so only "ratio inverted" loses it).
@@ -25,3 +36,26 @@ def answer_cell(steps: Steps, decimals: int = 2) -> str:
             if steps.ndcg == steps.dcg / steps.idcg else
             f"IDEAL_RANKING = {ideal}\nDCG_AT_K = {steps.dcg:.{decimals}f}\nIDCG_AT_K = {steps.idcg:.{decimals}f}\n"
             f"NDCG_AT_K = {steps.ndcg:.{decimals}f}")
+
+
+def own_answers(notebook: nbformat.NotebookNode, student: str, way: str = "right") -> str:
+    """The answer cell ``student`` writes who works their own list (from ``notebook``'s derivation cell) ``way``."""
+    salt, pool = published_variant(notebook)
+    return answer_cell(every_steps(student_list(student, salt, pool), CUTOFF)[way])
+
+
+def answer_by_hand(notebook: nbformat.NotebookNode, student: str, way: str | None = "right",
+                   source: str | None = None) -> nbformat.NotebookNode:
+    """``notebook`` with its answer cell filled as ``student`` works their list ``way`` (or with ``source``)."""
+    if way is None and source is None:
+        return notebook
+    for cell in notebook.cells:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == ANSWERS_ID:
+            cell.source = source if source is not None else own_answers(notebook, student, way or "right")
+    return notebook
+
+
+def submit_by_hand(path: Path, student: str, way: str | None = "right", source: str | None = None) -> Path:
+    """Fill the answer cell of the notebook at ``path`` in place (see :func:`answer_by_hand`)."""
+    nbformat.write(answer_by_hand(nbformat.read(path, as_version=4), student, way, source), path)
+    return path

@@ -9,6 +9,7 @@ from pathlib import Path
 import built_once
 import nbformat
 import pytest
+from byhand_answers import answer_by_hand
 
 from autograder.course.demo import stage_examples
 from autograder.course.example_notebooks import fill_solutions
@@ -20,6 +21,7 @@ from autograder.course.nbgrader import (
     gradebook_scores,
     run_nbgrader,
 )
+from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,11 +51,12 @@ def small_blocks(monkeypatch):
 
 
 def solution_code(notebook: nbformat.NotebookNode) -> dict[str, str]:
-    """The sources of the solution cells of a notebook, by grade_id."""
+    """The sources of the solution code cells of a notebook, by grade_id (Task 1.2's answers are numbers, not code:
+    :func:`byhand_answers.answer_by_hand` writes them for a student)."""
     return {
         cell.metadata["nbgrader"]["grade_id"]: cell.source
         for cell in notebook.cells
-        if cell.metadata.get("nbgrader", {}).get("solution")
+        if cell.metadata.get("nbgrader", {}).get("solution") and cell.metadata["nbgrader"]["grade_id"] != ANSWERS_ID
     }
 
 
@@ -79,7 +82,7 @@ def _autograde_examples(root: Path) -> None:
     release = nbformat.read(root / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
     source = nbformat.read(root / "source" / ASSIGNMENT / NOTEBOOK, as_version=4)
     for student, notebook in {
-        "zz_solution": fill_solutions(release, solution_code(source)),
+        "zz_solution": answer_by_hand(fill_solutions(release, solution_code(source)), "zz_solution"),
         "zz_stubs": release,
     }.items():
         target = submitted / student / ASSIGNMENT / NOTEBOOK

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
@@ -16,7 +17,11 @@ from built_once import built_once
 from nbformat.v4 import new_code_cell
 
 from autograder.course.example_notebooks import fill_solutions
+from autograder.course.generated_cells import skipped_cell_ids
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
+from autograder.exercises.ndcg import EXERCISE
+from autograder.grading import GradingSettings
+from autograder.grading.notebook import release_sources
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "release" / ASSIGNMENT / NOTEBOOK
@@ -71,14 +76,28 @@ def generated_course(path: Path) -> Path:
     return path
 
 
+def release_settings(timeout: float, release: Path = RELEASE, **options: Any) -> GradingSettings:
+    """The settings the batch command grades ``release``'s submissions with: its skipped cells and Task 1.2's salt."""
+    answered = EXERCISE.answered
+    return GradingSettings(EXERCISE, timeout, skipped_cell_ids(EXERCISE, release),
+                           published=release_sources(release, answered.published_ids) if answered else (), **options)
+
+
 def notebook_path(course: Path, student: str, name: str = NOTEBOOK) -> Path:
     return course / "submitted" / student / ASSIGNMENT / name
 
 
 def add_student(course: Path, student: str, dcg: str = CORRECT_DCG, ndcg: str = CORRECT_NDCG,
-                extra: tuple[str, ...] = (), name: str = NOTEBOOK) -> Path:
-    """Write a submission: the release with the solution cells filled and ``extra`` cells before them."""
-    notebook = fill_solutions(nbformat.read(RELEASE, as_version=4), {"dcg": dcg, "ndcg": ndcg})
+                extra: tuple[str, ...] = (), name: str = NOTEBOOK, by_hand: str | None = "right") -> Path:
+    """Write a submission: the release with the solution cells filled and ``extra`` cells before them.
+
+    Task 1.2 is answered as the student works their own list ``by_hand`` (a way of
+    :func:`~autograder.exercises.ndcg.byhand.steps.every_steps`; None: left as released).
+    """
+    from byhand_answers import answer_by_hand
+
+    notebook = answer_by_hand(fill_solutions(nbformat.read(RELEASE, as_version=4), {"dcg": dcg, "ndcg": ndcg}),
+                              student, by_hand)
     first_solution = next(i for i, c in enumerate(notebook.cells) if c.metadata.get("nbgrader", {}).get("solution"))
     for offset, source in enumerate(extra):
         notebook.cells.insert(first_solution + offset, new_code_cell(source))

@@ -12,9 +12,13 @@ in any code that indexes a list.
 from __future__ import annotations
 
 import html
+import json
 import math
 import re
 from collections.abc import Iterable
+from pathlib import Path
+
+import nbformat
 
 #: Spellings that wrap a number or a list without carrying information: numpy's scalars and arrays,
 #: ``float(1)``; the wrapper goes, what it wraps stays (one level: a list holds no parentheses).
@@ -82,3 +86,25 @@ def leaked(texts: Iterable[str], secrets: list[tuple[float, ...]] | None = None)
     secrets = hidden_sequences() if secrets is None else secrets
     runs = [run for text in texts for run in number_runs(text)]
     return [secret for secret in secrets if any(_contains(run, secret) for run in runs)]
+
+
+def without_by_hand(path: Path, text: str) -> str:
+    """``text`` (a notebook or a feedback page at ``path``) without Task 1.2.
+
+    Task 1.2 shows the student's own list and its values, derived from the id and the published salt:
+    public, never a hidden input, though a list of grades 0-3 may happen to hold one.
+    """
+    if path.suffix == ".ipynb":
+        notebook = nbformat.reads(text, as_version=4)
+        notebook.cells = [c for c in notebook.cells if not c.metadata.get("nbgrader", {}).get("grade_id", "")
+                          .startswith("byhand_")]
+        return nbformat.writes(notebook)
+    if path.suffix == ".json":  # results.json, or one student's <notebook>.grader.json: tests without Task 1.2's steps
+        document = json.loads(text)
+        results = document.get("students", []) + ([document["result"]] if isinstance(document.get("result"), dict)
+                                                   else [])
+        for student in results:
+            student["tests"] = [t for t in student.get("tests", []) if not t["name"].startswith("byhand_")]
+        return json.dumps(document)
+    rows = re.split(r"(?=<tr>)", text)
+    return "".join(row for row in rows if "of your list" not in row)

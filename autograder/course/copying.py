@@ -29,8 +29,6 @@ from ..exercises.ndcg.byhand.steps import Steps, answer_matches, every_steps, ri
 from ..grading import student_folders
 from ..grading.notebook import SubmissionProblem
 from ..output.copying import CodePair, CopiedAnswers, write_copying_report
-from .byhand import ASSIGNMENT as BY_HAND
-from .byhand import NOTEBOOK as BY_HAND_NOTEBOOK
 from .byhand import release_variant
 from .generated_cells import grade_id, locked_cell_ids, student_code_cells
 from .submission_folder import read_submitted_notebook
@@ -106,19 +104,17 @@ def _submitted(submitted: Path, assignment: str, notebook: str) -> dict[str, nbf
 
 def gather(root: Path, submitted: Path) -> tuple[dict[str, Answers], dict[str, str], str]:
     """The by-hand answers and the code cells of every student in ``submitted``, and the release's stub code."""
-    answers: dict[str, Answers] = {}
-    for student, notebook in _submitted(submitted, BY_HAND, BY_HAND_NOTEBOOK).items():
-        cells = [c for c in notebook.cells if grade_id(c) == ANSWERS_ID]
-        if cells and isinstance(cells[0].source, str):
-            answers[student] = read_answers(cells[0].source)
     exercise = exercise_for("ndcg")
     release = _read(root / "release" / exercise.assignment / exercise.notebook)
     locked = locked_cell_ids(exercise, release if release is not None else nbformat.v4.new_notebook())
     stub = "\n\n".join(c.source for c in student_code_cells(release, locked)) if release is not None else ""
-    code = {
-        student: "\n\n".join(c.source for c in student_code_cells(notebook, locked) if isinstance(c.source, str))
-        for student, notebook in _submitted(submitted, exercise.assignment, exercise.notebook).items()
-    }
+    answers: dict[str, Answers] = {}
+    code = {}
+    for student, notebook in _submitted(submitted, exercise.assignment, exercise.notebook).items():
+        cells = [c for c in notebook.cells if grade_id(c) == ANSWERS_ID]
+        if cells and isinstance(cells[0].source, str):
+            answers[student] = read_answers(cells[0].source)
+        code[student] = "\n\n".join(c.source for c in student_code_cells(notebook, locked) if isinstance(c.source, str))
     return answers, code, stub
 
 

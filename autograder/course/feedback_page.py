@@ -29,7 +29,6 @@ from nbformat.notebooknode import NotebookNode
 
 from ..errors import CourseError
 from ..exercises import exercise_for
-from ..exercises.ndcg.byhand.exercise import BY_HAND
 from ..files import write_atomic
 from ..grading import Exercise, StudentResult
 from ..output.feedback import render_feedback
@@ -53,14 +52,14 @@ class StoredResult:
 
 
 def page_exercise(assignment: str) -> Exercise:
-    """What a page of ``assignment`` is rendered with: the by-hand part's steps, or the graded exercise.
+    """What a page of ``assignment`` is rendered with: the graded exercise.
 
     Raises
     ------
     UsageError
         For an assignment the course does not grade.
     """
-    return BY_HAND if assignment == BY_HAND.assignment else exercise_for(assignment)
+    return exercise_for(assignment)
 
 
 def result_name(notebook: str) -> str:

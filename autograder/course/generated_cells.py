@@ -87,6 +87,22 @@ def hidden_cell_source(group: TestGroup) -> str:
     return f"{title_line(group)}\n{HIDDEN_NOTE}"
 
 
+def without_hidden_tests(source: str) -> str:
+    """``source`` without its ``### BEGIN HIDDEN TESTS`` … ``### END HIDDEN TESTS`` blocks, as the release has it.
+
+    The rule of nbgrader's ``ClearHiddenTests``: the marker lines and every line between them go.
+    """
+    kept, hidden = [], False
+    for line in source.splitlines():
+        if line.strip() == "### BEGIN HIDDEN TESTS":
+            hidden = True
+        elif line.strip() == "### END HIDDEN TESTS":
+            hidden = False
+        elif not hidden:
+            kept.append(line)
+    return "\n".join(kept)
+
+
 def render_group(exercise: Exercise, group: TestGroup) -> str:
     """Return the source of the grade cell for ``group``."""
     lines = [title_line(group)]
@@ -175,6 +191,8 @@ def sync_source(path: Path, exercise: Exercise) -> list[str]:
 def locked_cell_ids(exercise: Exercise, notebook: nbformat.NotebookNode) -> frozenset[str]:
     """The grade ids of a notebook's read-only code cells (tests, helpers, figures): not the student's code."""
     ids = {HELPER_ID, *(group.grade_id for group in exercise.groups)}
+    if exercise.answered is not None:  # read as data, never run as the student's code
+        ids |= exercise.answered.cell_ids
     for cell in notebook.cells:
         meta = nbgrader_metadata(cell)
         if cell.cell_type == "code" and grade_id(cell) and not meta.get("solution"):

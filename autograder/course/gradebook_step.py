@@ -1,7 +1,7 @@
 """The gradebook step after grading, for every batch command: record, late penalties, marks read back.
 
-``python -m autograder grade`` (the code part) and ``grade-by-hand`` (the by-hand part) both end
-here, so their scores reach nbgrader's gradebook as ``nbgrader autograde`` leaves them: the
+``python -m autograder grade`` (the whole notebook: the by-hand part and the code) ends
+here, so its scores reach nbgrader's gradebook as ``nbgrader autograde`` leaves them: the
 notebook's cells recorded as ``generate_assignment`` does (if the gradebook lacks them), each grade
 cell's score with whole students per transaction (:func:`..output.gradebook.try_record_scores`), the
 course's late penalties by nbgrader's own step (:func:`.late.apply_late_penalties`), and the tutors'
@@ -64,7 +64,7 @@ def update_gradebook(
     batch = BatchResult(
         assignment=exercise.assignment, notebook=exercise.notebook, title=exercise.title,
         max_score=exercise.max_score, sandbox="", students=store,
-        groups=[GroupInfo(g.grade_id, g.description, g.points, g.visible) for g in exercise.groups],
+        groups=[GroupInfo(g.grade_id, g.description, g.points, g.visible) for g in exercise.graded_groups],
     )
     try:  # the gradebook nbgrader's configuration names, as `nbgrader export` and the formgrader read it
         with gradebook_errors():

@@ -19,6 +19,7 @@ from ..exercises import exercise_for
 from ..exercises.ndcg import EXERCISE as NDCG
 from ..output.gradebook import check_gradebook, gradebook_path, tool_environment
 from ..output.gradebook_db import open_gradebook
+from .byhand import sync_by_hand
 from .generated_cells import sync_source
 
 #: Appended to a course's config: nbgrader's own, unsandboxed Execute back in place of SandboxedExecute.
@@ -75,6 +76,8 @@ def generate_release(root: Path, assignment: str = ASSIGNMENT) -> list[str]:
     """
     check_gradebook(root / "gradebook.db")
     changed = sync_source(source_notebook(root, assignment), exercise_for(assignment))
+    if exercise_for(assignment).answered is not None:  # the exam's Task 1.2, before the code
+        changed += sync_by_hand(source_notebook(root, assignment))
     release = release_notebook(root, assignment).parent
     with tempfile.TemporaryDirectory(prefix="release-backup-") as backup:
         kept = Path(backup) / assignment

@@ -34,15 +34,12 @@ from traitlets import Float, Int, Unicode
 
 from ..exercises import exercise_for
 from ..grading import Exercise, GradingSettings, Status, StudentResult, grade_submission
-from ..grading.notebook import NotebookFile, release_code
+from ..grading.notebook import NotebookFile, release_code, release_sources
 from ..grading.submission import cell_message
 from ..sandbox import Limits, MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
 from ..sandbox.limits import SETTINGS, configured_limits
-from .byhand import ASSIGNMENT as BY_HAND
-from .byhand import NOTEBOOK as BY_HAND_NOTEBOOK
-from .byhand import grade_by_hand
 from .feedback_page import result_document, result_name
-from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells
+from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells, without_hidden_tests
 from .sanitise import sanitise_notebook
 from .secret import course_secret
 
@@ -124,11 +121,6 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
         student = resources["nbgrader"]["student"]
-        if resources["nbgrader"]["assignment"] == BY_HAND:  # answers read as numbers: nothing runs
-            by_hand = grade_by_hand(nb, student, self.log)
-            # the result the student's page is written from, as for the code part (.feedback_page)
-            resources.setdefault("outputs", {})[result_name(BY_HAND_NOTEBOOK)] = result_document(by_hand)
-            return nb, resources
         exercise = exercise_for(resources["nbgrader"]["assignment"])
         skip = locked_cell_ids(exercise, nb)  # nbgrader has put the release's locked cells back
         data = nbformat.writes(nb).encode("utf-8")
@@ -139,6 +131,8 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         settings = GradingSettings(
             exercise, self.timeout, skip, draw_key=course_secret(Path.cwd()), release_cells=release_code(release, skip),
             limits=self.sandbox_limits(exercise.limits),
+            # the by-hand part's list comes from the release's derivation cell, as in the batch command
+            published=release_sources(release, exercise.answered.published_ids) if exercise.answered else (),
         )
         try:
             result = grade_submission(
@@ -185,7 +179,7 @@ def write_outcomes(
 ) -> None:
     """Put ``result`` into ``nb``: outcomes as the test cells' outputs, hidden cells described, cell problems shown."""
     tests = {test.name: test for test in result.tests}
-    groups = {group.grade_id: group for group in exercise.groups}
+    groups = {group.grade_id: group for group in exercise.graded_groups}
     for cell in student_cells:
         cell.outputs = []
     for problem in result.cells:
@@ -196,8 +190,9 @@ def write_outcomes(
         if cell.cell_type != "code" or cell_id not in groups:
             continue
         group = groups[cell_id]
-        if not group.visible:
-            cell.source = hidden_cell_source(group)
+        # what the student saw: a visible cell with hidden lines (Task 1.2's value checks, which only
+        # plain nbgrader runs) loses them as in the release
+        cell.source = hidden_cell_source(group) if not group.visible else without_hidden_tests(cell.source)
         test = tests.get(cell_id)
         if test is None:  # the notebook could not be graded at all
             cell.outputs = [_error_output("NotGraded", result.message or result.status.value)]

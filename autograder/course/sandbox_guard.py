@@ -110,7 +110,7 @@ class SandboxGuard:
 
     def _sandbox_limits(self) -> Limits:
         """The limits the assignment's notebooks will be graded with (checked here, before anything is graded)."""
-        exercise = EXERCISES.get(self.coursedir.assignment_id)  # none for the by-hand part: nothing runs
+        exercise = EXERCISES.get(self.coursedir.assignment_id)  # none for an assignment the kit does not grade
         return SandboxedExecute(config=self.config).sandbox_limits(Limits() if exercise is None else exercise.limits)
 
     def _gradebook(self, step: Callable[[Gradebook], Any]) -> Any:

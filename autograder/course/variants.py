@@ -16,7 +16,7 @@ from ..exercises.ndcg.byhand.derive import CUTOFF, student_list
 from ..exercises.ndcg.byhand.pool import choose_salt, collisions
 from ..exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, every_steps
 from ..output.paper import Sheet, StepValues, write_paper
-from .byhand import POOL_FILE, release_variant, write_source
+from .byhand import POOL_FILE, release_variant, write_salt
 
 WORDING = (
     "The ranked list below gives the graded relevance (0 = not relevant, 3 = highly relevant) of the documents "
@@ -71,8 +71,8 @@ def write_variants(root: Path, roster: Path, out: Path, *, choose: bool = False)
     pool = POOL_FILE.read_text(encoding="ascii").strip()
     if choose:
         salt = choose_salt(students, pool, "ir-ranking-evaluation-byhand")
-        write_source(root, salt)
-        note = f"salt {salt} written into source/byhand/: run `make release` to publish it"
+        write_salt(root, salt)
+        note = f"salt {salt} written into source/ndcg/: run `make release` to publish it"
     else:
         salt, pool = release_variant(root)
         shared = collisions(students, salt, pool)

@@ -6,7 +6,7 @@ Layers below: :mod:`autograder.sandbox` (where student code runs). Layers above:
 
 from .batch import Executor, Graded, Job, ThreadedExecutor, default_workers, grade_batch, grade_job, student_folders
 from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
-from .exercise import Call, Case, CaseTemplate, Exercise, Expect, Mistake, TestGroup, within_tolerance
+from .exercise import AnsweredPart, Call, Case, CaseTemplate, Exercise, Expect, Mistake, TestGroup, within_tolerance
 from .model import (
     SCHEMA_VERSION,
     BatchResult,
@@ -26,6 +26,7 @@ from .submission import GradingSettings, grade_submission, submission_seed
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AnsweredPart",
     "BatchResult",
     "Call",
     "Case",

@@ -49,6 +49,8 @@ def grading_fingerprint(settings: GradingSettings) -> str:
     cases = [(g.grade_id, g.points, [(c, exercise.expected(c)) for c in g.cases]) for g in exercise.groups]
     digest.update(repr((SCHEMA_VERSION, cases, exercise.probes, exercise.fingerprint)).encode())
     digest.update(repr((settings.timeout, sorted(settings.skip_ids), settings.max_notebook_bytes)).encode())
+    # a new release (another salt) gives the answered part other values to mark against
+    digest.update(repr((settings.published, [(g.grade_id, g.points) for g in exercise.graded_groups])).encode())
     # a raised memory limit must re-grade the students who ran out of it
     digest.update(repr(settings.sandbox_limits).encode())
     # a new course secret draws new instances: the cache must not keep the old ones' results

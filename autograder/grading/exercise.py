@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from ..sandbox import CallRecord, Limits
-from .model import Diagnosis
+from .model import Diagnosis, StudentResult
 
 
 def _literal(value: Any) -> str:
@@ -203,6 +203,25 @@ class Mistake:
     explanation: str
 
 
+@dataclass(frozen=True)
+class AnsweredPart:
+    """Grade cells scored from answers read as data: nothing of this part runs (a calculation by hand).
+
+    Its :attr:`mark` gets the student's id, the sources of the submitted notebook's cells among
+    :attr:`cell_ids` and the release's cells among :attr:`published_ids` (what the release
+    publishes for every student, never what the submission says it published), and returns the
+    part's result: one test per group, its findings, nothing else.
+    """
+
+    #: One per grade cell, with its points; no cases (nothing is called).
+    groups: tuple[TestGroup, ...]
+    #: The part's code cells (answers, read-only cells, its grade cells): never run as the student's code.
+    cell_ids: frozenset[str]
+    #: The release's cells the part reads its data from (e.g. the cell that derives each student's variant).
+    published_ids: frozenset[str]
+    mark: Callable[[str, Mapping[str, str], Mapping[str, str]], StudentResult]
+
+
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: one object per exercise
 class Exercise:
     """Everything the engine needs to grade, diagnose and report one exercise."""
@@ -244,6 +263,8 @@ class Exercise:
     #: The sandbox's resource limits for this exercise's submissions (a heavier exercise raises them);
     #: ``python -m autograder grade`` and ``SandboxedExecute`` may override them.
     limits: Limits = field(default_factory=Limits)
+    #: A part of the notebook graded from its answers without running them; None: every group is code.
+    answered: AnsweredPart | None = None
     _expected: dict[Call, float] = field(default_factory=dict, compare=False, repr=False)
 
     def expected(self, case: Case) -> float:
@@ -259,9 +280,14 @@ class Exercise:
         return within_tolerance(value, reference, self.rel_tol, self.abs_tol, self.noise_rel_tol)
 
     @property
+    def graded_groups(self) -> tuple[TestGroup, ...]:
+        """Every grade cell with points, in the notebook's order: the answered part's, then the code's."""
+        return (self.answered.groups if self.answered is not None else ()) + self.groups
+
+    @property
     def max_score(self) -> float:
-        """Total points of the exercise."""
-        return sum(group.points for group in self.groups)
+        """Total points of the exercise (the answered part's included)."""
+        return sum(group.points for group in self.graded_groups)
 
     def mistake(self, mistake_id: str) -> Mistake:
         """The catalogue entry ``mistake_id``; ``KeyError`` names the known ones."""
@@ -272,7 +298,7 @@ class Exercise:
 
     def group(self, grade_id: str) -> TestGroup:
         """The group with ``grade_id``; ``KeyError`` names the known ids if there is none."""
-        for candidate in self.groups:
+        for candidate in self.graded_groups:
             if candidate.grade_id == grade_id:
                 return candidate
-        raise KeyError(f"no test group {grade_id!r}; known: {', '.join(g.grade_id for g in self.groups)}")
+        raise KeyError(f"no test group {grade_id!r}; known: {', '.join(g.grade_id for g in self.graded_groups)}")

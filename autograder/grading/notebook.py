@@ -198,6 +198,37 @@ def student_code(file: NotebookFile, skip_ids: frozenset[str]) -> list[str]:
         With status ``error`` for a file that is empty, not UTF-8, not JSON or not a notebook;
         the message says which.
     """
+    cells = _cells(file)
+    try:
+        return _code_cells(cells, skip_ids)
+    except Exception as error:
+        message = f"{file.name} is JSON but not a Jupyter notebook ({type(error).__name__}: {error})"
+        raise SubmissionProblem(Status.ERROR, message) from error
+
+
+def cell_sources(file: NotebookFile, ids: frozenset[str]) -> dict[str, str]:
+    """The sources of the notebook's cells whose nbgrader grade id is among ``ids`` (the first of each).
+
+    Raises
+    ------
+    SubmissionProblem
+        As :func:`student_code`, for a file that is not a notebook.
+    """
+    found: dict[str, str] = {}
+    for cell in _cells(file):
+        metadata = cell.get("metadata", {}) if isinstance(cell, dict) else {}
+        nbgrader = metadata.get("nbgrader", {}) if isinstance(metadata, dict) else {}
+        cell_id = nbgrader.get("grade_id") if isinstance(nbgrader, dict) else None
+        source = cell.get("source", "") if isinstance(cell, dict) else ""
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        if isinstance(cell_id, str) and cell_id in ids and cell_id not in found and isinstance(source, str):
+            found[cell_id] = source
+    return found
+
+
+def _cells(file: NotebookFile) -> list[object]:
+    """The notebook's cells as JSON (an older format upgraded); :class:`SubmissionProblem` if it is none."""
     name, data = file.name, file.data
     if not data.strip():
         raise SubmissionProblem(Status.ERROR, f"{name} is empty ({len(data)} bytes): the upload probably failed")
@@ -219,7 +250,10 @@ def student_code(file: NotebookFile, skip_ids: frozenset[str]) -> list[str]:
         if not (isinstance(document, dict) and document.get("nbformat") == 4):
             # an older format: nbformat upgrades it (its validation is slow, so only here)
             document = nbformat.reads(text, as_version=4)
-        return _code_cells(document["cells"], skip_ids)
+        cells = document["cells"]
+        if not isinstance(cells, list):
+            raise TypeError("its cells are not a list")
+        return cells
     except Exception as error:
         message = f"{name} is JSON but not a Jupyter notebook ({type(error).__name__}: {error})"
         raise SubmissionProblem(Status.ERROR, message) from error
@@ -234,6 +268,16 @@ def release_code(release: Path | None, skip_ids: frozenset[str]) -> tuple[str, .
         return tuple(student_code(NotebookFile(release.name, data, "", (0, 0)), skip_ids))
     except SubmissionProblem:
         return None
+
+
+def release_sources(release: Path | None, ids: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    """The release's cells among ``ids`` as ``(grade id, source)`` pairs (none without a release)."""
+    if release is None or not release.is_file():
+        return ()
+    try:
+        return tuple(sorted(cell_sources(NotebookFile(release.name, release.read_bytes(), "", (0, 0)), ids).items()))
+    except SubmissionProblem:
+        return ()
 
 
 def cell_labels(file: NotebookFile, skip_ids: frozenset[str], functions: frozenset[str]) -> list[str]:

@@ -29,6 +29,7 @@ from .notebook import (
     NotebookFile,
     SubmissionProblem,
     cell_labels,
+    cell_sources,
     student_code,
 )
 from .scoring import HIDDEN_EXCEPTIONS, hidden_exception_name, hidden_type_name, score
@@ -64,6 +65,9 @@ class GradingSettings:
     #: The sandbox's resource limits; None: the exercise's (:attr:`~.Exercise.limits`). Carried here so
     #: that a Dask worker, which chooses its own sandbox, uses the coordinator's.
     limits: Limits | None = None
+    #: The release's cells the exercise's answered part reads its data from, as ``(grade id, source)``
+    #: pairs (:attr:`~.AnsweredPart.published_ids`): what the release gave every student.
+    published: tuple[tuple[str, str], ...] = ()
 
     @property
     def sandbox_limits(self) -> Limits:
@@ -105,6 +109,34 @@ def grade_submission(
     MachineOverloaded
         When the machine, not the submission, used up the time: the student must stay ungraded.
     """
+    return with_answers(_grade_code(student_id, file, submitted, settings, sandbox, slot, seed), file, settings)
+
+
+def with_answers(result: StudentResult, file: NotebookFile, settings: GradingSettings) -> StudentResult:
+    """``result`` with the exercise's answered part: its steps first, their points, their findings.
+
+    Nothing of that part runs: its answers are read from ``file`` as data and marked against the
+    release's published cells. A file that is no notebook has no answers (its result says why).
+    """
+    part = settings.exercise.answered
+    if part is None:
+        return result
+    try:
+        cells = cell_sources(file, part.cell_ids)
+    except SubmissionProblem:
+        return result
+    marked = part.mark(result.student_id, cells, dict(settings.published))
+    result.tests = marked.tests + result.tests
+    result.score += marked.score
+    # the same mistake made by hand and in code is told at both places
+    result.diagnosis.findings.extend(marked.diagnosis.findings)
+    return result
+
+
+def _grade_code(
+    student_id: str, file: NotebookFile, submitted: Path, settings: GradingSettings, sandbox: Sandbox, slot: int,
+    seed: bytes | None,
+) -> StudentResult:
     exercise = settings.exercise
     try:
         cells = student_code(file, settings.skip_ids)

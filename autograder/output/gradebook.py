@@ -143,13 +143,13 @@ def record_scores(
         points = {test.name: test.points for test in student.tests}
         timestamp = (timestamps or {}).get(student.student_id)
         scores.append(StudentScores(
-            student.student_id, {group.grade_id: points.get(group.grade_id, 0.0) for group in exercise.groups},
+            student.student_id, {group.grade_id: points.get(group.grade_id, 0.0) for group in exercise.graded_groups},
             None if timestamp is None else parse_utc(timestamp),
         ))
     with open_gradebook(db_url, course_id) as gradebook:
         gradebook.update_or_create_assignment(assignment)
         gradebook.update_or_create_notebook(notebook_id, assignment)
-        for group in exercise.groups:
+        for group in exercise.graded_groups:
             gradebook.update_or_create_grade_cell(
                 group.grade_id, notebook_id, assignment, max_score=group.points, cell_type="code"
             )

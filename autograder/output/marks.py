@@ -38,7 +38,7 @@ def mark_rows(exercise: Exercise, student: StudentResult) -> list[MarkRow]:
     """The rows of the page's "from your tutor" section, in the notebook's order; empty without marks."""
     if student.manual is None:
         return []
-    groups = {group.grade_id: group for group in exercise.groups}
+    groups = {group.grade_id: group for group in exercise.graded_groups}
     rows = []
     for mark in student.manual.marks:
         group = groups.get(mark.cell)

@@ -345,7 +345,7 @@ class ClassTally:
             scores=tuple(sorted(self.scored.items())),
             mistakes=tuple(sorted((c for c in found if c.count), key=lambda c: -c.count)),
             tests=tuple(TestPasses(g.grade_id, g.description, g.visible, passed=self.passes[g.grade_id], scored=scored)
-                        for g in exercise.groups),
+                        for g in exercise.graded_groups),
             cases=tuple(cases),
             unexplained=self.unexplained.listed(),
             trouble=Listed(tuple(trouble), sum(t.total for t in self.trouble.values())),

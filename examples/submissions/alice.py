@@ -1,4 +1,11 @@
 # The exam solution, written as a loop.
+# %% byhand_answers
+# Task 1.2 by hand on her own list: every step right.
+IDEAL_RANKING = [2, 2, 2, 1, 1, 1, 1, 0, 0]
+DCG_AT_K = 3.88
+IDCG_AT_K = 5.08
+NDCG_AT_K = 0.76
+
 # %% dcg
 import math
 

@@ -1,4 +1,11 @@
 # Natural logarithm in the discount. The error cancels in ndcg, so only dcg loses points.
+# %% byhand_answers
+# Task 1.2 by hand on his own list: every step right.
+IDEAL_RANKING = [3, 3, 2, 2, 2, 1, 1, 0, 0]
+DCG_AT_K = 5.15
+IDCG_AT_K = 7.53
+NDCG_AT_K = 0.68
+
 # %% dcg
 import math
 

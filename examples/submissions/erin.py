@@ -1,4 +1,11 @@
 # numpy style; dcg is right, but ndcg sorts the caller's list in place.
+# %% byhand_answers
+# Task 1.2 by hand on her own list: every step right.
+IDEAL_RANKING = [3, 3, 2, 2, 2, 2, 1, 0, 0]
+DCG_AT_K = 3.75
+IDCG_AT_K = 7.53
+NDCG_AT_K = 0.50
+
 # %% dcg
 import numpy as np
 

@@ -1,122 +1,149 @@
-"""Task 1.2 by hand graded both ways: nbgrader's own autograde and the batch command agree, step by step."""
+"""Task 1.2 by hand inside the exam notebook, graded both ways: the same points per step, total and gradebook.
+
+Two copies of one generated course with a due date and the "zero" late penalty: nbgrader's own
+autograde (through the course's ``SandboxedExecute``, the formgrader's button) grades one, the batch
+command ``python -m autograder grade`` (in the sandbox) the other. Every student writes the right
+code; their by-hand answers are their own list worked out right, with one catalogue mistake, copied
+from a classmate, or code. Both gradebooks are read back with nbgrader's ``Gradebook`` API, and
+nbgrader's ``generate_feedback`` then writes each student's page on both.
+"""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+import shutil
 
 import nbformat
 import pytest
-from byhand_answers import LOST, answer_cell
+from byhand_answers import LOST, own_answers, submit_by_hand
 
-from autograder.course.byhand import ASSIGNMENT, NOTEBOOK, release_variant
-from autograder.course.nbgrader import gradebook_scores, run_nbgrader
-from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
+from autograder.course.byhand import release_variant
+from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
+from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import MAX_SCORE, STEPS
+from autograder.exercises.ndcg.byhand.steps import TOLERANCE, every_steps
 
-from grading_run import ROOT, whole_course
+from grading_run import add_student, grade, results, whole_course
 
 pytestmark = pytest.mark.slow
 
+COURSE_ID = "ir-ranking-evaluation"  # the course's c.CourseDirectory.course_id
+DUE = "2026-12-01 17:00:00.000000 UTC"
+ON_TIME, LATE = "2026-12-01 12:00:00.000000 UTC", "2026-12-02 09:30:00.000000 UTC"
+#: Each student's way of working their own list out by hand.
+WAYS = {"ada": "right", "bob": "natural log", "cyd": "ratio inverted", "dee": "ideal not cut at k",
+        "gus": "gain 2^rel - 1"}
+CODE_POINTS = EXERCISE.max_score - MAX_SCORE
 
-def _submit(course, student: str, answers: str | None, raw: bytes | None = None) -> None:
-    target = course / "submitted" / student / ASSIGNMENT / NOTEBOOK
-    target.parent.mkdir(parents=True)
-    if raw is not None:
-        target.write_bytes(raw)
-        return
-    notebook = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
-    for cell in notebook.cells:
-        if cell.metadata["nbgrader"]["grade_id"] == ANSWERS_ID:
-            cell.source = answers
-        elif cell.cell_type == "code":  # what the student's own kernel printed is ignored by the grader
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="RELS = [3, 3, 3, 3, 3, 3, 0, 0]\n")]
-    nbformat.write(notebook, target)
+
+def _gradebook(course) -> dict[str, dict[str, object]]:
+    """Per student: each step's score, the total, the time and the late penalty, from nbgrader's own API."""
+    from nbgrader.api import Gradebook
+
+    found: dict[str, dict[str, object]] = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=COURSE_ID) as gradebook:
+        for submission in gradebook.assignment_submissions(ASSIGNMENT):
+            student = submission.student.id
+            found[student] = {step.grade_id: gradebook.find_grade(step.grade_id, "ndcg", ASSIGNMENT, student).score
+                              for step in STEPS}
+            found[student]["total"] = submission.score
+            found[student]["timestamp"] = submission.timestamp
+            found[student]["penalty"] = submission.late_submission_penalty or 0.0
+            found[student]["needs manual grade"] = submission.needs_manual_grade
+    return found
+
+
+#: fay's dcg cell stops with an error: her code part errors, her by-hand answers are right.
+BROKEN_DCG = "import math\n\nraise RuntimeError('an unfinished cell')\n\n\ndef dcg(rels, k):\n    return 0.0"
+
+
+def _submit(course, student: str, way: str | None, timestamp: str, source: str | None = None,
+            dcg: str | None = None) -> None:
+    path = add_student(course, student, by_hand=None) if dcg is None else add_student(course, student, dcg=dcg,
+                                                                                        by_hand=None)
+    submit_by_hand(path, student, way, source)
+    (path.parent / "timestamp.txt").write_text(timestamp)  # what `nbgrader collect` writes
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    from autograder.exercises.ndcg.byhand.steps import every_steps
-
-    course = whole_course(tmp_path_factory.mktemp("byhand") / "course")
-    (course / "submitted").mkdir()
-    run_nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
-    salt, pool = release_variant(course)
-    mistakes = {"ada": "right", "bob": "natural log", "cyd": "ratio inverted", "dee": "ideal not cut at k"}
-    for student, name in mistakes.items():
-        _submit(course, student, answer_cell(every_steps(student_list(student, salt, pool), CUTOFF)[name]))
-    _submit(course, "eli", "DCG_AT_K = __import__('os').system('touch hacked')")  # code is never run
-    log = run_nbgrader(course, "autograde", ASSIGNMENT, "--force")
-    theirs = gradebook_scores(course, ASSIGNMENT)
-    _submit(course, "fay", None, raw=b"\x00 not a notebook")  # only the batch: its problem is fay's alone
-    batch = subprocess.run([sys.executable, "-m", "autograder", "grade-by-hand", "--json", "byhand.json"],
-                           cwd=course, capture_output=True, text=True, timeout=300)
-    assert batch.returncode == 0, batch.stderr[-2000:]
-    ours = {r["student_id"]: r for r in json.loads((course / "byhand.json").read_text())}
-    return course, mistakes, log, theirs, ours
-
-
-def test_both_paths_give_the_same_points(graded):
-    _, mistakes, _, theirs, ours = graded
-    assert set(theirs) == {*mistakes, "eli"}
-    for student, (score, maximum) in theirs.items():
-        assert (ours[student]["score"], ours[student]["max_score"]) == pytest.approx((score, maximum)), student
-        assert maximum == MAX_SCORE
+def both(tmp_path_factory):
+    base = tmp_path_factory.mktemp("byhand-paths")
+    template = whole_course(base / "template")
+    with open(template / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write('\nc.LateSubmissionPlugin.penalty_method = "zero"  # a late submission scores 0\n')
+    run_nbgrader(template, "generate_assignment", ASSIGNMENT, "--force")
+    run_nbgrader(template, "db", "assignment", "add", ASSIGNMENT, f"--duedate={DUE}")
+    salt, pool = release_variant(template)
+    lists = {student: student_list(student, salt, pool) for student in (*WAYS, "hal")}
+    for student, way in WAYS.items():
+        _submit(template, student, way, ON_TIME)
+    release = nbformat.read(template / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    _submit(template, "hal", None, LATE, source=own_answers(release, "ada"))  # ada's answers, copied, and late
+    canary = base / "canary"  # code in the answer cell is read as data, never run, on either path
+    _submit(template, "fay", "right", ON_TIME, dcg=BROKEN_DCG)
+    _submit(template, "eli", None, ON_TIME, source=f"DCG_AT_K = __import__('os').system('touch {canary}')")
+    courses = {path: shutil.copytree(template, base / path) for path in ("nbgrader", "batch")}
+    run_nbgrader(courses["nbgrader"], "autograde", ASSIGNMENT, "--force")
+    done = grade(courses["batch"], "--sandbox", "required", "--workers", "2")
+    assert done.returncode == 0, done.stderr[-2000:]
+    read = {path: _gradebook(course) for path, course in courses.items()}
+    for course in courses.values():  # nbgrader's own feedback command, after either path
+        run_nbgrader(course, "generate_feedback", ASSIGNMENT, "--force")
+    return courses, lists, read, results(courses["batch"]), canary
 
 
-def test_each_mistake_costs_its_steps_in_nbgrader_s_gradebook(graded):
-    _, mistakes, _, theirs, _ = graded
-    for student, name in mistakes.items():
-        lost = LOST.get(name, set())
-        assert theirs[student][0] == pytest.approx(MAX_SCORE - sum(s.points for s in STEPS if s.grade_id in lost))
+def test_both_paths_record_the_same_points_per_step_total_time_and_penalty(both):
+    _, _, read, _, _ = both
+    assert set(read["batch"]) == set(read["nbgrader"]) == {*WAYS, "hal", "eli", "fay"}
+    assert read["batch"] == read["nbgrader"]
+    assert not any(scores["needs manual grade"] for scores in read["batch"].values())
 
 
-def test_code_in_the_answers_never_runs_and_a_broken_file_costs_only_its_student(graded):
-    course, _, _, theirs, ours = graded
-    assert theirs["eli"][0] == 0.0 and not (course / "hacked").exists()
-    assert not any(p.name == "hacked" for p in (course / "autograded").rglob("hacked"))
-    assert ours["fay"]["status"] == "error" and "not a readable notebook" in ours["fay"]["message"]
-    assert ours["ada"]["score"] == MAX_SCORE
+def test_each_hand_mistake_costs_only_its_steps_and_is_named(both):
+    _, _, read, ours, _ = both
+    for student, way in WAYS.items():
+        lost = {step.grade_id for step in STEPS if read["batch"][student][step.grade_id] == 0}
+        assert lost == LOST.get(way, set()), (student, way)
+        expected = EXERCISE.max_score - sum(step.points for step in STEPS if step.grade_id in lost)
+        assert ours[student]["score"] == pytest.approx(expected), student
+        assert read["batch"][student]["total"] == pytest.approx(expected), student
+        messages = " ".join(test["message"] for test in ours[student]["tests"] if test["name"] in lost)
+        assert all(f"'{way}'" in messages for _ in lost), (student, messages)
 
 
-def test_the_autograded_notebook_works_the_list_through(graded):
-    course, _, _, _, _ = graded
-    salt, pool = release_variant(course)
-    notebook = nbformat.read(course / "autograded" / "bob" / ASSIGNMENT / NOTEBOOK, as_version=4)
-    text = json.dumps(notebook)
-    assert str(list(student_list("bob", salt, pool))) in text and "natural log" in text
-    assert "RELS = [3, 3, 3, 3, 3, 3, 0, 0]" not in text  # the student's own outputs are not believed
+def test_copied_answers_are_not_right_for_the_copier_s_list_and_late_work_gets_the_penalty(both):
+    _, lists, read, _, _ = both
+    right = {student: every_steps(lists[student], CUTOFF)["right"] for student in ("ada", "hal")}
+    assert abs(right["ada"].dcg - right["hal"].dcg) > TOLERANCE
+    assert read["batch"]["hal"]["byhand_dcg"] == 0
+    for scores in read.values():
+        assert scores["hal"]["penalty"] == pytest.approx(scores["hal"]["total"])  # "zero": the whole score
+        assert scores["ada"]["penalty"] == 0
 
 
-def test_the_batch_reads_a_by_hand_notebook_as_safely_as_the_code_part(tmp_path):
-    # a FIFO must not hang the batch, and a link must not carry another file's answers into a grade
-    from autograder.course.byhand import grade_folder
-    from autograder.course.copying import gather
-
-    course = whole_course(tmp_path / "course")
-    canary = tmp_path / "canary.ipynb"
-    _submit(course, "honest", "DCG_AT_K = 1")
-    canary.write_bytes((course / "submitted" / "honest" / ASSIGNMENT / NOTEBOOK).read_bytes())
-    for student in ("piper", "linker"):
-        (course / "submitted" / student / ASSIGNMENT).mkdir(parents=True)
-    os.mkfifo(course / "submitted" / "piper" / ASSIGNMENT / NOTEBOOK)
-    (course / "submitted" / "linker" / ASSIGNMENT / NOTEBOOK).symlink_to(canary)
-    results = {result.student_id: result for result in grade_folder(course)}
-    assert set(results) == {"honest", "piper", "linker"}
-    assert results["honest"].status.value == "graded"
-    for student in ("piper", "linker"):
-        assert results[student].status.value == "error" and results[student].score == 0, results[student].message
-    answers, _, _ = gather(course, course / "submitted")  # the copying report reads the same way
-    assert set(answers) == {"honest"}
+def test_code_in_the_answers_never_runs_on_either_path(both):
+    _, _, read, _, canary = both
+    assert not canary.exists()
+    assert sum(read["batch"]["eli"][step.grade_id] for step in STEPS) == 0
+    assert read["batch"]["eli"]["total"] == pytest.approx(CODE_POINTS)  # the code part is graded as usual
 
 
-def test_grade_by_hand_without_submissions_says_so_in_one_line(tmp_path):
-    course = whole_course(tmp_path / "course")  # released, nothing collected yet
-    done = subprocess.run([sys.executable, "-m", "autograder", "grade-by-hand"], cwd=course, capture_output=True,
-                          text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert done.returncode == 2, done.stderr
-    assert "no submissions folder" in done.stderr and "nbgrader collect byhand" in done.stderr
-    assert "Traceback" not in done.stderr
+def test_the_feedback_works_each_student_s_own_list_through_on_both_paths(both):
+    courses, lists, _, _, _ = both
+    for course in courses.values():
+        for student in WAYS:
+            page = (course / "feedback" / student / ASSIGNMENT / "ndcg.html").read_text(encoding="utf-8")
+            assert f"your list {list(lists[student])}" in page, (course.name, student)
+        notebook = nbformat.read(course / "autograded" / "bob" / ASSIGNMENT / NOTEBOOK, as_version=4)
+        assert "natural log" in json.dumps(notebook), course.name
+
+
+def test_a_code_part_that_errors_keeps_its_by_hand_points_on_both_paths(both):
+    _, _, read, ours, _ = both
+    assert ours["fay"]["status"] == "graded"
+    for scores in read.values():  # the batch command's gradebook and nbgrader's (the formgrader's button)
+        assert {step.grade_id: scores["fay"][step.grade_id] for step in STEPS} == {
+            step.grade_id: step.points for step in STEPS}
+        assert scores["fay"]["total"] == pytest.approx(MAX_SCORE)  # every code group lost, Task 1.2 kept
+    assert ours["fay"]["score"] == pytest.approx(MAX_SCORE)

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import nbformat
-from byhand_answers import answer_cell
+from byhand_answers import answer_cell, submit_by_hand
 
-from autograder.course.byhand import ASSIGNMENT, NOTEBOOK, POOL_FILE, release_variant
+from autograder.course.byhand import POOL_FILE, release_variant
 from autograder.course.copying import gather, write_report
-from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.steps import every_steps
 
-from grading_run import CORRECT_DCG, CORRECT_NDCG, add_student, new_course
+from grading_run import CORRECT_DCG, CORRECT_NDCG, add_student, new_course, notebook_path
 from solutions import CORRECT_SOLUTIONS
 
 #: ada's solution with every name changed and comments added: the same code to a fingerprint
@@ -20,25 +18,19 @@ RENAMED_DCG = "import math\n\n\ndef dcg(grades, cut):\n    # sum of discounted g
 
 
 def _by_hand(course, student: str, answers: str) -> None:
-    notebook = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
-    for cell in notebook.cells:
-        if cell.metadata["nbgrader"]["grade_id"] == ANSWERS_ID:
-            cell.source = answers
-    target = course / "submitted" / student / ASSIGNMENT / NOTEBOOK
-    target.parent.mkdir(parents=True)
-    nbformat.write(notebook, target)
+    submit_by_hand(notebook_path(course, student), student, None, answers)
 
 
 def test_copied_answers_and_code_are_listed_and_honest_work_is_not(tmp_path):
     course = new_course(tmp_path / "course")
     salt, pool = release_variant(course)
     ways = {s: every_steps(student_list(s, salt, pool), CUTOFF) for s in ("ada", "bob", "cyd")}
-    _by_hand(course, "ada", answer_cell(ways["ada"]["right"]))
-    _by_hand(course, "bob", answer_cell(ways["ada"]["right"]))  # bob hands in ada's numbers
-    _by_hand(course, "cyd", answer_cell(ways["cyd"]["natural log"]))  # a mistake of cyd's own: no evidence
     add_student(course, "ada", CORRECT_DCG, CORRECT_NDCG)
     add_student(course, "bob", RENAMED_DCG, CORRECT_NDCG)
     add_student(course, "cyd", *CORRECT_SOLUTIONS["recursion"])
+    _by_hand(course, "ada", answer_cell(ways["ada"]["right"]))
+    _by_hand(course, "bob", answer_cell(ways["ada"]["right"]))  # bob hands in ada's numbers
+    _by_hand(course, "cyd", answer_cell(ways["cyd"]["natural log"]))  # a mistake of cyd's own: no evidence
     _, code, stub = gather(course, course / "submitted")
     assert "raise NotImplementedError" in stub and CORRECT_DCG in code["ada"]
     summary = write_report(course, course / "submitted", course / "graded" / "copying.html", 0.8)

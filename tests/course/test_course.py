@@ -9,11 +9,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from byhand_answers import BY_HAND_POINTS
 
 import ndcg_ref
-from autograder.course.generated_cells import out_of_sync, render_group
+from autograder.course.generated_cells import out_of_sync, render_group, without_hidden_tests
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg.byhand.marking import STEPS
 from autograder.exercises.ndcg.cases import GROUPS, LECTURE
 from autograder.exercises.ndcg.catalogue import BY_ID
 from autograder.grading import Expect
@@ -87,14 +89,24 @@ def test_hidden_groups_render_inside_hidden_markers():
             assert "check_value" not in source.split("### BEGIN HIDDEN TESTS")[0]
 
 
-def test_points_add_up_to_ten_and_match_the_notebook():
-    assert EXERCISE.max_score == 10.0
+def test_by_hand_steps_check_their_values_in_hidden_lines_that_the_release_and_the_kit_leave_out():
+    source = {c.metadata["nbgrader"]["grade_id"]: c.source for c in _cells(SOURCE) if "nbgrader" in c.metadata}
+    release = {c.metadata["nbgrader"]["grade_id"]: c.source for c in _cells(RELEASE) if "nbgrader" in c.metadata}
+    for step in STEPS:
+        hidden = source[step.grade_id].split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
+        assert "student_list(current_student(), SALT, POOL)" in hidden and "assert" in hidden, step.grade_id
+        # the kit's autograded notebooks show the step as nbgrader released it
+        assert without_hidden_tests(source[step.grade_id]) == release[step.grade_id], step.grade_id
+
+
+def test_points_add_up_to_five_by_hand_and_ten_in_code_and_match_the_notebook():
+    assert sum(g.points for g in GROUPS) == 10.0 and EXERCISE.max_score == 10.0 + BY_HAND_POINTS == 15.0
     points = {
         c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
         for c in _cells(SOURCE)
         if c.metadata.get("nbgrader", {}).get("grade")
     }
-    assert points == {g.grade_id: g.points for g in GROUPS}
+    assert points == {g.grade_id: g.points for g in EXERCISE.graded_groups}
 
 
 def test_the_tutor_guide_lists_every_group_with_its_points():
@@ -148,10 +160,13 @@ def test_examples_get_partial_credit_for_what_they_get_right(graded_course):
         lost = {g for m in mistakes for g in BY_ID[m].groups_lost(BY_ID[m].mutants[0])}
         return sum(EXERCISE.group(g).points for g in lost)
 
-    assert scores["alice"][0] == EXERCISE.max_score
-    assert scores["bob"][0] == EXERCISE.max_score - cost("log-base")  # natural log: cancels in ndcg
-    assert scores["carol"][0] == EXERCISE.max_score - cost("ideal-not-cut", "zero-ideal")
-    assert scores["erin"][0] == EXERCISE.max_score - cost("mutates-input")  # sorts the caller's list in place
+    # Task 1.2: these examples work their own lists right (mallory, with the natural log by hand, is hostile
+    # and graded only by the kit; tests/course/test_byhand_plain_nbgrader.py marks wrong answers here)
+    full = EXERCISE.max_score
+    assert scores["alice"][0] == full
+    assert scores["bob"][0] == full - cost("log-base")  # natural log: cancels in ndcg
+    assert scores["carol"][0] == full - cost("ideal-not-cut", "zero-ideal")
+    assert scores["erin"][0] == full - cost("mutates-input")  # sorts the caller's list in place
 
 
 @pytest.mark.slow

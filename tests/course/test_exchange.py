@@ -13,6 +13,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from byhand_answers import answer_by_hand
+from nbgrader.utils import get_username
 
 from autograder.course.example_notebooks import fill_solutions
 from autograder.course.nbgrader import gradebook_scores, tool_environment
@@ -47,7 +49,8 @@ def test_release_fetch_submit_collect_grade_and_feedback(tmp_path):
     nbgrader(student, "fetch_assignment", "ndcg", "--course", COURSE_ID)
     fetched = student / "ndcg" / "ndcg.ipynb"
     source = nbformat.read(course / "source" / "ndcg" / "ndcg.ipynb", as_version=4)
-    nbformat.write(fill_solutions(nbformat.read(fetched, as_version=4), solution_code(source)), fetched)
+    filled = fill_solutions(nbformat.read(fetched, as_version=4), solution_code(source))
+    nbformat.write(answer_by_hand(filled, get_username()), fetched)  # Task 1.2 for the id the exchange files under
     nbgrader(student, "submit", "ndcg", "--course", COURSE_ID)
     nbgrader(course, "collect", "ndcg")
     (submitted,) = (course / "submitted").iterdir()  # the student's id is their login name

@@ -13,6 +13,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.course.nbgrader import gradebook_scores, run_nbgrader
+from autograder.exercises.ndcg import EXERCISE
 
 from grading_run import add_student, generated_course, grade, whole_course
 
@@ -38,7 +39,7 @@ def test_a_course_without_gradebook_is_recorded_as_generate_assignment_records_i
     add_student(fresh, "alice")
     done = grade(fresh, "--timeout", "5")
     assert done.returncode == 0, done.stderr[-2000:]
-    assert gradebook_scores(fresh)["alice"] == (10.0, 10.0)
+    assert gradebook_scores(fresh)["alice"] == (EXERCISE.max_score, EXERCISE.max_score)
 
     reference = generated_course(tmp_path / "reference")  # as generate_assignment records it (grading_run)
     recorded = _cells(fresh)
@@ -48,4 +49,4 @@ def test_a_course_without_gradebook_is_recorded_as_generate_assignment_records_i
 
     # the submission exists, and nbgrader still accepts regenerating the release
     run_nbgrader(fresh, "generate_assignment", "ndcg", "--force")
-    assert gradebook_scores(fresh)["alice"] == (10.0, 10.0)
+    assert gradebook_scores(fresh)["alice"] == (EXERCISE.max_score, EXERCISE.max_score)

@@ -18,6 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import sqlalchemy
+from byhand_answers import answer_by_hand
 from nbgrader.plugins.export import CsvExportPlugin
 
 from autograder.course.example_notebooks import fill_solutions
@@ -61,7 +62,7 @@ def test_the_kit_records_in_the_gradebook_nbgraders_configuration_names(cluster,
     run_nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")  # nbgrader itself, on PostgreSQL
     release = nbformat.read(root / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
     source = nbformat.read(root / "source" / ASSIGNMENT / NOTEBOOK, as_version=4)
-    for student, notebook in {"ada": fill_solutions(release, solution_code(source)), "bob": release}.items():
+    for student, notebook in {"ada": answer_by_hand(fill_solutions(release, solution_code(source)), "ada"), "bob": release}.items():
         target = root / "submitted" / student / ASSIGNMENT / NOTEBOOK
         target.parent.mkdir(parents=True)
         nbformat.write(notebook, target)
@@ -97,7 +98,7 @@ def test_the_kit_records_in_the_gradebook_nbgraders_configuration_names(cluster,
 
 
 def _record(url: str, first: int, count: int) -> None:
-    record_scores(url, EXERCISE, batch_of([graded_result(f"s{i:05d}", len(EXERCISE.groups))
+    record_scores(url, EXERCISE, batch_of([graded_result(f"s{i:05d}", len(EXERCISE.graded_groups))
                                          for i in range(first, first + count)]), course_id=COURSE_ID)
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from byhand_answers import BY_HAND_POINTS, answer_by_hand
 from nbgrader.api import Gradebook
 
 from autograder.course.example_notebooks import fill_solutions
@@ -66,7 +67,7 @@ EXPECTED_RAW = {
     "carol": FULL,
     "dave": FULL,
     "erin": 0.0,  # not attempted
-    "finn": 0.0,  # nothing runs: `dcg` is not defined
+    "finn": BY_HAND_POINTS,  # no code runs (`dcg` is not defined); Task 1.2 is read, not run, and right
 }
 EXPECTED_FINAL = {**EXPECTED_RAW, "dave": 0.0}
 
@@ -124,7 +125,8 @@ class Semester:
             self.student(name, "fetch_assignment", "ndcg")
         path = self.homes / name / "ndcg" / "ndcg.ipynb"
         release = nbformat.read(self.course / "release" / "ndcg" / "ndcg.ipynb", as_version=4)
-        notebook = release if answer is None else fill_solutions(release, {"dcg": answer[0], "ndcg": answer[1]})
+        notebook = release if answer is None else answer_by_hand(
+            fill_solutions(release, {"dcg": answer[0], "ndcg": answer[1]}), name)
         nbformat.write(notebook, path)
         self.student(name, "submit", "ndcg")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
+from byhand_answers import answer_by_hand
 from nbclient import NotebookClient
 
 from autograder.course.example_notebooks import fill_solutions
@@ -21,6 +22,7 @@ SOURCE = ROOT / "source" / "ndcg" / "ndcg.ipynb"
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory):
     notebook = fill_solutions(nbformat.read(RELEASE, as_version=4), solution_code(nbformat.read(SOURCE, as_version=4)))
+    answer_by_hand(notebook, "student")  # numbers for some list: the step cells check their form
     folder = tmp_path_factory.mktemp("student")
     NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
     return {cell.metadata.get("nbgrader", {}).get("grade_id"): cell for cell in notebook.cells}

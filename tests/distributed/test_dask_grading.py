@@ -17,15 +17,14 @@ pytest.importorskip("distributed")
 
 import cloudpickle
 
-from autograder.course.generated_cells import skipped_cell_ids
 from autograder.distributed import DaskExecutor, dask_executor
 from autograder.distributed.cluster import dask_client
 from autograder.exercises.ndcg import EXERCISE
-from autograder.grading import GradingSettings, Status, grade_batch
+from autograder.grading import Status, grade_batch
 from autograder.grading.batch import STATE
 from autograder.sandbox import choose_sandbox
 
-from grading_run import CORRECT_DCG, CORRECT_NDCG, RELEASE, add_student, new_course
+from grading_run import CORRECT_DCG, CORRECT_NDCG, add_student, new_course, release_settings
 
 pytestmark = pytest.mark.slow
 
@@ -48,7 +47,7 @@ def _course(tmp_path):
 
 def test_dask_grades_as_a_local_run_does_with_a_worker_killed_mid_run(tmp_path):
     course = _course(tmp_path)
-    settings = GradingSettings(EXERCISE, 10.0, skipped_cell_ids(EXERCISE, RELEASE), draw_key=SECRET)
+    settings = release_settings(10.0, draw_key=SECRET)
     sandbox = choose_sandbox("auto")
     local = grade_batch(course / "submitted", tmp_path / "local", settings, sandbox, workers=2, progress=False)
 
@@ -109,7 +108,7 @@ def test_a_submission_whose_workers_all_died_is_not_graded_and_graded_next_run(t
     course = new_course(tmp_path / "course")
     for student in ("ann", "bo", "cy"):
         add_student(course, student, extra=(SLOW,))
-    settings = GradingSettings(EXERCISE, 10.0, skipped_cell_ids(EXERCISE, RELEASE), draw_key=SECRET)
+    settings = release_settings(10.0, draw_key=SECRET)
     sandbox = choose_sandbox("auto")
     out = tmp_path / "out"
     victims: list[str] = []
@@ -148,7 +147,7 @@ def test_a_dask_run_resumes_from_the_saved_results(tmp_path):
     course = new_course(tmp_path / "course")
     for student in ("ann", "bo"):
         add_student(course, student)
-    settings = GradingSettings(EXERCISE, 10.0, skipped_cell_ids(EXERCISE, RELEASE), draw_key=SECRET)
+    settings = release_settings(10.0, draw_key=SECRET)
     sandbox = choose_sandbox("auto")
     out = tmp_path / "out"
     with dask_executor(None, 1, "auto", sandbox.name) as executor:

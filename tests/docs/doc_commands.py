@@ -63,17 +63,6 @@ NOT_RUN: dict[str, str] = {
     "sqlite3 gradebook.db": "an interactive shell, named as an example of a program holding the gradebook",
     # names of commands in a sentence, not commands to type (their runnable form is run elsewhere)
     "nbgrader autograde": "names the command; `nbgrader autograde ndcg` is run",
-    "nbgrader autograde byhand": "names the by-hand part's grading in prose, before any student has submitted it; "
-    "tests/course/test_byhand_gradebook.py runs it on submissions and holds it to grade-by-hand's gradebook",
-    "nbgrader generate_feedback byhand": "named in prose with release_feedback; the scratch course has no by-hand "
-    "submissions, and tests/course/test_byhand_gradebook.py runs both on both grading paths",
-    "nbgrader release_feedback byhand": "named in prose; run on by-hand submissions by "
-    "tests/course/test_byhand_gradebook.py (both grading paths)",
-    "python -m autograder grade-by-hand": "names the command in the README's prose, before any student has "
-    "submitted; the guide's `.venv/bin/python -m autograder grade-by-hand --json graded/byhand.json` is run",
-    "nbgrader db assignment add byhand --duedate=…": "a template in prose (the date left out); the guide runs "
-    "`nbgrader db assignment add ndcg --duedate=\"2027-02-15 17:00:00 UTC\"`, and test_byhand_gradebook.py sets "
-    "a due date for byhand",
     "nbgrader fetch_assignment": "names the command; `nbgrader fetch_assignment ndcg` is run",
     "python -m autograder grade": "names the command that `make grade` runs (with every option: run in the guide)",
     "nbgrader generate_assignment ndcg --force": "what `make release` runs (said in the guide), run by it",

@@ -1,10 +1,11 @@
-"""Task 1.2 by hand in a real browser, as two students with accounts of their own (two login names).
+"""Task 1.2 of the exam notebook in a real browser, as two students with accounts of their own (two login names).
 
-For each of two system users (``nobody``, ``daemon``): the assignment fetched from the exchange as
-that user, JupyterLab started as that user, the notebook opened in headless Debian Chromium, Run All;
-the test reads the list the page shows, works it out with ``ndcg_ref``, types the answers into the
-answer cell, saves, presses nbgrader's Validate button, and submits (``nbgrader submit`` as the user).
-The two pages show two different lists; the tutor collects and grades both to full marks.
+For each of two system users (``nobody``, ``daemon``): ``ndcg`` fetched from the exchange as that
+user (and its two functions written, as the student would after Task 1.2), JupyterLab started as
+that user, the notebook opened in headless Debian Chromium, Run All; the test reads the list the page
+shows, works it out with ``ndcg_ref``, types the answers into the answer cell, saves, presses
+nbgrader's Validate button, and submits with the Assignment List's Submit button (Nbgrader menu). The two pages show two
+different lists; the tutor collects and grades both to full marks with ``python -m autograder grade``.
 """
 
 from __future__ import annotations
@@ -26,16 +27,19 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import nbformat
 import pytest
 
 import ndcg_ref
-from autograder.course.byhand import ASSIGNMENT, NOTEBOOK
-from autograder.course.nbgrader import run_nbgrader
+from autograder.course.example_notebooks import fill_solutions
+from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
 from autograder.course.student_config import student_config
+from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
 from autograder.exercises.ndcg.byhand.derive import CUTOFF
 
 from e2e_support import LAB_SETTINGS, chromium, free_port, requires_browser, screenshot_on_failure
-from grading_run import stop_process_group, whole_course
+from grading_run import CORRECT_DCG, CORRECT_NDCG, grade, results, stop_process_group, whole_course
 
 pytestmark = [
     pytest.mark.e2e, pytest.mark.slow, requires_browser,
@@ -117,6 +121,19 @@ def _answers(rels: list[int]) -> str:
             f"IDCG_AT_K = {ndcg_ref.idcg(rels, CUTOFF):.2f}\nNDCG_AT_K = {ndcg_ref.ndcg(rels, CUTOFF):.2f}\n")
 
 
+def _answer_index(home: Path) -> int:
+    """Where the answer cell of Task 1.2 is in the fetched notebook (the page shows every cell in order)."""
+    cells = nbformat.read(home / ASSIGNMENT / NOTEBOOK, as_version=4).cells
+    return next(i for i, c in enumerate(cells) if c.metadata.get("nbgrader", {}).get("grade_id") == ANSWERS_ID)
+
+
+def _write_code(home: Path) -> None:
+    """The student's two functions, written before the browser session (it tests Task 1.2)."""
+    path = home / ASSIGNMENT / NOTEBOOK
+    notebook = fill_solutions(nbformat.read(path, as_version=4), {"dcg": CORRECT_DCG, "ndcg": CORRECT_NDCG})
+    nbformat.write(notebook, path)
+
+
 def _student_session(browser, user: str, home: Path, shots: Path) -> list[int]:
     """Open, read the list, answer, save, validate in the browser; return the list the page showed."""
     with _lab_as(user, home) as (url, token):
@@ -134,7 +151,7 @@ def _student_session(browser, user: str, home: Path, shots: Path) -> list[int]:
             match = re.search(r"student (\S+): your ranked list is RELS = (\[[\d, ]+\])", shown)
             assert match is not None and match.group(1) == user, shown
             rels = json.loads(match.group(2))
-            answer = page.locator(".jp-Notebook .jp-Cell").nth(2).locator(".cm-content")
+            answer = page.locator(".jp-Notebook .jp-Cell").nth(_answer_index(home)).locator(".cm-content")
             answer.click()
             page.keyboard.press("Control+a")
             page.keyboard.insert_text(_answers(rels))  # no key events: no auto-closed brackets
@@ -144,8 +161,24 @@ def _student_session(browser, user: str, home: Path, shots: Path) -> list[int]:
             page.click(".jp-NotebookPanel-toolbar .validate-button button, .jp-NotebookPanel-toolbar button.validate-button")
             page.wait_for_selector(".jp-Dialog .validation-success, .jp-Dialog .validation-failed", timeout=180_000)
             assert "Success! Your notebook passes all the tests." in page.inner_text(".jp-Dialog")
+            page.keyboard.press("Escape")
+            page.wait_for_selector(".jp-Dialog", state="detached")
+            _submit_in_assignment_list(page)
         page.close()
     return rels
+
+
+def _submit_in_assignment_list(page) -> None:
+    """Submit as the student does: Nbgrader > Assignment List, the fetched assignment's Submit button."""
+    page.click(".lm-MenuBar-itemLabel:text-is('Nbgrader')")
+    page.click("#jp-mainmenu-nbgrader li[data-command='nbgrader:open-assignment-list']")
+    fetched = page.locator("#fetched_assignments_list > .list_item")
+    fetched.first.wait_for()
+    assert fetched.count() == 1 and ASSIGNMENT in fetched.first.inner_text()
+    fetched.first.locator(".item_status button:text-is('Submit')").click()
+    submitted = page.locator("#submitted_assignments_list > .list_item")
+    submitted.first.wait_for()
+    assert ASSIGNMENT in submitted.first.inner_text()
 
 
 def test_two_students_see_two_lists_answer_validate_and_submit(tmp_path):
@@ -163,14 +196,14 @@ def test_two_students_see_two_lists_answer_validate_and_submit(tmp_path):
                 (home / ".jupyter" / "nbgrader_config.py").write_text(student_config(course), encoding="utf-8")
                 subprocess.run(["chown", "-R", user, str(home)], check=True)
                 _run_as(user, home, "-m", "nbgrader", "fetch_assignment", ASSIGNMENT)
-                shown[user] = _student_session(browser, user, home, tmp_path)
-                _run_as(user, home, "-m", "nbgrader", "submit", ASSIGNMENT)
+                _write_code(home)
+                shown[user] = _student_session(browser, user, home, tmp_path)  # submits, too
         assert shown["nobody"] != shown["daemon"]
-        run_nbgrader(course, "collect", ASSIGNMENT)
-        graded = subprocess.run([sys.executable, "-m", "autograder", "grade-by-hand", "--json", "byhand.json"],
-                                cwd=course, capture_output=True, text=True, timeout=300)
+        run_nbgrader(course, "collect", ASSIGNMENT)  # what the two Submit buttons put in the exchange
+        assert {p.name for p in (course / "submitted").iterdir()} == set(USERS)
+        graded = grade(course, "--gradebook", "none")
         assert graded.returncode == 0, graded.stderr[-2000:]
-        results = {r["student_id"]: r for r in json.loads((course / "byhand.json").read_text())}
-        assert {user: results[user]["score"] for user in USERS} == {user: 5.0 for user in USERS}
-        for user in USERS:
-            assert str(shown[user]) in results[user]["message"]  # the grader derived the list the page showed
+        found = results(course)
+        assert {user: found[user]["score"] for user in USERS} == {user: EXERCISE.max_score for user in USERS}
+        for user in USERS:  # the grader derived the list the page showed
+            assert any(str(shown[user]) in test["message"] for test in found[user]["tests"]), user

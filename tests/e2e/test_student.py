@@ -1,4 +1,5 @@
-"""The student's side in a real browser: the released notebook, filled with a correct solution, opened
+"""The student's side in a real browser: the released notebook, filled with a correct solution (Task 1.2
+worked out by hand on the list this user's kernel derives, the code written), opened
 in JupyterLab (headless Debian Chromium, Playwright); Kernel → Restart Kernel and Run All Cells; the
 visible tests say they passed and nothing fails; nbgrader's Validate button says the notebook passes.
 """
@@ -7,9 +8,11 @@ from __future__ import annotations
 
 import nbformat
 import pytest
+from byhand_answers import answer_by_hand
 
 from autograder.course.example_notebooks import fill_solutions
 from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg.byhand.derive import current_student
 
 from conftest import ROOT, solution_code
 from e2e_support import chromium, jupyter_lab, requires_browser, screenshot_on_failure
@@ -27,7 +30,8 @@ def student(tmp_path_factory):
     home = tmp / "home"  # a student's folder: the fetched assignment, no course files
     release = nbformat.read(ROOT / "release" / "ndcg" / "ndcg.ipynb", as_version=4)
     source = nbformat.read(ROOT / "source" / "ndcg" / "ndcg.ipynb", as_version=4)
-    notebook = fill_solutions(release, solution_code(source))
+    # Task 1.2 answered for the kernel's user (this test's): an unanswered cell stops Run All at its error
+    notebook = answer_by_hand(fill_solutions(release, solution_code(source)), current_student())
     (home / "ndcg").mkdir(parents=True)
     nbformat.write(notebook, home / "ndcg" / "ndcg.ipynb")
     with jupyter_lab(home, tmp / "jupyter") as lab, chromium() as browser:

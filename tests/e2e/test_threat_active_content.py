@@ -22,6 +22,7 @@ import time
 
 import nbformat
 import pytest
+from byhand_answers import answer_by_hand
 from nbconvert.exporters import HTMLExporter
 from nbgrader.api import Gradebook
 
@@ -50,7 +51,8 @@ CONTROL_LINKS = {"md-javascript-link", "html-javascript-link"}
 def stage(course, student: str, forged_metadata: bool = True) -> None:
     target = notebook_path(course, student)
     target.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(hostile_notebook(forged_metadata), target)
+    # Task 1.2 worked out right on the student's own list: a full score, so the pages show every part
+    nbformat.write(answer_by_hand(hostile_notebook(forged_metadata), student), target)
     (target.parent / "timestamp.txt").write_text("2026-11-30 08:00:00.000000 UTC", encoding="utf-8")
 
 

@@ -13,16 +13,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ndcg_ref
-from autograder.course.byhand import POOL_FILE, current_salt, published_variant, release_by_hand, source_notebook
+from autograder.course.byhand import POOL_FILE, published_variant, sync_by_hand
 from autograder.exercises.ndcg.byhand import cells
-from autograder.exercises.ndcg.byhand.derive import CUTOFF, LENGTH, RELEVANT, fair_indices, student_list
+from autograder.exercises.ndcg.byhand.derive import (
+    CUTOFF,
+    LENGTH,
+    RELEVANT,
+    current_student,
+    fair_indices,
+    student_list,
+)
 from autograder.exercises.ndcg.byhand.pool import choose_salt, collisions, compute_pool
 from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, every_steps, is_fair, right_steps
 
-from grading_run import whole_course
-
 ROOT = Path(__file__).resolve().parents[2]
-RELEASE = ROOT / "release" / "byhand" / "byhand.ipynb"
+RELEASE = ROOT / "release" / "ndcg" / "ndcg.ipynb"
 POOL = POOL_FILE.read_text(encoding="ascii").strip()
 student_ids = st.text(st.characters(min_codepoint=33, max_codepoint=0x2FFF), min_size=1, max_size=20)
 
@@ -113,16 +118,25 @@ def test_the_published_pool_is_the_fair_lists():
     assert compute_pool() == POOL
 
 
-def test_the_source_notebook_is_the_generated_one():
-    """Golden file: source/byhand/ is what the kit writes from the generator (run `make release` if not)."""
-    path = ROOT / "source" / "byhand" / "byhand.ipynb"
-    salt = current_salt(path)
-    assert path.read_text(encoding="utf-8") == nbformat.writes(source_notebook(salt, POOL)) + "\n"
+def test_the_source_notebook_s_by_hand_cells_are_the_generated_ones(tmp_path):
+    """Golden file: Task 1.2's cells in source/ndcg/ are what the kit writes from the generator (`make sync` if not)."""
+    copy = tmp_path / "ndcg.ipynb"
+    copy.write_bytes((ROOT / "source" / "ndcg" / "ndcg.ipynb").read_bytes())
+    assert sync_by_hand(copy) == [], "source/ndcg/ndcg.ipynb's by-hand cells are stale: run `make release`"
 
 
-@pytest.mark.slow
-def test_the_release_is_what_nbgrader_generates_from_the_source(tmp_path):
-    course = whole_course(tmp_path / "course")
-    release_by_hand(course)
-    assert (course / "release" / "byhand" / "byhand.ipynb").read_text(encoding="utf-8") == RELEASE.read_text(
-        encoding="utf-8"), "release/byhand/ is stale: run `make release`"
+def test_the_by_hand_part_comes_before_the_implementation():
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nbformat.read(RELEASE, as_version=4).cells]
+    assert ids.index(cells.TASK_ID) < ids.index(cells.DERIVATION_ID) < ids.index(cells.ANSWERS_ID) < ids.index("dcg")
+
+
+def test_under_nbgrader_s_autograde_the_id_is_the_autograded_folder_s_not_the_tutor_s(tmp_path, monkeypatch):
+    # nbgrader's autograde runs the kernel as the tutor in autograded/<student_id>/<assignment>
+    folder = tmp_path / "autograded" / "ada" / "ndcg"
+    folder.mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    tutor = current_student()
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    assert current_student() == "ada" != tutor
+    monkeypatch.setenv("NBGRADER_EXECUTION", "validate")  # the student's own Validate: their login name
+    assert current_student() == tutor

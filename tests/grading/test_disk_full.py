@@ -7,13 +7,12 @@ import os
 
 import pytest
 
-from autograder.course.generated_cells import skipped_cell_ids
 from autograder.exercises.ndcg import EXERCISE
 from autograder.files import DiskFull
-from autograder.grading import GradingSettings, grade_batch
+from autograder.grading import grade_batch
 from autograder.sandbox import choose_sandbox
 
-from grading_run import RELEASE, add_student, new_course
+from grading_run import add_student, new_course, release_settings
 
 pytestmark = pytest.mark.slow
 
@@ -22,7 +21,7 @@ def test_a_full_disk_stops_cleanly_and_the_next_run_resumes(tmp_path, monkeypatc
     course = new_course(tmp_path / "course")
     for student in ("a", "b", "c", "d"):
         add_student(course, student)
-    settings = GradingSettings(EXERCISE, 5.0, skipped_cell_ids(EXERCISE, RELEASE))
+    settings = release_settings(5.0)
     sandbox = choose_sandbox("auto")
     real_fsync, writes = os.fsync, []
 

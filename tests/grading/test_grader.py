@@ -12,14 +12,25 @@ import time
 from pathlib import Path
 
 import pytest
+from byhand_answers import LOST
 
 from autograder.course.generated_cells import skipped_cell_ids
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.cases import GROUPS
-from autograder.grading import GradingSettings, grade_batch
+from autograder.grading import grade_batch
 from autograder.sandbox import ResourceLimitsOnly, choose_sandbox
 
-from grading_run import CORRECT_DCG, CORRECT_NDCG, ROOT, add_student, grade, new_course, results, whole_course
+from grading_run import (
+    CORRECT_DCG,
+    CORRECT_NDCG,
+    ROOT,
+    add_student,
+    grade,
+    new_course,
+    release_settings,
+    results,
+    whole_course,
+)
 
 pytestmark = pytest.mark.slow  # end to end: starts the grader, nbgrader or a kernel
 
@@ -144,7 +155,7 @@ def test_a_changed_notebook_is_graded_again_and_the_gradebook_follows(tmp_path):
 
 def test_resource_limits_only_gives_the_same_scores(tmp_path, graded_course):
     course, nbgrader_scores = graded_course
-    settings = GradingSettings(EXERCISE, 5.0, skipped_cell_ids(EXERCISE, course / "release" / "ndcg" / "ndcg.ipynb"))
+    settings = release_settings(5.0, course / "release" / "ndcg" / "ndcg.ipynb")
     sandbox = choose_sandbox("none")  # as root: an unprivileged user id if Python starts as one here, else root
     assert isinstance(sandbox, ResourceLimitsOnly)
     students = grade_batch(course / "submitted", tmp_path / "out", settings, sandbox, workers=2, progress=False)
@@ -208,7 +219,6 @@ def test_bad_arguments_get_a_clear_message(tmp_path, args, words):
 
 
 def test_every_group_is_a_grade_cell_of_the_release():
-    from autograder.course.generated_cells import skipped_cell_ids
 
     ids = skipped_cell_ids(EXERCISE, ROOT / "release" / "ndcg" / "ndcg.ipynb")
     assert {g.grade_id for g in GROUPS} <= ids
@@ -257,7 +267,13 @@ def test_demo_never_touches_the_course(tmp_path):
     assert (course / "release" / "ndcg" / "ndcg.ipynb").read_bytes() == release
     for runtime in ("graded", "autograded", "feedback", "gradebook.db"):
         assert not (course / runtime).exists(), runtime
-    assert results(course, "demo/graded")["alice"]["score"] == EXERCISE.max_score  # the example alice
+    # the example alice: every point, Task 1.2's steps included; mallory works her list with the natural
+    # log (her hostile code needs bubblewrap to be graded in the demo)
+    demo = results(course, "demo/graded")
+    assert demo["alice"]["score"] == EXERCISE.max_score
+    if shutil.which("bwrap") is not None:
+        lost = {t["name"] for t in demo["mallory"]["tests"] if t["name"].startswith("byhand_") and not t["passed"]}
+        assert lost == LOST["natural log"], demo["mallory"]["tests"]
 
 
 def test_demo_without_bubblewrap_leaves_the_hostile_example_out(tmp_path):

@@ -13,19 +13,18 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.generated_cells import skipped_cell_ids
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading.model import Status
 from autograder.grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, read_notebook, release_code
-from autograder.grading.submission import BLIND_FAILED, GradingSettings, grade_submission
+from autograder.grading.submission import BLIND_FAILED, grade_submission
 
 from fake_sandbox import PlainProcess, ScriptedRunner
-from grading_run import CORRECT_DCG, CORRECT_NDCG, RELEASE, add_raw, add_student, new_course
+from grading_run import CORRECT_DCG, CORRECT_NDCG, RELEASE, add_raw, add_student, new_course, release_settings
 
 #: Seconds per item: generous on a loaded machine for calls that take microseconds.
 TIMEOUT = 20.0
-SETTINGS = GradingSettings(EXERCISE, TIMEOUT, skipped_cell_ids(EXERCISE, RELEASE))
+SETTINGS = release_settings(TIMEOUT)
 
 
 def _grade(course: Path, student: str, sandbox=None):

@@ -1,4 +1,4 @@
-"""The released by-hand notebook run in a real kernel as two different users shows each their own list."""
+"""The released exam notebook run in a real kernel as two different users shows each their own Task 1.2 list."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.byhand import ASSIGNMENT, NOTEBOOK, published_variant
+from autograder.course.byhand import published_variant
+from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg.byhand.derive import student_list
 
 from conftest import ROOT
@@ -26,14 +27,15 @@ pytestmark = [
                        reason="running a kernel as two other users needs root and setpriv"),
 ]
 RELEASE = ROOT / "release" / ASSIGNMENT / NOTEBOOK
-#: Runs the released notebook's cells up to the answers in a kernel, prints the derivation cell's output.
+#: Runs the released notebook's cells from the top to the derivation cell in a kernel, prints that cell's output.
 RUN = """
 import json, sys, nbformat
 from nbclient import NotebookClient
 nb = nbformat.read(sys.argv[1], as_version=4)
-nb.cells = nb.cells[:2]
+ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
+nb.cells = nb.cells[:ids.index("byhand_variant") + 1]
 NotebookClient(nb, timeout=120, kernel_name="python3").execute()
-print(json.dumps(nb.cells[1].outputs[0]["text"]))
+print(json.dumps(nb.cells[-1].outputs[0]["text"]))
 """
 
 

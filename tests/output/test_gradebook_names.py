@@ -28,9 +28,9 @@ def gradebook_url(tmp_path_factory):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(folder_names, min_size=1, max_size=4, unique=True), st.integers(0, len(EXERCISE.groups)))
+@given(st.lists(folder_names, min_size=1, max_size=4, unique=True), st.integers(0, len(EXERCISE.graded_groups)))
 def test_every_storable_name_is_recorded_and_the_others_refused(gradebook_url, names, passed):
-    honest = [graded_result("honest-a", len(EXERCISE.groups)), graded_result("honest-b", passed)]
+    honest = [graded_result("honest-a", len(EXERCISE.graded_groups)), graded_result("honest-b", passed)]
     others = [graded_result(name, passed) for name in names if not name.startswith("honest-")]
     batch = batch_of(honest + others)
     recorded = record_scores(gradebook_url, EXERCISE, batch)
@@ -53,7 +53,7 @@ def test_a_name_that_is_not_utf8_is_refused_with_its_reason(gradebook_url):
     assert recorded.refused == {latin1: "its name is not valid UTF-8 (rename the folder)"}
     with warnings.catch_warnings(), Gradebook(gradebook_url) as gradebook:
         warnings.simplefilter("ignore")
-        expected = sum(g.points for g in EXERCISE.groups[:2])
+        expected = sum(g.points for g in EXERCISE.graded_groups[:2])
         assert gradebook.find_submission(EXERCISE.assignment, "alice").score == pytest.approx(expected)
         with pytest.raises(MissingEntry):
             gradebook.find_student("caf\\xe9")

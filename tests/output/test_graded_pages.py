@@ -21,7 +21,7 @@ from autograder.grading.notebook import json_error_text
 from autograder.output.safe_text import printable
 
 from grading_run import CORRECT_DCG, CORRECT_NDCG, add_raw, add_student, grade, new_course
-from leaks import leaked
+from leaks import leaked, without_by_hand
 
 pytestmark = pytest.mark.slow
 
@@ -134,7 +134,8 @@ def test_no_feedback_page_or_report_shows_a_hidden_input(graded):
     pages += list((graded / "feedback").rglob("*.html"))  # where nbgrader's release_feedback takes them
     assert len(pages) >= 1 + 6
     for page in pages:
-        assert leaked([page.read_text(encoding="utf-8")]) == [], page
+        # Task 1.2's own list (public: id and salt) left out: a list of grades 0-3 may hold a hidden list's
+        assert leaked([without_by_hand(page, page.read_text(encoding="utf-8"))]) == [], page
 
 
 def _solution_text() -> list[str]:

@@ -49,7 +49,7 @@ def test_choose_salt_separates_the_roster_and_writes_the_source(tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("\n".join(f"s{n:03d}" for n in range(200)), encoding="utf-8")
     summary = write_variants(course, roster, tmp_path / "paper", choose=True)
-    salt, pool = published_variant(nbformat.read(course / "source" / "byhand" / "byhand.ipynb", as_version=4))
+    salt, pool = published_variant(nbformat.read(course / "source" / "ndcg" / "ndcg.ipynb", as_version=4))
     assert f"salt {salt} written" in summary
     assert len({student_list(f"s{n:03d}", salt, pool) for n in range(200)}) == 200
 

@@ -23,7 +23,7 @@ from autograder.course.generated_cells import skipped_cell_ids
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import GradingSettings, Status, grade_batch
-from autograder.grading.notebook import read_notebook
+from autograder.grading.notebook import read_notebook, release_sources
 from autograder.grading.submission import grade_submission
 from autograder.sandbox import MachineOverloaded, choose_sandbox, deadline
 from autograder.sandbox.deadline import OVERLOAD_FACTOR, Budget, ItemClock, backstop
@@ -128,7 +128,11 @@ class _ShortBudget(GradingSettings):
 
 
 def _settings(course: Path) -> GradingSettings:
-    return _ShortBudget(EXERCISE, TIMEOUT, skipped_cell_ids(EXERCISE, course / "release" / ASSIGNMENT / NOTEBOOK))
+    """The batch command's settings for ``course``'s release (its skipped cells and Task 1.2's salt), on a short budget."""
+    release = course / "release" / ASSIGNMENT / NOTEBOOK
+    answered = EXERCISE.answered
+    return _ShortBudget(EXERCISE, TIMEOUT, skipped_cell_ids(EXERCISE, release),
+                        published=release_sources(release, answered.published_ids) if answered else ())
 
 
 def _grade_one(course: Path, student: str, settings: GradingSettings) -> dict[str, object]:

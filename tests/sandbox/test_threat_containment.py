@@ -12,13 +12,14 @@ import math
 import shutil
 
 import pytest
+from byhand_answers import BY_HAND_POINTS
 
 import ndcg_ref
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.cases import GROUPS
 
 from grading_run import CORRECT_DCG, ROOT, add_raw, add_student, grade, new_course, notebook_path, results
-from leaks import leaked
+from leaks import leaked, without_by_hand
 from solutions import points_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None, reason="the hostile suite needs bubblewrap (.ci/run installs it)")]
@@ -27,6 +28,9 @@ TIMEOUT = "2"
 
 DCG_POINTS = sum(g.points for g in GROUPS if g.function == "dcg")
 NDCG_POINTS = sum(g.points for g in GROUPS if g.function == "ndcg")
+#: Every student built by add_student answers Task 1.2 right: read as data, never run, so no hostile
+#: code adds to it or takes it away (a notebook that cannot be read has no answers either).
+HAND = BY_HAND_POINTS
 
 
 LOOP = "def dcg(rels, k):\n    while True:\n        pass"
@@ -225,18 +229,18 @@ def test_honest_students_keep_full_marks(batch):
 def test_infinite_loops_cost_only_their_tests(batch):
     graded = batch[2]
     assert graded["loop_dcg"]["status"] == "timeout"
-    assert graded["loop_dcg"]["score"] == 0.0  # ndcg calls dcg, so it hangs too
+    assert graded["loop_dcg"]["score"] == HAND + 0.0  # ndcg calls dcg, so it hangs too
     assert graded["ignores_signals"]["status"] == "timeout"
-    assert graded["ignores_signals"]["score"] == DCG_POINTS
+    assert graded["ignores_signals"]["score"] == HAND + DCG_POINTS
 
 
 def test_exits_and_crashes(batch):
     graded = batch[2]
     assert graded["sys_exit"]["status"] == "graded"
-    assert graded["sys_exit"]["score"] == 0.0  # sys.exit in dcg is an exception like any other
+    assert graded["sys_exit"]["score"] == HAND + 0.0  # sys.exit in dcg is an exception like any other
     reference = {"dcg": lambda r, k: ndcg_ref.dcg(r, k) if k <= len(r) else math.nan,
                  "ndcg": lambda r, k: ndcg_ref.ndcg(r, k) if k <= len(r) else math.nan}
-    assert graded["os_exit_in_call"]["score"] == points_for(reference)
+    assert graded["os_exit_in_call"]["score"] == HAND + points_for(reference)
     assert graded["os_exit_in_call"]["score"] < EXERCISE.max_score
 
 
@@ -251,7 +255,7 @@ def test_killing_the_parent_or_the_group_only_ends_the_sandbox(batch):
 
 def test_resource_hogs_are_contained(batch):
     graded = batch[2]
-    assert graded["memory_hog"]["score"] == 0.0  # dcg runs out of memory (or time); ndcg calls it
+    assert graded["memory_hog"]["score"] == HAND + 0.0  # dcg runs out of memory (or time); ndcg calls it
     assert graded["memory_hog"]["status"] in ("graded", "timeout")
     assert any(c.get("error") == "MemoryError" for c in graded["memory_hog"]["cells"])
     assert graded["fork_bomb"]["score"] == EXERCISE.max_score
@@ -261,17 +265,17 @@ def test_resource_hogs_are_contained(batch):
 def test_patching_the_checks_earns_nothing(batch):
     graded = batch[2]
     # dcg returns 0.0; the correct ndcg calls it, so iDCG is 0 and it returns 0.0
-    assert graded["monkeypatch"]["score"] == points_for({"dcg": lambda r, k: 0.0, "ndcg": lambda r, k: 0.0})
-    assert graded["monkeypatch"]["score"] < DCG_POINTS
-    assert graded["always_equal"]["score"] == points_for({"ndcg": lambda r, k: 0.0})
-    assert graded["ipython_hooks"]["score"] == points_for({"dcg": lambda r, k: 42.0, "ndcg": lambda r, k: 1.0})
+    assert graded["monkeypatch"]["score"] == HAND + points_for({"dcg": lambda r, k: 0.0, "ndcg": lambda r, k: 0.0})
+    assert graded["monkeypatch"]["score"] < HAND + DCG_POINTS
+    assert graded["always_equal"]["score"] == HAND + points_for({"ndcg": lambda r, k: 0.0})
+    assert graded["ipython_hooks"]["score"] == HAND + points_for({"dcg": lambda r, k: 42.0, "ndcg": lambda r, k: 1.0})
 
 
 def test_sandbox_hides_the_course_and_the_grader(batch):
     graded = batch[2]
     # its dcg is right only if it could read or import something of the course; otherwise it
     # returns -1.0, and the correct ndcg built on it returns -1.0 / -1.0 = 1.0
-    assert graded["reads_secrets"]["score"] == points_for({"dcg": lambda r, k: -1.0, "ndcg": lambda r, k: 1.0})
+    assert graded["reads_secrets"]["score"] == HAND + points_for({"dcg": lambda r, k: -1.0, "ndcg": lambda r, k: 1.0})
     assert graded["reads_secrets"]["score"] < EXERCISE.max_score - DCG_POINTS + 1
 
 
@@ -297,7 +301,7 @@ def test_corrupt_and_missing_notebooks(batch):
     assert "not a Jupyter notebook" in graded["not_a_notebook"]["message"]
     for student in ("missing", "no_folder"):
         assert graded[student]["status"] == "missing"
-    assert graded["edited_tests"]["score"] == points_for({"dcg": lambda r, k: 0.0, "ndcg": lambda r, k: 0.0})
+    assert graded["edited_tests"]["score"] == HAND + points_for({"dcg": lambda r, k: 0.0, "ndcg": lambda r, k: 0.0})
 
 
 def test_feedback_never_reveals_hidden_cases(batch):
@@ -306,7 +310,7 @@ def test_feedback_never_reveals_hidden_cases(batch):
     assert len(pages) == len(batch[2])
     hidden = [case for group in GROUPS if not group.visible for case in group.cases]
     for page in pages:
-        text = page.read_text()
+        text = without_by_hand(page, page.read_text())  # Task 1.2's own list is public
         # by value, in any spelling (brackets, separators, numpy reprs, escapes): not only str(list(rels))
         assert leaked([text]) == [], page
         for case in hidden:

@@ -16,13 +16,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from byhand_answers import BY_HAND_POINTS
 
 from autograder.exercises.ndcg import EXERCISE
 from autograder.pipeline import GradeOptions, grade_course
 from autograder.sandbox.limits import FIRST_SANDBOX_UID
 
 from grading_run import add_raw, add_student, generated_course, new_course
-from leaks import leaked
+from leaks import leaked, without_by_hand
 
 pytestmark = [
     pytest.mark.slow,
@@ -30,9 +31,11 @@ pytestmark = [
 ]
 
 
-def _outputs(folder: Path) -> list[str]:
+def _outputs(folder: Path, by_hand: bool = True) -> list[str]:
+    """The texts of the files the grader left in ``folder`` (``by_hand=False``: Task 1.2's public list left out)."""
     files = [p for p in folder.rglob("*") if p.suffix in (".json", ".html", ".ipynb", ".csv")]
-    return [p.read_text(encoding="utf-8", errors="replace") for p in files]
+    texts = [(p, p.read_text(encoding="utf-8", errors="replace")) for p in files]
+    return [text if by_hand else without_by_hand(p, text) for p, text in texts]
 
 
 def _grade(course: Path, workers: int = 2):
@@ -88,9 +91,11 @@ def forged(tmp_path_factory):
 def test_forged_channel_lines_from_the_blind_process_do_not_leak_hidden_inputs(forged, student):
     course, students = forged
     result = students[student]
-    assert result.score == 0.0
-    page = (course / "graded" / "feedback" / student / "ndcg.html").read_text(encoding="utf-8")
-    results_json = (course / "graded" / "results.json").read_text(encoding="utf-8")
+    assert result.score == BY_HAND_POINTS  # the code earns nothing; Task 1.2 (answered right) is read, never run
+    # Task 1.2's own list (public: id and salt) left out: a list of grades 0-3 may hold a hidden list's
+    page_path, results_path = course / "graded" / "feedback" / student / "ndcg.html", course / "graded" / "results.json"
+    page = without_by_hand(page_path, page_path.read_text(encoding="utf-8"))
+    results_json = without_by_hand(results_path, results_path.read_text(encoding="utf-8"))
     assert leaked([result.message, page, results_json]) == [], result.message
 
 
@@ -202,7 +207,8 @@ def test_nbgrader_autograde_survives_a_deeply_nested_report(nbgrader_run):
 
 def test_nbgrader_autograded_and_feedback_show_no_hidden_input(nbgrader_run):
     course = nbgrader_run[0]
-    texts = _outputs(course / "autograded") + _outputs(course / "feedback")
+    # Task 1.2 shows each student's own list (public: id and salt), which may hold a hidden list's grades
+    texts = _outputs(course / "autograded", by_hand=False) + _outputs(course / "feedback", by_hand=False)
     assert texts
     assert leaked(texts) == []
 

@@ -128,9 +128,10 @@ def ndcg(rels, k):
 
 def test_gaming_properties_and_own_ratio_earns_only_the_contract(tmp_path: Path) -> None:
     course = new_course(tmp_path / "course")
-    add_student(course, "stub", dcg=STUB_DCG, ndcg=STUB_NDCG)
-    add_student(course, "hardcoded", dcg=HARDCODED_DCG, ndcg=OWN_RATIO_NDCG)
-    add_student(course, "stateful", dcg=STATEFUL_DCG, ndcg=STATEFUL_NDCG)
+    # Task 1.2 left as released: only the code's points are counted against the limits
+    add_student(course, "stub", dcg=STUB_DCG, ndcg=STUB_NDCG, by_hand=None)
+    add_student(course, "hardcoded", dcg=HARDCODED_DCG, ndcg=OWN_RATIO_NDCG, by_hand=None)
+    add_student(course, "stateful", dcg=STATEFUL_DCG, ndcg=STATEFUL_NDCG, by_hand=None)
     _grade(course)
     students = _results(course)
     scores = {name: student["score"] for name, student in students.items()}
@@ -229,7 +230,7 @@ def test_no_covert_channel_through_file_locks_between_concurrent_sandboxes(tmp_p
     # at the time of writing: bob's message is "your code cell 1 raised ValueError: LEAKED [[1, 0, 0, 0, 0], 5]"
     assert hidden_text not in students["bob"]["message"]
     assert hidden_text not in feedback
-    assert students["bob"]["score"] == 10.0  # the receiver's own work is graded as usual
+    assert students["bob"]["score"] == EXERCISE.max_score  # the receiver's own work is graded as usual
     assert students["alice"]["status"] == "graded"  # the sender's locks fail (EPERM): its code breaks, not the run
 
 
@@ -316,7 +317,7 @@ def test_lease_files_and_descriptors_are_out_of_reach(tmp_path: Path) -> None:
     _grade(course)
     students = _results(course)
     assert "FDS [] RUN False UID 6" in students["peek"]["message"], students["peek"]["message"]
-    assert students["honest"]["score"] == 10.0
+    assert students["honest"]["score"] == EXERCISE.max_score
 
 
 # ----- 5. the walkthrough released to students holds no solution -------------------------------------
@@ -336,8 +337,9 @@ CONSTANT_NDCG = "def ndcg(rels, k):\n    return 1.0"
 
 def test_constants_earn_only_the_contract(tmp_path: Path) -> None:
     course = new_course(tmp_path / "course")
-    add_student(course, "constant", dcg=CONSTANT_DCG, ndcg=CONSTANT_NDCG)
-    add_student(course, "constant_dcg_right_ndcg", dcg=CONSTANT_DCG)  # a correct ndcg on a constant dcg
+    # Task 1.2 left as released: only the code's points are compared with the contract
+    add_student(course, "constant", dcg=CONSTANT_DCG, ndcg=CONSTANT_NDCG, by_hand=None)
+    add_student(course, "constant_dcg_right_ndcg", dcg=CONSTANT_DCG, by_hand=None)  # a correct ndcg on a constant dcg
     _grade(course)
     students = _results(course)
     contract = EXERCISE.group("test_dcg_contract").points + EXERCISE.group("test_ndcg_contract").points

@@ -62,7 +62,7 @@ def _lookup_source(table: dict[tuple, float]) -> tuple[str, str]:
 def test_answers_to_every_fixed_hidden_input_earn_only_the_contract(tmp_path: Path) -> None:
     course = new_course(tmp_path / "course")
     dcg, ndcg = _lookup_source(_leaked_table())
-    add_student(course, "leaked_table", dcg=dcg, ndcg=ndcg)
+    add_student(course, "leaked_table", dcg=dcg, ndcg=ndcg, by_hand=None)  # Task 1.2 left as released: only code points here
     add_student(course, "honest")
     students = _grade(course)
     assert students["honest"]["score"] == EXERCISE.max_score

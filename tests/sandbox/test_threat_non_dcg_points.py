@@ -35,7 +35,7 @@ def test_no_generated_non_dcg_submission_earns_more_than_the_contract(tmp_path: 
     course = new_course(tmp_path / "course")
     members = {f"non_dcg_{n:02d}": generate(random.Random(f"sandbox sample {n}")) for n in range(SAMPLE)}
     for student, member in members.items():
-        add_student(course, student, dcg=member.dcg, ndcg=member.ndcg)
+        add_student(course, student, dcg=member.dcg, ndcg=member.ndcg, by_hand=None)  # Task 1.2 left as released: only code points here
     add_student(course, "honest")
     grade_course(GradeOptions(
         EXERCISE, submitted=course / "submitted", out=course / "graded", workers=2, timeout=5,

@@ -87,8 +87,9 @@ def test_the_messages_still_say_what_was_raised(course):
     assert "RuntimeError" in message and f"{PYTHON}/lib/python" in message
     # the runner starts without `site` (python -I -S): the kit's editable-install hook, whose mapping
     # names the tutor's folders, is not even loaded in the sandbox
-    assert "cell 7 of your notebook raised RuntimeError: []" in message
-    assert "cell 8 of your notebook raised RuntimeError: []" in message
+    # the leaky cells stand before the first solution cell: Task 1.2's answer cell, cells 5 and 6 of the notebook
+    assert "cell 5 of your notebook raised RuntimeError: []" in message
+    assert "cell 6 of your notebook raised RuntimeError: []" in message
     feedback = (course / "feedback" / NBGRADER / "ndcg" / "ndcg.html").read_text(encoding="utf-8")
     assert "RuntimeError" in feedback and PYTHON.replace("<", "&lt;").replace(">", "&gt;") in feedback
 

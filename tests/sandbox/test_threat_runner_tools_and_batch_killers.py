@@ -22,7 +22,7 @@ from autograder.output.results import score_table
 from autograder.pipeline import GradeOptions, grade_course
 
 from grading_run import CORRECT_DCG, ROOT, add_student, new_course, notebook_path
-from leaks import hidden_sequences, leaked
+from leaks import hidden_sequences, leaked, without_by_hand
 
 pytestmark = [
     pytest.mark.slow,
@@ -188,8 +188,9 @@ def test_links_and_other_files_earn_nothing(batch, student, words):
 def test_hidden_inputs_never_reach_feedback_or_results(batch):
     course = batch[0]
     assert len(hidden_sequences()) > 10
-    texts = [(course / "graded" / "results.json").read_text(encoding="utf-8")]
-    texts += [page.read_text(encoding="utf-8") for page in (course / "graded" / "feedback").rglob("*.html")]
+    # Task 1.2's own lists (public: id and salt) left out: a list of grades 0-3 may hold a hidden list's
+    paths = [course / "graded" / "results.json", *(course / "graded" / "feedback").rglob("*.html")]
+    texts = [without_by_hand(path, path.read_text(encoding="utf-8")) for path in paths]
     assert len(texts) > 1
     assert leaked(texts) == []
     snoop = batch[2]["snoop"]

@@ -15,6 +15,7 @@ import ndcg_ref
 
 from ...files import code_digest, source_digest
 from ...grading import Exercise
+from .byhand.exercise import ANSWERED
 from .cases import GROUPS, reference
 from .catalogue import CATALOGUE
 from .diagnosis import ALL_PROBES, diagnose
@@ -43,6 +44,8 @@ EXERCISE = Exercise(
     abs_tol=ABS_TOL,
     noise_rel_tol=SINGLE_PRECISION_REL_TOL,
     unchanged_hint="do not modify `rels` (use sorted(rels), not rels.sort())",
+    # Task 1.2 by hand, before the code: its answers are read as numbers, never run
+    answered=ANSWERED,
     # a change to the exercise or to the reference functions its cases and diagnosis call re-grades
     # cached results; a change elsewhere in ndcg_ref (its TREC reader, its batch kernels) does not
     fingerprint=source_digest(_HERE) + code_digest(ndcg_ref.dcg, ndcg_ref.ndcg),

@@ -7,10 +7,25 @@ their two costs together (:data:`.pairs.PAIR_COSTS`) and the tolerance policy (:
 
 from __future__ import annotations
 
+from .byhand.marking import STEPS
 from .cases import GROUPS
 from .catalogue import CATALOGUE, CORRECT_DCG, CORRECT_NDCG
 from .pairs import PAIR_COSTS
 from .tolerance import policy
+
+
+def points_split() -> list[str]:
+    """The notebook's points: Task 1.2 by hand (its steps) and Tasks 1.3–1.4 in code (the test groups)."""
+    by_hand = sum(step.points for step in STEPS)
+    code = sum(group.points for group in GROUPS)
+    steps = ", ".join(f"{step.description.split(' (')[0]} {step.points:g}" for step in STEPS)
+    return [
+        "## Points of the notebook",
+        "",
+        f"`ndcg.ipynb` is worth {by_hand + code:g} points: Task 1.2 by hand {by_hand:g} ({steps}; graded step by step",
+        f"with follow-through, before the code) and Tasks 1.3–1.4 in code {code:g}, in {len(GROUPS)} test groups",
+        "(below). The by-hand mistakes carry the catalogue's IDs; the tutor's guide says what each costs.",
+    ]
 
 
 def points_table() -> list[str]:
@@ -80,7 +95,8 @@ def catalogue_markdown() -> str:
     ]
     for item in CATALOGUE:
         lines.append(f"| `{item.id}` | {item.title} | {item.explanation} |")
-    lines += ["", "## Tolerance", "", policy(), "", *points_table(), "", *pairs_table(), "", "## Mutants", ""]
+    lines += ["", "## Tolerance", "", policy(), "", *points_split(), "", *points_table(), "", *pairs_table(), ""]
+    lines += ["## Mutants", ""]
     lines += ["Each mistake is reproduced by these solutions, which the test suite grades:", ""]
     for item in CATALOGUE:
         for mutant in item.mutants:

@@ -25,7 +25,7 @@ def task_markdown() -> str:
     """The task's wording, with the points split and the tolerance."""
     split = ", ".join(f"{step.description.split(' (')[0]} {step.points:g}" for step in STEPS)
     return (
-        f"# Task 1.2 — nDCG by hand ({MAX_SCORE:g} points)\n\n"
+        f"## Task 1.2 — nDCG by hand ({MAX_SCORE:g} points)\n\n"
         "*After exams WS 17/18 and WS 19/20, Task 1.2; WS 23/24, Task 1.3.* Every student gets **their own "
         "ranked list** of graded relevances (0–3), derived from your user name in the read-only cell below; "
         f"the cut-off is k = {derive.CUTOFF}. Work out by hand (a calculator is fine, code is not):\n\n"
@@ -75,18 +75,61 @@ def answers_source() -> str:
     )
 
 
+#: The answer names, by step (as :data:`.answers.NAMES`).
+_NAMES = {"ideal": "IDEAL_RANKING", "dcg": "DCG_AT_K", "idcg": "IDCG_AT_K", "ndcg": "NDCG_AT_K"}
+
+
+def _value_check(step: str) -> list[str]:
+    """The hidden lines that check a step's value when nbgrader's own Execute grades the notebook.
+
+    The kit never runs them (its grader reads the answers as data, :mod:`.exercise`); they are for a
+    course that autogrades with plain nbgrader, where a cell without them gives full points to any
+    number. The list is derived again from the published salt and pool and the id the submission is
+    filed under (:func:`.derive.current_student` reads it from the autograded folder), the values
+    from the course's definition (gain rel_i, discount log2(i+1), the whole list sorted, cut at k),
+    with the notebook's tolerance and the same follow-through as :func:`.marking.step_passes`.
+    """
+    name = _NAMES[step]
+    lines = [
+        "# checked when graded: your list derived again from the id your submission is filed under",
+        "_rels = [float(g) for g in student_list(current_student(), SALT, POOL)]",
+        "_ideal = sorted(_rels, reverse=True)",
+        "_dcg = sum(g / __import__('math').log2(i + 2) for i, g in enumerate(_rels[:CUTOFF]))",
+        "_idcg = sum(g / __import__('math').log2(i + 2) for i, g in enumerate(_ideal[:CUTOFF]))",
+        f"_tol = {TOLERANCE!r} + 1e-12",
+    ]
+    wrong = f"f'{name} = {{{name}!r}} is not {{_what}}'"
+    if step == "ideal":
+        lines += ["_what = 'the ideal ranking of your list'",
+                  f"assert [float(g) for g in {name}] in (_ideal, _ideal[:CUTOFF]), {wrong}"]
+    elif step == "ndcg":
+        lines += [
+            "_right = _dcg / _idcg if _idcg else 0.0",
+            "_own = globals().get('DCG_AT_K'), globals().get('IDCG_AT_K')",
+            "_follows = (all(isinstance(v, (int, float)) for v in _own) and bool(_own[1])"
+            " and abs(NDCG_AT_K - _own[0] / _own[1]) <= _tol)",
+            "_what = 'nDCG@k of your list, nor your own DCG_AT_K / IDCG_AT_K'",
+            f"assert abs({name} - _right) <= _tol or _follows, {wrong}",
+        ]
+    else:
+        label = {"dcg": "DCG@k", "idcg": "iDCG@k"}[step]
+        lines += [f"_what = '{label} of your list (within {TOLERANCE:g})'",
+                  f"assert abs({name} - _{step}) <= _tol, {wrong}"]
+    return ["### BEGIN HIDDEN TESTS", *lines, "### END HIDDEN TESTS"]
+
+
 def step_source(grade_id: str) -> str:
-    """A step's grade cell: a format check the student can run; the value is checked when graded."""
+    """A step's grade cell: a format check the student can run; its value is checked (hidden) when graded."""
     step = next(s for s in STEPS if s.grade_id == grade_id)
-    name = {"ideal": "IDEAL_RANKING", "dcg": "DCG_AT_K", "idcg": "IDCG_AT_K", "ndcg": "NDCG_AT_K"}[step.step]
+    name = _NAMES[step.step]
     if step.step == "ideal":
         check = f"assert isinstance({name}, list) and {name}, 'write {name} as a list of grades, e.g. [3, 2, 1, 0]'"
     else:
         check = f"assert isinstance({name}, (int, float)), 'write {name} as a number, e.g. 0.87'"
     unit = "point" if step.points == 1 else "points"
-    return (f'"""Task 1.2: {step.description} ({step.points:g} {unit}); '
-            'its value is checked when your notebook is graded."""\n'
-            f"{check}\nprint('{name} is answered:', {name})")
+    title = f"Task 1.2: {step.description} ({step.points:g} {unit}); its value is checked when your notebook is graded."
+    return "\n".join([
+        f'"""{title}"""', check, *_value_check(step.step), f"print('{name} is answered:', {name})"])
 
 
 def published(derivation: str) -> tuple[str, str]:

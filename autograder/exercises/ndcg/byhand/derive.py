@@ -52,8 +52,12 @@ def fair_indices(pool: str) -> list[int]:
 
 
 def student_list(student: str, salt: str, pool: str) -> tuple[int, ...]:
-    """The list ``student`` computes: a hash of the salt and the id picks one of the fair lists."""
-    digest = hashlib.sha256(f"{salt}\n{student}".encode()).digest()
+    """The list ``student`` computes: a hash of the salt and the id picks one of the fair lists.
+
+    An id from a folder name that is not UTF-8 (``os.fsdecode`` keeps its bytes as surrogates) is
+    hashed as those bytes, so the grader derives a list for it too.
+    """
+    digest = hashlib.sha256(f"{salt}\n{student}".encode("utf-8", "surrogateescape")).digest()
     fair = fair_indices(pool)
     return candidate(fair[int.from_bytes(digest[:8], "big") % len(fair)])
 
@@ -63,7 +67,12 @@ def current_student() -> str:
 
     The rule of nbgrader 0.9's ``nbgrader.utils.get_username``: the login name, except that the
     container user ``jovyan`` (JupyterHub's Docker images) is replaced by ``JUPYTERHUB_USER``.
+    While nbgrader's own autograde runs the notebook (``NBGRADER_EXECUTION=autograde``), the kernel
+    is the tutor's and its working folder ``autograded/<student_id>/<assignment>``: the id is that
+    folder's parent's name, so the cell shows (and the step cells check) the student's own list.
     """
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+        return os.path.basename(os.path.dirname(os.getcwd()))
     login = pwd.getpwuid(os.getuid())[0]
     if login == "jovyan":
         return os.environ.get("JUPYTERHUB_USER", "jovyan")

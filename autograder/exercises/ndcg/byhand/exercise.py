@@ -1,37 +1,66 @@
-"""The by-hand part as the engine's :class:`~autograder.grading.Exercise`: for the gradebook and the feedback page.
+"""The by-hand part as the exam notebook's :class:`~autograder.grading.AnsweredPart`: Task 1.2 before the code.
 
-Nothing of the by-hand part runs in a sandbox (:mod:`.marking` reads the answers as numbers), so
-this exercise has no cases and no probes: its groups are the four steps (the notebook's grade cells
-with their points), its catalogue and definition are the code part's (the hand mistakes carry the
-catalogue's IDs), so that the gradebook records and the feedback page renders a by-hand result
-exactly as they do the code part's. It is not in :data:`autograder.exercises.EXERCISES`:
-``python -m autograder grade`` never grades it.
+Nothing of it runs, in the sandbox or elsewhere: the answer cell is read as numbers
+(:mod:`.answers`) and marked (:mod:`.marking`) against the student's own list, derived again from
+the id the submission is filed under and the salt and pool of the *release's* derivation cell
+(whatever the submitted notebook's copy of that cell says). The engine adds the four steps to the
+code part's result, so both grading paths give the same points.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
-from ....grading import Call, Diagnosis, TestGroup
-from .. import EXERCISE as CODE_PART
-from .marking import STEPS
-
-ASSIGNMENT = "byhand"
-NOTEBOOK = "byhand.ipynb"
-
-
-def _no_reference(call: Call) -> float:
-    raise TypeError(f"the by-hand part computes no call ({call}): its answers are marked by .marking")
+from ....grading import AnsweredPart, Status, StudentResult, TestGroup, TestResult
+from .answers import read_answers
+from .cells import ANSWERS_ID, DERIVATION_ID, published
+from .derive import CUTOFF, student_list
+from .marking import MAX_SCORE, STEPS, mark
 
 
-BY_HAND = replace(
-    CODE_PART,
-    assignment=ASSIGNMENT,
-    notebook=NOTEBOOK,
-    title="nDCG by hand",
+def _unmarked(student_id: str, reason: str) -> StudentResult:
+    """Every step 0 points, with ``reason``: the release publishes no list to mark against."""
+    return StudentResult(student_id=student_id, status=Status.GRADED, score=0.0, max_score=MAX_SCORE, tests=[
+        TestResult(name=step.grade_id, description=step.description, points=0.0, max_points=step.points,
+                   passed=False, message=reason, visible=True, cases_passed=0, cases=1)
+        for step in STEPS])
+
+
+def mark_answers(student_id: str, cells: Mapping[str, str], release: Mapping[str, str]) -> StudentResult:
+    """The four steps of ``student_id``'s answer cell, against the list the release derives for them.
+
+    Parameters
+    ----------
+    student_id : str
+        The id the submission is filed under (``submitted/<student_id>/``).
+    cells : mapping of str to str
+        The submitted notebook's cells of the part, by grade id (a missing answer cell: nothing answered).
+    release : mapping of str to str
+        The release's derivation cell by grade id: its salt and pool.
+
+    Returns
+    -------
+    StudentResult
+        One test per step; the last one's message ends with the student's list worked through.
+    """
+    try:
+        salt, pool = published(release[DERIVATION_ID])
+    except KeyError:
+        return _unmarked(student_id, f"the release has no cell {DERIVATION_ID}: regenerate it (make release)")
+    except (ValueError, SyntaxError) as error:
+        return _unmarked(student_id, f"the release's derivation cell is damaged ({error}): regenerate it")
+    rels = student_list(student_id, salt, pool)
+    result = mark(student_id, read_answers(cells.get(ANSWERS_ID, "")), rels, CUTOFF)
+    last = result.tests[-1]
+    worked = " | ".join((result.message or "").splitlines())
+    result.tests[-1] = replace(last, message=f"{last.message}. Your list worked through: {worked}")
+    return result
+
+
+ANSWERED = AnsweredPart(
     groups=tuple(TestGroup(step.grade_id, step.step, step.description, step.points, True, ()) for step in STEPS),
-    reference=_no_reference,
-    probes=(),
-    diagnose=lambda records: Diagnosis(),
-    witnesses=None,
+    cell_ids=frozenset({DERIVATION_ID, ANSWERS_ID, *(step.grade_id for step in STEPS)}),
+    published_ids=frozenset({DERIVATION_ID}),
+    mark=mark_answers,
 )
