@@ -59,3 +59,20 @@ def submit_by_hand(path: Path, student: str, way: str | None = "right", source: 
     """Fill the answer cell of the notebook at ``path`` in place (see :func:`answer_by_hand`)."""
     nbformat.write(answer_by_hand(nbformat.read(path, as_version=4), student, way, source), path)
     return path
+
+
+def gradebook_scores(database: Path, course_id: str, assignment: str, grade_ids) -> dict[str, dict[str, object]]:
+    """Per student: each of ``grade_ids``' score and the total, read with nbgrader's own Gradebook API."""
+    from nbgrader.api import Gradebook
+
+    found: dict[str, dict[str, object]] = {}
+    with Gradebook(f"sqlite:///{database}", course_id=course_id) as gradebook:
+        for submission in gradebook.assignment_submissions(assignment):
+            student = submission.student.id
+            found[student] = {grade_id: gradebook.find_grade(grade_id, "ndcg", assignment, student).score
+                              for grade_id in grade_ids}
+            found[student]["total"] = submission.score
+            found[student]["timestamp"] = submission.timestamp
+            found[student]["penalty"] = submission.late_submission_penalty or 0.0
+            found[student]["needs manual grade"] = submission.needs_manual_grade
+    return found

@@ -15,7 +15,7 @@ import shutil
 
 import nbformat
 import pytest
-from byhand_answers import LOST, own_answers, submit_by_hand
+from byhand_answers import LOST, gradebook_scores, own_answers, submit_by_hand
 
 from autograder.course.byhand import release_variant
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
@@ -39,19 +39,7 @@ CODE_POINTS = EXERCISE.max_score - MAX_SCORE
 
 def _gradebook(course) -> dict[str, dict[str, object]]:
     """Per student: each step's score, the total, the time and the late penalty, from nbgrader's own API."""
-    from nbgrader.api import Gradebook
-
-    found: dict[str, dict[str, object]] = {}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=COURSE_ID) as gradebook:
-        for submission in gradebook.assignment_submissions(ASSIGNMENT):
-            student = submission.student.id
-            found[student] = {step.grade_id: gradebook.find_grade(step.grade_id, "ndcg", ASSIGNMENT, student).score
-                              for step in STEPS}
-            found[student]["total"] = submission.score
-            found[student]["timestamp"] = submission.timestamp
-            found[student]["penalty"] = submission.late_submission_penalty or 0.0
-            found[student]["needs manual grade"] = submission.needs_manual_grade
-    return found
+    return gradebook_scores(course / "gradebook.db", COURSE_ID, ASSIGNMENT, [step.grade_id for step in STEPS])
 
 
 #: fay's dcg cell stops with an error: her code part errors, her by-hand answers are right.

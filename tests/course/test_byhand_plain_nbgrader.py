@@ -14,7 +14,7 @@ import shutil
 
 import nbformat
 import pytest
-from byhand_answers import LOST, answer_by_hand, own_answers
+from byhand_answers import LOST, answer_by_hand, gradebook_scores, own_answers
 
 from autograder.course.byhand import published_variant
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
@@ -70,18 +70,10 @@ def plain(course, tmp_path_factory):
     return root, answers, lists, _scores(root)
 
 
-def _scores(root) -> dict[str, dict[str, float]]:
+def _scores(root) -> dict[str, dict[str, object]]:
     """Per student: each grade cell's score and the total, read with nbgrader's own Gradebook API."""
-    from nbgrader.api import Gradebook
-
-    found: dict[str, dict[str, float]] = {}
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id=COURSE_ID) as gradebook:
-        for submission in gradebook.assignment_submissions(ASSIGNMENT):
-            student = submission.student.id
-            found[student] = {group.grade_id: gradebook.find_grade(group.grade_id, "ndcg", ASSIGNMENT, student).score
-                              for group in EXERCISE.graded_groups}
-            found[student]["total"] = submission.score
-    return found
+    grade_ids = [group.grade_id for group in EXERCISE.graded_groups]
+    return gradebook_scores(root / "gradebook.db", COURSE_ID, ASSIGNMENT, grade_ids)
 
 
 def _expected(answer_cell: str, rels: tuple[int, ...]) -> dict[str, float]:

@@ -27,15 +27,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    chosen = choose_sandbox("required")
-    if chosen.zygotes is None:
-        pytest.fail("a bubblewrap sandbox with cgroups and seccomp must fork its runs from a zygote")
-    yield chosen
-    chosen.zygotes.close()
-
-
 def _check(sandbox, *cells: str) -> tuple[float | None, str | None]:
     """Run ``cells`` (the last defines ``check()``), call ``check()``: its value, or what it raised."""
     outcome = run_submission(sandbox, list(cells), [CallOrder(0, "check", ())], timeout=20, budget=120)

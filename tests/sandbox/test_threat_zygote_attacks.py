@@ -32,15 +32,6 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def sandbox():
-    chosen = choose_sandbox("required")
-    if chosen.zygotes is None:
-        pytest.fail("a bubblewrap sandbox with cgroups and seccomp must fork its runs from a zygote")
-    yield chosen
-    chosen.zygotes.close()
-
-
-@pytest.fixture(scope="module")
 def cold():
     previous = os.environ.get(COLD_VARIABLE)
     os.environ[COLD_VARIABLE] = "1"
@@ -273,16 +264,8 @@ def test_a_failure_between_fork_and_wait_leaves_the_zygote_in_step(sandbox, monk
     assert _open_fds() == before
 
 
-def test_a_zygote_that_dies_mid_run_costs_that_run_only(sandbox, monkeypatch):
-    taken = []
-    acquire = sandbox.zygotes.acquire
-
-    def recording(trial):
-        zygote = acquire(trial)
-        taken.append(zygote)
-        return zygote
-
-    monkeypatch.setattr(sandbox.zygotes, "acquire", recording)
+def test_a_zygote_that_dies_mid_run_costs_that_run_only(sandbox, acquired, monkeypatch):
+    taken = acquired
     record = {}
 
     def run():
@@ -444,20 +427,12 @@ def _descendants(pid: int) -> list[tuple[int, str]]:
     return found
 
 
-def test_runs_killed_on_timeout_leave_no_process_behind_in_the_zygote(sandbox, monkeypatch):
+def test_runs_killed_on_timeout_leave_no_process_behind_in_the_zygote(sandbox, acquired):
     # a killed run's init died after its C and became the zygote's child, never reaped: a zombie
     # of the run's user id, counted against that id's process limit after its lease was given
     # back; enough timed-out notebooks left later runs with that id (another grader's, too) unable
     # to fork (measured: zombies of the sandbox user ids under other graders' zygotes on this machine)
-    taken = []
-    acquire = sandbox.zygotes.acquire
-
-    def recording(trial):
-        zygote = acquire(trial)
-        taken.append(zygote)
-        return zygote
-
-    monkeypatch.setattr(sandbox.zygotes, "acquire", recording)
+    taken = acquired
     outcome = run_submission(sandbox, ["while True:\n    pass\n"] * 3, [], timeout=0.3, budget=120)
     assert [cell.outcome.value for cell in outcome.cells.values()] == ["timeout"] * 3
     zygotes = {id(zygote): zygote for zygote in taken if zygote is not None}
