@@ -22,6 +22,7 @@ from autograder.course.nbgrader import (
     run_nbgrader,
 )
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
+from autograder.sandbox import choose_sandbox
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -110,3 +111,29 @@ def graded_course(tmp_path_factory) -> tuple[Path, dict[str, tuple[float, float]
     root = tmp_path_factory.mktemp("graded-course")
     shutil.copytree(built_once.built_once("reference-graded", _autograde_examples), root, dirs_exist_ok=True)
     return root, gradebook_scores(root)
+
+
+# ----- warm starts (tests/sandbox/test_threat_warm_start_channels.py, test_threat_zygote_attacks.py)
+@pytest.fixture(scope="module")
+def warm_sandbox():
+    """A bubblewrap sandbox that forks its runs from warm zygotes (ended after the module)."""
+    chosen = choose_sandbox("required")
+    if chosen.zygotes is None:
+        pytest.fail("a bubblewrap sandbox with cgroups and seccomp must fork its runs from a zygote")
+    yield chosen
+    chosen.zygotes.close()
+
+
+@pytest.fixture
+def acquired(warm_sandbox, monkeypatch):
+    """Every zygote the ``warm_sandbox`` fixture's pool lends a run from now on (None where it lent none)."""
+    taken = []
+    acquire = warm_sandbox.zygotes.acquire
+
+    def recording(trial):
+        zygote = acquire(trial)
+        taken.append(zygote)
+        return zygote
+
+    monkeypatch.setattr(warm_sandbox.zygotes, "acquire", recording)
+    return taken

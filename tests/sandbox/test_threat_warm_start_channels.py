@@ -27,6 +27,11 @@ pytestmark = [
 ]
 
 
+@pytest.fixture(scope="module")
+def sandbox(warm_sandbox):
+    return warm_sandbox
+
+
 def _check(sandbox, *cells: str) -> tuple[float | None, str | None]:
     """Run ``cells`` (the last defines ``check()``), call ``check()``: its value, or what it raised."""
     outcome = run_submission(sandbox, list(cells), [CallOrder(0, "check", ())], timeout=20, budget=120)

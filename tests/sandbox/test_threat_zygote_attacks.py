@@ -46,6 +46,11 @@ def cold():
     return chosen
 
 
+@pytest.fixture(scope="module")
+def sandbox(warm_sandbox):
+    return warm_sandbox
+
+
 def _calls(sandbox, cells, *args, timeout: float = 20):
     orders = [CallOrder(number, "check", (arg,) if arg is not None else ()) for number, arg in enumerate(args or (None,))]
     outcome = run_submission(sandbox, list(cells), orders, timeout=timeout, budget=180)
