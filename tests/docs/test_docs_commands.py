@@ -111,7 +111,10 @@ def run(document: Document, step: Step, cwd: Path, env: dict[str, str]) -> str:
     output = done.stdout + done.stderr
     assert done.returncode == 0, f"{where(document, step)} failed (exit {done.returncode}):\n{output[-3000:]}"
     noise = [line for line in output.splitlines() if any(text in line for text in NOISE)]
-    assert noise == [], f"{where(document, step)} printed nbgrader's noise:\n" + "\n".join(noise[:10])
+    # the whole tail too: a traceback's first line alone does not say whose it is
+    assert noise == [], f"{where(document, step)} printed nbgrader's noise:\n" + "\n".join(noise[:10]) + (
+        f"\n--- its output's end:\n{output[-3000:]}"
+    )
     return output
 
 
