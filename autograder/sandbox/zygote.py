@@ -26,7 +26,6 @@ Standard library only (and ``ctypes`` for the system calls Python has no functio
 
 from __future__ import annotations
 
-import array
 import ctypes
 import os
 import resource
@@ -44,7 +43,7 @@ if TYPE_CHECKING:
 REQUEST = struct.Struct("=iqqqqqq")
 #: The reports to the grader: "ready" once, then per run "forked" (with the run's pidfd), "ended" and its wait status.
 READY, FORKED = b"ready", b"forked"
-ENDED = struct.Struct("=5si")
+ENDED, ENDED_WORD = struct.Struct("=5si"), b"ended"
 #: The environment variables that name the control socket, the seccomp program and what to import first.
 CONTROL_VARIABLE, SECCOMP_VARIABLE, PRELOAD_VARIABLE = "NDCG_CONTROL_FD", "NDCG_SECCOMP_FD", "NDCG_PRELOAD"
 #: The byte a run waits for: the grader has moved it into its cgroup.
@@ -291,15 +290,11 @@ def serve(control: socket.socket, program: bytes | None) -> None:
     """Fork one run per request on ``control`` until the grader closes it."""
     while True:
         try:
-            message, ancillary, _flags, _address = control.recvmsg(REQUEST.size, socket.CMSG_SPACE(3 * 4))
+            message, fds, _flags, _address = socket.recv_fds(control, REQUEST.size, 3)
         except InterruptedError:
             continue
         if not message:
             return
-        fds = array.array("i")
-        for level, kind, data in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
         if len(fds) != 3 or len(message) != REQUEST.size:  # not the grader's request: no run, no answer
             for fd in fds:
                 os.close(fd)
@@ -312,11 +307,11 @@ def serve(control: socket.socket, program: bytes | None) -> None:
         for fd in fds:
             os.close(fd)
         pidfd = os.pidfd_open(child)
-        control.sendmsg([FORKED], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [pidfd]))])
+        socket.send_fds(control, [FORKED], [pidfd])
         os.close(pidfd)
         _, status = os.waitpid(child, 0)
         _reap_orphans()
-        control.send(ENDED.pack(b"ended", status))
+        control.send(ENDED.pack(ENDED_WORD, status))
 
 
 def main() -> None:

@@ -16,7 +16,6 @@ filter; anywhere else, and whenever a zygote fails, runs start cold (:meth:`.lau
 
 from __future__ import annotations
 
-import array
 import atexit
 import os
 import re
@@ -96,21 +95,17 @@ class Zygote:
         if not ready:
             raise ZygoteFailed("the zygote did not answer in time")
         try:
-            message, ancillary, _flags, _address = self._control.recvmsg(64, socket.CMSG_SPACE(4 * max(fds, 1)))
+            message, received, _flags, _address = socket.recv_fds(self._control, 64, max(fds, 1))
         except OSError as error:
             raise ZygoteFailed(f"the zygote's socket failed: {error}") from error
-        received = array.array("i")
-        for level, kind, data in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                received.frombytes(data[: len(data) - len(data) % received.itemsize])
         if not message:
             raise ZygoteFailed("the zygote has ended")
-        return message, list(received)
+        return message, received
 
     def fork(self, pipe_ends: tuple[int, int, int], request: bytes) -> int:
         """Have a run forked with ``pipe_ends`` as its standard streams; a pidfd of it."""
         try:
-            self._control.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", pipe_ends))])
+            socket.send_fds(self._control, [request], list(pipe_ends))
         except OSError as error:
             raise ZygoteFailed(f"the zygote's socket failed: {error}") from error
         message, fds = self._receive(ANSWER_SECONDS, fds=1)
@@ -120,21 +115,35 @@ class Zygote:
             raise ZygoteFailed("the zygote did not fork the run")
         return fds[0]
 
+    def fork_with_pipes(self, request: bytes) -> tuple[int, tuple[int, int, int]]:
+        """Have a run forked with three new pipes as its standard streams: its pidfd and the grader's ends.
+
+        The run's ends are closed here; the grader's too when the fork fails (:class:`ZygoteFailed`).
+        """
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        stderr_r, stderr_w = os.pipe()
+        ours = (stdin_w, stdout_r, stderr_r)
+        try:
+            pidfd = self.fork((stdin_r, stdout_w, stderr_w), request)
+        except ZygoteFailed:
+            for fd in ours:
+                os.close(fd)
+            raise
+        finally:
+            for fd in (stdin_r, stdout_w, stderr_w):
+                os.close(fd)
+        return pidfd, ours
+
     def trial(self, request: bytes) -> str | None:
         """Fork one run with no cells and no calls (no student code); what went wrong, or None if it ran.
 
         Where the kernel refuses a run what a zygote does for it (a namespace, a mount, the filter),
         the zygote itself starts but each run would fail: that is found here, before any student's run.
         """
-        stdin_r, stdin_w = os.pipe()
-        stdout_r, stdout_w = os.pipe()
-        stderr_r, stderr_w = os.pipe()
+        pidfd, (stdin_w, stdout_r, stderr_r) = self.fork_with_pipes(request)
+        os.close(pidfd)
         try:
-            pidfd = self.fork((stdin_r, stdout_w, stderr_w), request)
-            os.close(pidfd)
-            for fd in (stdin_r, stdout_w, stderr_w):
-                os.close(fd)
-            stdin_r = stdout_w = stderr_w = -1
             try:
                 os.write(stdin_w, inside.GO + b"[]\n")
             except BrokenPipeError:
@@ -148,7 +157,7 @@ class Zygote:
             error = _read_all(stderr_r, 0.0).decode(errors="replace").strip()
             return f"a warm run did not start (wait status {status}): {error or said[:200]!r}"
         finally:
-            for fd in (stdin_r, stdin_w, stdout_r, stdout_w, stderr_r, stderr_w):
+            for fd in (stdin_w, stdout_r, stderr_r):
                 if fd >= 0:
                     os.close(fd)
 
@@ -158,7 +167,7 @@ class Zygote:
         if len(message) != inside.ENDED.size:
             raise ZygoteFailed("the zygote's report of a run's end is malformed")
         word, status = inside.ENDED.unpack(message)
-        if word != b"ended":
+        if word != inside.ENDED_WORD:
             raise ZygoteFailed("the zygote's report of a run's end is malformed")
         return int(status)
 
@@ -328,22 +337,13 @@ class ZygoteRequest:
         zygote = self.pool.acquire(self.packed)
         if zygote is None:
             return None
-        stdin_r, stdin_w = os.pipe()
-        stdout_r, stdout_w = os.pipe()
-        stderr_r, stderr_w = os.pipe()
-        ours = (stdin_w, stdout_r, stderr_r)
         try:
-            try:
-                pidfd = zygote.fork((stdin_r, stdout_w, stderr_w), self.packed)
-            finally:
-                for fd in (stdin_r, stdout_w, stderr_w):
-                    os.close(fd)
-            run = ForkedRun(zygote, self.pool, pidfd, ours)
+            pidfd, ours = zygote.fork_with_pipes(self.packed)
         except ZygoteFailed:
-            for fd in ours:
-                os.close(fd)
             self.pool.discard(zygote)
             return None
+        run = ForkedRun(zygote, self.pool, pidfd, ours)
+        stdin_w = ours[0]
         try:
             launch.group.adopt(host_pid(pidfd))
             os.write(stdin_w, inside.GO)  # one byte: a pipe always takes it
