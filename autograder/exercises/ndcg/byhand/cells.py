@@ -11,6 +11,7 @@ import ast
 import inspect
 
 from . import derive
+from .answers import NAMES
 from .marking import MAX_SCORE, STEPS
 from .steps import TOLERANCE
 
@@ -75,10 +76,6 @@ def answers_source() -> str:
     )
 
 
-#: The answer names, by step (as :data:`.answers.NAMES`).
-_NAMES = {"ideal": "IDEAL_RANKING", "dcg": "DCG_AT_K", "idcg": "IDCG_AT_K", "ndcg": "NDCG_AT_K"}
-
-
 def _value_check(step: str) -> list[str]:
     """The hidden lines that check a step's value when nbgrader's own Execute grades the notebook.
 
@@ -89,7 +86,7 @@ def _value_check(step: str) -> list[str]:
     from the course's definition (gain rel_i, discount log2(i+1), the whole list sorted, cut at k),
     with the notebook's tolerance and the same follow-through as :func:`.marking.step_passes`.
     """
-    name = _NAMES[step]
+    name = NAMES[step]
     lines = [
         "# checked when graded: your list derived again from the id your submission is filed under",
         "_rels = [float(g) for g in student_list(current_student(), SALT, POOL)]",
@@ -121,7 +118,7 @@ def _value_check(step: str) -> list[str]:
 def step_source(grade_id: str) -> str:
     """A step's grade cell: a format check the student can run; its value is checked (hidden) when graded."""
     step = next(s for s in STEPS if s.grade_id == grade_id)
-    name = _NAMES[step.step]
+    name = NAMES[step.step]
     if step.step == "ideal":
         check = f"assert isinstance({name}, list) and {name}, 'write {name} as a list of grades, e.g. [3, 2, 1, 0]'"
     else:
