@@ -20,6 +20,7 @@ from ..grading import BatchResult, Exercise, Status, StudentResult
 from ..grading.notebook import SubmissionProblem, read_notebook
 from .feedback_page import result_document, result_name
 from .generated_cells import grade_id, skipped_cell_ids, student_code_cells
+from .notebook_nodes import checked_text
 from .preprocessor import write_outcomes
 from .sanitise import sanitise_notebook
 
@@ -61,11 +62,11 @@ def write_autograded(
             file = read_notebook(
                 submitted, student.student_id, exercise.assignment, exercise.notebook, max_bytes=max_bytes
             )
-            notebook = autograded_notebook(file.data, release, exercise, student, timeout, skip)
+            text = checked_text(autograded_notebook(file.data, release, exercise, student, timeout, skip))
         except (SubmissionProblem, ValueError, KeyError, TypeError, AttributeError):
             continue  # changed or unreadable since it was graded: the next run tries again
         folder = root / "autograded" / student.student_id / exercise.assignment
-        write_atomic(folder / exercise.notebook, nbformat.writes(notebook))
+        write_atomic(folder / exercise.notebook, text)
         # the result the student's page is written from, whichever command writes it (.feedback_page)
         write_atomic(folder / result_name(exercise.notebook),
                      result_document(student, show_solution=show_solution).decode("utf-8"))

@@ -24,7 +24,8 @@ from copydetect import CodeFingerprint, compare_files
 from ..exercises import exercise_for
 from ..exercises.ndcg.byhand.answers import NAMES, Answers, read_answers
 from ..exercises.ndcg.byhand.cells import ANSWERS_ID
-from ..exercises.ndcg.byhand.derive import CUTOFF, student_list
+from ..exercises.ndcg.byhand.derive import CUTOFF
+from ..exercises.ndcg.byhand.pool import list_for
 from ..exercises.ndcg.byhand.steps import Steps, answer_matches, every_steps, right_steps
 from ..grading import student_folders
 from ..grading.notebook import SubmissionProblem
@@ -43,7 +44,7 @@ NUMBERS = ("dcg", "idcg", "ndcg")
 
 def copied_answers(answers: Mapping[str, Answers], salt: str, pool: str) -> list[CopiedAnswers]:
     """Students whose by-hand answers are another student's values and not their own (see the module)."""
-    lists = {student: student_list(student, salt, pool) for student in answers}
+    lists = {student: list_for(student, salt, pool) for student in answers}
     right: dict[str, Steps] = {student: right_steps(rels, CUTOFF) for student, rels in lists.items()}
     found = []
     for student, theirs in answers.items():

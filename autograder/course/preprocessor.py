@@ -40,6 +40,7 @@ from ..sandbox import Limits, MachineOverloaded, Sandbox, SandboxUnavailable, ch
 from ..sandbox.limits import SETTINGS, configured_limits
 from .feedback_page import result_document, result_name
 from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells, without_hidden_tests
+from .notebook_nodes import new_output
 from .sanitise import sanitise_notebook
 from .secret import course_secret
 
@@ -71,11 +72,11 @@ def sandbox_for(mode: str, limits: Limits) -> Sandbox:
 
 
 def _error_output(name: str, message: str) -> NotebookNode:
-    return nbformat.v4.new_output("error", ename=name, evalue=message, traceback=[f"{name}: {message}"])
+    return new_output("error", ename=name, evalue=message, traceback=[f"{name}: {message}"])
 
 
 def _stream(text: str) -> NotebookNode:
-    return nbformat.v4.new_output("stream", name="stdout", text=text)
+    return new_output("stream", name="stdout", text=text)
 
 
 class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader ships no type information

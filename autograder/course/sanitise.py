@@ -29,11 +29,13 @@ import html
 import re
 from typing import Any
 
-import nbformat
 from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbformat.notebooknode import NotebookNode
+from nbformat.v4 import nbformat_minor as NBFORMAT_MINOR
+from nbformat.v4.convert import upgrade
 
 from .generated_cells import grade_id, nbgrader_metadata
+from .notebook_nodes import new_cell, new_output
 
 #: Tags kept in student HTML (outputs): text structure and tables, never a link, a source or a style.
 HTML_TAGS = frozenset({
@@ -230,11 +232,11 @@ def safe_output(output: Any) -> NotebookNode | None:
     if kind == "stream":
         text = _text(output.get("text"))
         name = "stderr" if output.get("name") == "stderr" else "stdout"
-        return nbformat.v4.new_output("stream", name=name, text=text) if text is not None else None
+        return new_output("stream", name=name, text=text) if text is not None else None
     if kind == "error":
         traceback = output.get("traceback")
         lines = [line for line in traceback if isinstance(line, str)] if isinstance(traceback, list) else []
-        return nbformat.v4.new_output(
+        return new_output(
             "error", ename=str(output.get("ename", "")), evalue=str(output.get("evalue", "")), traceback=lines
         )
     if kind not in ("display_data", "execute_result") or not isinstance(output.get("data"), dict):
@@ -242,7 +244,7 @@ def safe_output(output: Any) -> NotebookNode | None:
     data = {mime: kept for mime, value in output["data"].items() if (kept := _safe_data(mime, value)) is not None}
     if not data:
         return None
-    rebuilt = nbformat.v4.new_output(kind, data=data, metadata=_image_metadata(output.get("metadata")))
+    rebuilt = new_output(kind, data=data, metadata=_image_metadata(output.get("metadata")))
     if kind == "execute_result":
         count = output.get("execution_count")
         rebuilt.execution_count = count if isinstance(count, int) and not isinstance(count, bool) else None
@@ -294,14 +296,14 @@ def _neutralise(cell: NotebookNode, original: NotebookNode | None) -> NotebookNo
     kind = cell.get("cell_type")
     source = _text(cell.get("source")) or ""
     if kind == "code":
-        new = nbformat.v4.new_code_cell(source, metadata=metadata, outputs=safe_outputs(cell.get("outputs")))
+        new = new_cell("code", source, metadata=metadata, outputs=safe_outputs(cell.get("outputs")))
     elif kind == "markdown":
         attachments = safe_attachments(cell.get("attachments"))
-        new = nbformat.v4.new_markdown_cell(safe_markdown(source, set(attachments)), metadata=metadata)
+        new = new_cell("markdown", safe_markdown(source, set(attachments)), metadata=metadata)
         if attachments:
             new.attachments = attachments
     else:  # raw, or a type no renderer knows: escaped text without a MIME type
-        new = nbformat.v4.new_raw_cell(html.escape(source), metadata=metadata)
+        new = new_cell("raw", html.escape(source), metadata=metadata)
     cell_id = cell.get("id")
     if isinstance(cell_id, str) and _CELL_ID.fullmatch(cell_id):
         new.id = cell_id
@@ -313,6 +315,10 @@ def sanitise_notebook(notebook: NotebookNode, release: NotebookNode | None) -> N
 
     Without a release every cell is treated as the student's.
     """
+    minor = notebook.get("nbformat_minor")
+    if isinstance(minor, int) and minor < NBFORMAT_MINOR:
+        # the rebuilt cells carry ids, which only nbformat 4.5 allows: upgrade as nbformat does (ids for all)
+        upgrade(notebook, from_version=4, from_minor=minor)
     originals = _release_cells(release)
     seen: set[str] = set()
     cells = []

@@ -12,8 +12,8 @@ import csv
 from pathlib import Path
 
 from ..errors import UsageError
-from ..exercises.ndcg.byhand.derive import CUTOFF, student_list
-from ..exercises.ndcg.byhand.pool import choose_salt, collisions
+from ..exercises.ndcg.byhand.derive import CUTOFF
+from ..exercises.ndcg.byhand.pool import choose_salt, collisions, list_for
 from ..exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, every_steps
 from ..output.paper import Sheet, StepValues, write_paper
 from .byhand import POOL_FILE, release_variant, write_salt
@@ -55,7 +55,7 @@ def read_roster(path: Path) -> list[str]:
 
 def sheet(student: str, salt: str, pool: str) -> Sheet:
     """One student's sheet: their list, the right values and each common mistake's."""
-    rels = student_list(student, salt, pool)
+    rels = list_for(student, salt, pool)
     steps = every_steps(rels, CUTOFF)
     mistakes = {m.name: m.mistake for m in HAND_MISTAKES}
     ways = tuple(StepValues(name, mistakes.get(name, ""), s.ideal, s.dcg, s.idcg, s.ndcg) for name, s in steps.items())

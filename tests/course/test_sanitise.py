@@ -280,3 +280,15 @@ def test_without_a_release_every_cell_is_the_students():
     assert notebook.cells[0].source.startswith("&lt;img") and notebook.cells[0].metadata == {}
     assert notebook.cells[1].outputs == []
     assert notebook.cells[2].source == "&lt;script&gt;alert(1)&lt;/script&gt;" and notebook.cells[2].metadata == {}
+
+
+def test_a_notebook_of_an_older_minor_version_stays_valid():
+    # the rebuilt cells carry ids, which nbformat 4.4 does not allow: the notebook becomes 4.5, as nbformat upgrades
+    old = new_notebook(cells=[new_code_cell("x = 1"), new_markdown_cell("*hi*")])
+    old.nbformat_minor = 4
+    for cell in old.cells:
+        del cell["id"]
+    text = nbformat.writes(sanitise_notebook(nbformat.reads(nbformat.writes(old), as_version=4), None))
+    notebook = nbformat.reads(text, as_version=4)
+    nbformat.validate(notebook)
+    assert notebook.nbformat_minor == 5 and all(cell.get("id") for cell in notebook.cells)

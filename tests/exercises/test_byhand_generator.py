@@ -23,7 +23,7 @@ from autograder.exercises.ndcg.byhand.derive import (
     fair_indices,
     student_list,
 )
-from autograder.exercises.ndcg.byhand.pool import choose_salt, collisions, compute_pool
+from autograder.exercises.ndcg.byhand.pool import choose_salt, collisions, compute_pool, list_for
 from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, every_steps, is_fair, right_steps
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,6 +34,13 @@ student_ids = st.text(st.characters(min_codepoint=33, max_codepoint=0x2FFF), min
 
 def _two_decimals(steps) -> tuple:
     return (tuple(steps.ideal[:CUTOFF]), round(steps.dcg, 2), round(steps.idcg, 2), round(steps.ndcg, 2))
+
+
+@settings(max_examples=100, deadline=None)
+@given(student=student_ids | st.just("caf\udce9"), salt=st.text(max_size=30))
+def test_the_grader_derives_the_list_the_cell_derives(student, salt):
+    # the grader decodes the pool once per process; the cell (and student_list) on every call
+    assert list_for(student, salt, POOL) == student_list(student, salt, POOL)
 
 
 def test_lecture_example_from_the_formula():

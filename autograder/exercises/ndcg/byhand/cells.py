@@ -18,7 +18,7 @@ from .steps import TOLERANCE
 DERIVATION_ID = "byhand_variant"
 ANSWERS_ID = "byhand_answers"
 TASK_ID = "byhand_task"
-_FUNCTIONS = (derive.universe_size, derive.candidate, derive.fair_indices, derive.student_list,
+_FUNCTIONS = (derive.universe_size, derive.candidate, derive.fair_indices, derive.fair_pick, derive.student_list,
               derive.current_student)
 
 

@@ -51,15 +51,19 @@ def fair_indices(pool: str) -> list[int]:
     return [i for i in range(universe_size()) if bits[i >> 3] >> (i & 7) & 1]
 
 
-def student_list(student: str, salt: str, pool: str) -> tuple[int, ...]:
-    """The list ``student`` computes: a hash of the salt and the id picks one of the fair lists.
+def fair_pick(student: str, salt: str, fair: list[int]) -> int:
+    """The universe index of the list ``student`` gets: a hash of the salt and the id picks one of ``fair``.
 
     An id from a folder name that is not UTF-8 (``os.fsdecode`` keeps its bytes as surrogates) is
     hashed as those bytes, so the grader derives a list for it too.
     """
     digest = hashlib.sha256(f"{salt}\n{student}".encode("utf-8", "surrogateescape")).digest()
-    fair = fair_indices(pool)
-    return candidate(fair[int.from_bytes(digest[:8], "big") % len(fair)])
+    return fair[int.from_bytes(digest[:8], "big") % len(fair)]
+
+
+def student_list(student: str, salt: str, pool: str) -> tuple[int, ...]:
+    """The list ``student`` computes: one of the pool's fair lists, picked by :func:`fair_pick`."""
+    return candidate(fair_pick(student, salt, fair_indices(pool)))
 
 
 def current_student() -> str:

@@ -15,8 +15,9 @@ from dataclasses import replace
 from ....grading import AnsweredPart, Status, StudentResult, TestGroup, TestResult
 from .answers import read_answers
 from .cells import ANSWERS_ID, DERIVATION_ID, published
-from .derive import CUTOFF, student_list
+from .derive import CUTOFF
 from .marking import MAX_SCORE, STEPS, mark
+from .pool import list_for
 
 
 def _unmarked(student_id: str, reason: str) -> StudentResult:
@@ -50,7 +51,7 @@ def mark_answers(student_id: str, cells: Mapping[str, str], release: Mapping[str
         return _unmarked(student_id, f"the release has no cell {DERIVATION_ID}: regenerate it (make release)")
     except (ValueError, SyntaxError) as error:
         return _unmarked(student_id, f"the release's derivation cell is damaged ({error}): regenerate it")
-    rels = student_list(student_id, salt, pool)
+    rels = list_for(student_id, salt, pool)
     result = mark(student_id, read_answers(cells.get(ANSWERS_ID, "")), rels, CUTOFF)
     last = result.tests[-1]
     worked = " | ".join((result.message or "").splitlines())

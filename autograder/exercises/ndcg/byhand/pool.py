@@ -8,11 +8,12 @@ cell itself computes nothing but a hash.
 from __future__ import annotations
 
 import base64
+import functools
 import zlib
 from collections.abc import Iterable
 
 from ....errors import UsageError
-from .derive import CUTOFF, candidate, fair_indices, student_list, universe_size
+from .derive import CUTOFF, candidate, fair_indices, fair_pick, universe_size
 from .steps import is_fair
 
 
@@ -35,7 +36,7 @@ def collisions(roster: Iterable[str], salt: str, pool: str) -> dict[tuple[int, .
     """The lists that more than one student of ``roster`` would get with ``salt``."""
     holders: dict[tuple[int, ...], list[str]] = {}
     for student in roster:
-        holders.setdefault(student_list(student, salt, pool), []).append(student)
+        holders.setdefault(list_for(student, salt, pool), []).append(student)
     return {ranking: ids for ranking, ids in holders.items() if len(ids) > 1}
 
 
@@ -49,7 +50,7 @@ def choose_salt(roster: Iterable[str], pool: str, base: str, tries: int = 20_000
         needs a pool well above ``n**2 / 2``; a longer list gives a larger one).
     """
     students = sorted(set(roster))
-    fair = fair_indices(pool)
+    fair = _fair(pool)
     for attempt in range(tries):
         salt = f"{base}-{attempt}"
         if not _collide(students, salt, fair):
@@ -61,13 +62,20 @@ def choose_salt(roster: Iterable[str], pool: str, base: str, tries: int = 20_000
 
 
 def _collide(students: list[str], salt: str, fair: list[int]) -> bool:
-    import hashlib  # the same hash as .derive.student_list, without decoding the pool per student
-
     seen: set[int] = set()
     for student in students:
-        digest = hashlib.sha256(f"{salt}\n{student}".encode()).digest()
-        index = fair[int.from_bytes(digest[:8], "big") % len(fair)]
+        index = fair_pick(student, salt, fair)
         if index in seen:
             return True
         seen.add(index)
     return False
+
+
+@functools.lru_cache(maxsize=8)
+def _fair(pool: str) -> list[int]:
+    return fair_indices(pool)
+
+
+def list_for(student: str, salt: str, pool: str) -> tuple[int, ...]:
+    """:func:`.derive.student_list`, the pool decoded once per process, not once per student (10 ms each)."""
+    return candidate(fair_pick(student, salt, _fair(pool)))
