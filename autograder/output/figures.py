@@ -1,4 +1,4 @@
-"""The class report's charts (matplotlib, rendered to PNG and embedded in the page).
+"""The class report's charts (matplotlib, rendered to SVG and embedded in the page as images).
 
 Every axis that counts students has integer ticks; a chart with nothing to show (no mistake
 found, no case failed) is not drawn. Each function returns the :class:`~matplotlib.figure.Figure`
@@ -13,7 +13,7 @@ import textwrap
 
 import matplotlib
 
-matplotlib.use("Agg")  # no screen: render to PNG only
+matplotlib.use("Agg")  # no screen: render to files only
 import matplotlib.pyplot as plt
 from markupsafe import Markup
 from matplotlib.axes import Axes
@@ -29,13 +29,20 @@ MAX_CASE_BARS = 15
 
 
 def figure_html(figure: Figure, alt: str) -> Markup:
-    """``figure`` as an ``<img>`` with the PNG inline and ``alt`` as its text alternative (escaped)."""
+    """``figure`` as an ``<img>`` with the SVG inline and ``alt`` as its text alternative (escaped).
+
+    SVG rather than PNG: no rasterising and no PNG encoding, a third less time for the report's charts.
+    """
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=110)
+    # text as text (the browser draws it: each glyph as a path would cost a third more), and the same
+    # ids and no date in every run: the same results give the same page
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "ndcg-kit-report"}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
     plt.close(figure)
     data = base64.b64encode(buffer.getvalue()).decode()
-    # our own PNG in base64: nothing in it can be markup; the text alternative is escaped by format
-    return Markup('<img alt="{}" src="data:image/png;base64,{}">').format(alt, data)
+    # our own SVG in base64, shown as an image (no script in an <img> runs): nothing in it can be markup
+    # of the page; the text alternative is escaped by format
+    return Markup('<img alt="{}" src="data:image/svg+xml;base64,{}">').format(alt, data)
 
 
 def _counts(ax: Axes, which: str, most: int) -> None:

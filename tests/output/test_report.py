@@ -230,3 +230,11 @@ def test_student_counts_have_integer_ticks(scores):
         if figure is not None:
             ticks = _ticks(figure.axes[0].xaxis)
             assert ticks and all(t == int(t) for t in ticks), ticks
+
+
+def test_the_charts_are_images_and_the_same_results_give_the_same_page(written, tmp_path):
+    out, batch, soup = written
+    charts = soup.find_all("img")
+    assert len(charts) >= 3 and all(img["src"].startswith("data:image/svg+xml;base64,") and img["alt"] for img in charts)
+    write_report(tmp_path, EXERCISE, batch)  # no date, no random ids in the charts
+    assert (tmp_path / "report.html").read_bytes() == (out / "report.html").read_bytes()
