@@ -35,7 +35,7 @@ pytestmark = [
 ]
 
 #: Two cells that sleep (no CPU: not a timeout): the run lasts long enough for a second grader to meet it.
-SLEEPY = ("import time\ntime.sleep(4)",) * 2
+SLEEPY = ("import time\ntime.sleep(3)",)  # in each of its three processes: the second grader comes meanwhile
 
 
 @pytest.fixture(scope="module")

@@ -81,7 +81,7 @@ def _slow_batch(course: Path, count: int) -> None:
     for number in range(count):
         dcg = CORRECT_DCG if number % 3 else "import math\n\n\ndef dcg(rels, k):\n    return sum(r / math.log(i + 2) for i, r in enumerate(rels[:k]))"
         ndcg = CORRECT_NDCG if number % 4 else "def ndcg(rels, k):\n    return dcg(rels, k) / dcg(sorted(rels, reverse=True), len(rels))"
-        add_student(course, f"s{number:02d}", dcg=dcg, ndcg=ndcg, extra=("import time\ntime.sleep(0.4)",))
+        add_student(course, f"s{number:02d}", dcg=dcg, ndcg=ndcg, extra=("import time\ntime.sleep(0.15)",))
 
 
 def _sandbox_processes(grader_pid: int, scratch_root: Path) -> list[str]:
