@@ -8,7 +8,7 @@ these records; none of them builds or guesses at dictionaries. :meth:`StudentRes
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -29,6 +29,23 @@ from ..sandbox import CellOutcome
 SCHEMA_VERSION = 7
 #: A student's ``message`` in ``results.json`` when there is nothing to say (:attr:`StudentResult.message` None).
 NO_MESSAGE = "graded"
+
+
+def plain(record: Any) -> dict[str, Any]:
+    """``dataclasses.asdict(record)`` for the result's records (values, tuples, lists, nested records).
+
+    Without asdict's deep copy of every value (the values here are immutable): a fifth of the time,
+    and every student's record is turned into JSON at least twice (the resume cache, results.json).
+    """
+    return {item.name: _plain_value(getattr(record, item.name)) for item in fields(record)}
+
+
+def _plain_value(value: Any) -> Any:
+    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        return plain(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain_value(item) for item in value)
+    return value
 
 
 class Status(StrEnum):
@@ -172,7 +189,7 @@ class CellMark:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
-        return asdict(self)
+        return plain(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CellMark:
@@ -275,11 +292,11 @@ class StudentResult:
             "score": self.score,
             "max_score": self.max_score,
             "message": NO_MESSAGE if self.message is None else self.message,
-            "tests": [asdict(test) for test in self.tests],
+            "tests": [plain(test) for test in self.tests],
             "diagnoses": self.diagnosis.ids,
-            "diagnosis_details": [asdict(finding) for finding in self.diagnosis.findings],
+            "diagnosis_details": [plain(finding) for finding in self.diagnosis.findings],
             "unexplained": dict(self.diagnosis.unexplained),
-            "cells": [{**asdict(cell), "outcome": cell.outcome.value} for cell in self.cells],
+            "cells": [{**plain(cell), "outcome": cell.outcome.value} for cell in self.cells],
             "notebook": self.notebook,
             "sha256": self.sha256,
             "instances": self.instances,

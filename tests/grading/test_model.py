@@ -77,3 +77,16 @@ def test_nothing_to_say_is_none_in_the_record_and_graded_in_results_json():
 def test_records_between_layers_are_keyword_only():
     with pytest.raises(TypeError):
         StudentResult("ana", Status.GRADED, 10.0, 10.0)  # type: ignore[misc]
+
+
+def test_plain_records_are_what_asdict_makes():
+    from dataclasses import asdict
+
+    from autograder.grading.model import CellMark, plain
+
+    test = TestResult(name="t", description="d", points=1.0, max_points=2.0, passed=False, message="m", visible=True,
+                      cases_passed=1, cases=2, case_results=(CaseResult("a", True), CaseResult("b", False)))
+    for record in (test, Finding("id", "dcg", "title", "dcg([1], 1)"), CellMark("dcg", None, 2.0, 0.0, None),
+                   CellProblem(3, CellOutcome.ERROR, "E", "m", None)):
+        assert plain(record) == asdict(record)
+    assert type(plain(test)["case_results"]) is tuple
