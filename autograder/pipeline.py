@@ -20,6 +20,7 @@ from .course.lock import grading_lock
 from .course.nbgrader import find_root, release_notebook
 from .course.secret import course_secret
 from .course.submission_folder import Collected, read_collected, require_submissions, shipped_files
+from .distributed.local import PROCESS_CLASS
 from .errors import CourseError, GradebookError, UsageError
 from .files import write_atomic
 from .grading import (
@@ -81,6 +82,8 @@ class GradeOptions:
     processes: int = 0
     #: The sandbox's resource limits (``--memory`` and the like); None: the exercise's.
     limits: Limits | None = None
+    #: From this many students on, ``workers`` > 1 are processes, not threads (:mod:`.distributed.local`).
+    process_class: int = PROCESS_CLASS
 
     def __post_init__(self) -> None:
         # limits built in code are held to the command line's ranges, not only the ones parsed from it
@@ -302,9 +305,18 @@ def _feedback_pages(options: GradeOptions, root: Path | None, batch: BatchResult
 
 @contextmanager
 def _executor(options: GradeOptions, sandbox: Sandbox) -> Iterator[Executor | None]:
-    """Dask's workers when asked for (:mod:`.distributed`), else None: threads of this process."""
+    """Dask's workers when asked for (:mod:`.distributed`); worker processes of this machine for a large
+    class (:mod:`.distributed.local`); else None: threads of this process."""
     if not options.scheduler and not options.processes:
-        yield None
+        if options.workers > 1 and len(student_folders(options.submitted)) >= options.process_class:
+            from .distributed.local import ProcessExecutor
+
+            processes = ProcessExecutor(options.workers, options.sandbox, sandbox.name)
+            yield processes
+            for warning in processes.warnings:
+                print(f"a worker process: {warning}", file=sys.stderr)
+        else:
+            yield None
         return
     from .distributed import dask_executor
 

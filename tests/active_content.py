@@ -134,7 +134,15 @@ def dangerous_elements_script() -> str:
     """JavaScript for ``page.evaluate``: descriptions of elements that could run script or load a document."""
     return """() => {
       const bad = [];
-      const unsafe = v => /^\\s*(javascript|vbscript|data):/i.test(v || '') && !/^data:image\\/(png|jpeg|gif);/i.test(v);
+      // an SVG image with nothing in it that runs (the report's charts): inert, wherever it is opened
+      const inertSvg = v => {
+        const m = /^data:image\\/svg\\+xml;base64,([A-Za-z0-9+/=]*)$/i.exec(v || '');
+        if (!m) return false;
+        try { return !/<script|<foreignObject|<iframe|\\son[a-z]+\\s*=|javascript:|data:text/i.test(atob(m[1])); }
+        catch (e) { return false; }
+      };
+      const unsafe = v => /^\\s*(javascript|vbscript|data):/i.test(v || '') && !/^data:image\\/(png|jpeg|gif);/i.test(v)
+        && !inertSvg(v);
       for (const el of document.querySelectorAll('*')) {
         for (const attr of el.attributes) {
           // the pages' own handlers (the formgrader's buttons) are not the student's: look for the payload
