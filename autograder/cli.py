@@ -15,6 +15,7 @@ from .course.byhand import sync_by_hand
 from .course.generated_cells import sync_source
 from .course.nbgrader import ASSIGNMENT, find_root, generate_release, source_notebook
 from .course.walkthrough import release_walkthroughs
+from .distributed.local import PROCESS_CLASS
 from .errors import KitError
 from .exercises import exercise_for
 from .files import write_atomic
@@ -36,14 +37,15 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"where results.json, grades.csv and feedback/<student_id>/ go (default: {DEFAULT_OUT})")
     parser.add_argument("--assignment", default=ASSIGNMENT, help=f"assignment id (default: {ASSIGNMENT})")
     parser.add_argument("--workers", type=int, default=default_workers(),
-                        help="submissions graded at once (default: the number of cores)")
+                        help=f"submissions graded at once, in threads; from {PROCESS_CLASS} students on, in worker "
+                        "processes forked from this one (default: the number of cores)")
     parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
                         help="grade on the workers of this Dask scheduler (tls://host:8786 or tcp://host:8786); this "
                         "process reads the submissions and alone writes the outputs and the gradebook "
                         "(pip install '.[distributed]')")
     parser.add_argument("--processes", type=int, default=0, metavar="N",
                         help="grade on a local Dask cluster of N worker processes, one submission each at a time "
-                        "(beyond one Python's lock; default: threads of this process, see --workers)")
+                        "(default: this machine's threads or worker processes, see --workers)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help=f"seconds each code cell and each test call may take (default: {DEFAULT_TIMEOUT:g}); "
                         "a submission takes at most max(60, 10 x timeout) seconds in all")
