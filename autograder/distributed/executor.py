@@ -63,15 +63,8 @@ class DaskExecutor:
         live: dict[str, Any] = {}
         try:
             while True:
-                ready: list[Graded] = []
-                while running.count() < capacity:  # read notebooks only as fast as the cluster grades them
-                    student = next(waiting, None)
-                    if student is None:
-                        break
-                    prepared = prepare(student)
-                    if isinstance(prepared, StudentResult):
-                        ready.append(Graded(prepared))
-                        continue
+                ready, new = take_jobs(waiting, prepare, capacity - running.count())
+                for prepared in new:
                     remote = RemoteJob(prepared, remote_settings, str(submitted), self.sandbox_mode, code)
                     # a key that names no student: the scheduler's dashboard shows no one's id
                     future = self.client.submit(grade_remote, remote, key=f"grade-{uuid.uuid4().hex}", pure=False)
@@ -104,6 +97,25 @@ class DaskExecutor:
                 "saved: run the same command again to go on"
             ) from None
         return read_answer(text, job, code, self.sandbox_name, self.warnings)
+
+
+def take_jobs(
+    waiting: Iterator[str], prepare: Callable[[str], StudentResult | Job], room: int
+) -> tuple[list[Graded], list[Job]]:
+    """At most ``room`` jobs from the students ``waiting``, and the results of those read on the way that
+    need no grading (refused, or reused from the cache). Notebooks are read only as fast as workers grade them."""
+    ready: list[Graded] = []
+    jobs: list[Job] = []
+    while len(jobs) < room:
+        student = next(waiting, None)
+        if student is None:
+            break
+        prepared = prepare(student)
+        if isinstance(prepared, StudentResult):
+            ready.append(Graded(prepared))
+        else:
+            jobs.append(prepared)
+    return ready, jobs
 
 
 def read_answer(text: str, job: Job, code: str, sandbox_name: str, warnings: list[str]) -> Graded:

@@ -28,7 +28,7 @@ from pathlib import Path
 from ..grading.batch import Graded, Job
 from ..grading.model import Status, StudentResult
 from ..grading.submission import GradingSettings
-from .executor import read_answer
+from .executor import read_answer, take_jobs
 from .worker import RemoteJob, code_digest, grade_remote
 
 #: Students from which ``python -m autograder grade`` grades in worker processes (with two workers or more).
@@ -85,7 +85,9 @@ class ProcessExecutor:
         with ProcessPoolExecutor(self.workers, context, _start_worker, (settings,)) as pool:
             try:
                 while True:
-                    ready = self._fill(pool, jobs, waiting, prepare, str(submitted), code)
+                    ready, new = take_jobs(waiting, prepare, IN_FLIGHT_PER_WORKER * self.workers - len(jobs))
+                    for job in new:
+                        jobs[pool.submit(_grade_here, job, str(submitted), self.sandbox_mode, code)] = job
                     yield from ready
                     if not jobs:
                         if not ready:
@@ -97,23 +99,6 @@ class ProcessExecutor:
             finally:  # stopped early (the disk is full): nothing more starts
                 for future in jobs:
                     future.cancel()
-
-    def _fill(
-        self, pool: ProcessPoolExecutor, jobs: dict[Future[str], Job], waiting: Iterator[str],
-        prepare: Callable[[str], StudentResult | Job], submitted: str, code: str,
-    ) -> list[Graded]:
-        """Hand jobs to the workers until :data:`IN_FLIGHT_PER_WORKER` each wait; the results needing no grading."""
-        ready: list[Graded] = []
-        while len(jobs) < IN_FLIGHT_PER_WORKER * self.workers:  # read notebooks only as fast as they are graded
-            student = next(waiting, None)
-            if student is None:
-                break
-            prepared = prepare(student)
-            if isinstance(prepared, StudentResult):
-                ready.append(Graded(prepared))
-            else:
-                jobs[pool.submit(_grade_here, prepared, submitted, self.sandbox_mode, code)] = prepared
-        return ready
 
     def _collect(self, future: Future[str], job: Job, code: str, max_score: float) -> Graded:
         try:
