@@ -87,7 +87,10 @@ class ProcessExecutor:
                 while True:
                     ready, new = take_jobs(waiting, prepare, IN_FLIGHT_PER_WORKER * self.workers - len(jobs))
                     for job in new:
-                        jobs[pool.submit(_grade_here, job, str(submitted), self.sandbox_mode, code)] = job
+                        try:
+                            jobs[pool.submit(_grade_here, job, str(submitted), self.sandbox_mode, code)] = job
+                        except BrokenProcessPool:  # a worker died earlier: the pool takes no more
+                            ready.append(_not_graded(job, settings.exercise.max_score))
                     yield from ready
                     if not jobs:
                         if not ready:
@@ -104,7 +107,12 @@ class ProcessExecutor:
         try:
             text = future.result()
         except BrokenProcessPool:  # a worker died (the kernel's OOM killer): not saved, the next run grades it
-            message = "not graded: the worker process grading it died; the next run grades it again"
-            return Graded(StudentResult.without_grading(job.student_id, Status.NOT_GRADED, message, max_score))
+            return _not_graded(job, max_score)
         return read_answer(text, job, code, self.sandbox_name, self.warnings)
+
+
+def _not_graded(job: Job, max_score: float) -> Graded:
+    """``job``'s result when a worker process died: not graded, not saved, so the next run grades it."""
+    message = "not graded: a worker process died while grading; the next run grades this submission again"
+    return Graded(StudentResult.without_grading(job.student_id, Status.NOT_GRADED, message, max_score))
 

@@ -85,3 +85,30 @@ def test_a_killed_grader_leaves_no_worker_behind(tmp_path):
     finally:
         if grader.poll() is None:
             grader.kill()
+
+
+def _dies_on_bo(job, *args):
+    """A worker's grading function that kills its worker process on bo's submission (the OOM killer, say)."""
+    from autograder.distributed import local
+
+    if job.student_id == "bo":
+        os._exit(9)
+    return local._grade_forked(job, *args)
+
+
+def test_a_worker_that_dies_costs_no_grade_the_next_run_grades_again(tmp_path, monkeypatch):
+    from autograder.distributed import local
+    from autograder.grading import Status
+
+    course = _course(tmp_path)
+    options = GradeOptions(EXERCISE, submitted=course / "submitted", out=course / "graded", workers=2,
+                           progress=False, gradebook="none", course_root=course, process_class=1)
+    monkeypatch.setattr(local, "_grade_forked", local._grade_here, raising=False)
+    monkeypatch.setattr(local, "_grade_here", _dies_on_bo)  # the workers fork with it in place
+    first = {s.student_id: s for s in grade_course(options).batch.students}
+    assert first["bo"].status is Status.NOT_GRADED and "worker process died" in (first["bo"].message or "")
+    assert first["gus"].status is not Status.NOT_GRADED  # no notebook: never sent to a worker
+    monkeypatch.undo()
+    second = {s.student_id: s for s in grade_course(options).batch.students}
+    assert all(s.status is not Status.NOT_GRADED for s in second.values())
+    assert second["ann"].score == EXERCISE.max_score and second["bo"].score < EXERCISE.max_score
