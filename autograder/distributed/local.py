@@ -29,7 +29,7 @@ from ..grading.batch import Graded, Job
 from ..grading.model import Status, StudentResult
 from ..grading.submission import GradingSettings
 from .executor import read_answer, take_jobs
-from .worker import RemoteJob, code_digest, grade_remote
+from .worker import RemoteJob, code_digest, forget_inherited, grade_remote
 
 #: Students from which ``python -m autograder grade`` grades in worker processes (with two workers or more).
 PROCESS_CLASS = 60
@@ -47,6 +47,7 @@ def _start_worker(settings: GradingSettings) -> None:
     """In a new worker: keep the batch's settings; end when the coordinator ends, however it ends."""
     global _settings
     _settings = settings
+    forget_inherited()  # this process may have graded before (a test, a notebook): its sandboxes are its own
     libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # its sandboxes end with it in turn
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle

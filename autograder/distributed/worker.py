@@ -64,6 +64,18 @@ def _sandbox(mode: str, limits: Limits) -> Sandbox:
         return _sandboxes[mode, limits]
 
 
+def forget_inherited() -> None:
+    """In a process just forked from one that graded here too: choose sandboxes and slots anew.
+
+    The parent's sandboxes talk to the parent's zygotes through the parent's threads, which a fork
+    does not copy; and one of the parent's threads may have held a lock below when it forked. The
+    parent's objects are dropped, not closed: closing them would end the parent's zygotes.
+    """
+    global _sandboxes, _sandbox_lock, _free_slots, _next_slot, _slot_lock
+    _sandboxes, _sandbox_lock = {}, threading.Lock()
+    _free_slots, _next_slot, _slot_lock = set(), 0, threading.Lock()
+
+
 def _take_slot() -> int:
     global _next_slot
     with _slot_lock:

@@ -35,14 +35,34 @@ def _course(tmp_path: Path) -> Path:
     return course
 
 
+def _graded_through_the_worker_function_here(tmp_path: Path) -> None:
+    """What a Dask-less test or notebook may do before: grade a job in this process with the worker's
+    function, which keeps its sandbox (and that sandbox's zygote) in the worker module."""
+    import json
+
+    from autograder.distributed.worker import RemoteJob, code_digest, grade_remote
+    from autograder.grading import GradingSettings
+    from autograder.grading.batch import Job
+    from autograder.grading.notebook import NotebookFile
+
+    job = Job("zed", NotebookFile("ndcg.ipynb", b"{}", "0" * 64, (1, 2)), seed=b"s" * 32)
+    settings = GradingSettings(EXERCISE, 5.0, frozenset(), limits=EXERCISE.limits)
+    answer = json.loads(grade_remote(RemoteJob(job, settings, str(tmp_path), "auto", code_digest())))
+    assert answer["problem"] is None
+
+
 def test_worker_processes_grade_as_threads_do(tmp_path):
     course = _course(tmp_path)
+    # the forked workers inherit this process's state: they must choose their own sandboxes all the same
+    # (they graded everyone as a grader error once, after another test had done this in the same process)
+    _graded_through_the_worker_function_here(tmp_path)
     runs = {}
     for label, process_class in (("threads", 10**9), ("processes", 1)):
         options = GradeOptions(EXERCISE, submitted=course / "submitted", out=course / label, workers=2,
                                progress=False, gradebook="none", course_root=course, process_class=process_class)
         runs[label] = grade_course(options)
-    assert results(course, "processes") == results(course, "threads")
+    threads, processes = results(course, "threads"), results(course, "processes")
+    assert processes == threads, {s: (r["status"], r["message"]) for s, r in processes.items()}
     assert {s.student_id for s in runs["processes"].batch.students} == {"ann", "bo", "cy", "di", "ed", "gus"}
 
 
