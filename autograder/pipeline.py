@@ -313,9 +313,9 @@ def _executor(options: GradeOptions, sandbox: Sandbox) -> Iterator[Executor | No
 
             processes = ProcessExecutor(options.workers, options.sandbox, sandbox.name)
             yield processes
-            for warning in processes.warnings:  # the same machine: only what this process did not say already
-                if warning != sandbox.resource_warning:
-                    print(f"a worker process: {warning}", file=sys.stderr)
+            # the same machine: only what this process did not say already
+            for warning in set(processes.warnings) - {sandbox.resource_warning}:
+                print(f"a worker process: {warning}", file=sys.stderr)
         else:
             yield None
         return
