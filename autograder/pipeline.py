@@ -20,7 +20,7 @@ from .course.lock import grading_lock
 from .course.nbgrader import find_root, release_notebook
 from .course.secret import course_secret
 from .course.submission_folder import Collected, read_collected, require_submissions, shipped_files
-from .distributed.local import PROCESS_CLASS
+from .distributed.local import PROCESS_CLASS, ProcessExecutor
 from .errors import CourseError, GradebookError, UsageError
 from .files import write_atomic
 from .grading import (
@@ -309,8 +309,6 @@ def _executor(options: GradeOptions, sandbox: Sandbox) -> Iterator[Executor | No
     class (:mod:`.distributed.local`); else None: threads of this process."""
     if not options.scheduler and not options.processes:
         if options.workers > 1 and len(student_folders(options.submitted)) >= options.process_class:
-            from .distributed.local import ProcessExecutor
-
             processes = ProcessExecutor(options.workers, options.sandbox, sandbox.name)
             yield processes
             # the same machine: only what this process did not say already
