@@ -1,4 +1,4 @@
-"""Issue 21's "done when" benchmark: the curves of a growing course, in one run.
+"""The scale benchmark: the curves of a growing course, in one run.
 
 Grading: N real submissions (built from the release with correct and catalogue-mistake solutions
 by ``bench_grading.build_course``) are graded by ``grade_course`` in a fresh child process per size

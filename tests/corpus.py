@@ -108,7 +108,7 @@ def ndcg(rels, k):
     scores = np.arange(len(rels), 0, -1)
     return float(ndcg_score([rels], [scores], k=k))''',
     frozenset({"one-document"}),
-    frozenset({"test_ndcg_contract"}),  # a single document is the contract's case, no cut-off's (issue 20)
+    frozenset({"test_ndcg_contract"}),  # a single document is the contract's case, no cut-off's
 )
 
 EXPONENTIAL_HELPER = Implementation(
@@ -171,7 +171,7 @@ def dcg(rels, k):
     {"dcg": ("AttributeError", "asfarray"), "ndcg": ("AttributeError", "asfarray")},
 )
 
-# ----- issue 20: mistakes real code makes that the diagnosis did not name -------------------------
+# ----- mistakes real code makes, beyond the textbook mutants -----------------------------------------
 ALL = frozenset({"test_dcg_lecture", "test_dcg_discount", "test_dcg_cutoff", "test_dcg_grades", "test_dcg_contract",
                  "test_ndcg_lecture", "test_ndcg_ideal", "test_ndcg_cutoff", "test_ndcg_zero", "test_ndcg_contract"})
 

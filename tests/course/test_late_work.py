@@ -1,4 +1,4 @@
-"""Late work gives the same score on both grading paths, in either order (issue 19, item 1).
+"""Late work gives the same score on both grading paths, in either order.
 
 A course with a due date (``nbgrader db assignment add --duedate``), nbgrader's late-submission
 plugin set to ``zero`` and one extension in ``nbgrader_config.py``: a student 29 s late gets 0,

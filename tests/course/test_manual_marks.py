@@ -1,4 +1,4 @@
-"""A tutor's manual marks and comments reach every output, whichever order the tutor works in (issue 19, item 2).
+"""A tutor's manual marks and comments reach every output, whichever order the tutor works in.
 
 The gradebook is the single source of truth for final scores. A tutor grades by hand as formgrader
 does it (a test's ``manual_score``, a cell's ``manual_comment`` in nbgrader's gradebook), in between

@@ -1,4 +1,4 @@
-"""A tutor's whole assignment cycle through a real exchange, in each order the README allows (issue 19).
+"""A tutor's whole assignment cycle through a real exchange, in each order the README allows.
 
 Six students fetch the release and submit with nbgrader's own commands (each as their own user
 name, from a folder of their own): on time, a known mistake, late with an extension, a double

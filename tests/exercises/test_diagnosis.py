@@ -28,7 +28,7 @@ ISSUE_IDS = {
     "cutoff-off-by-one", "ideal-not-sorted", "ideal-ascending", "ideal-not-cut", "ideal-from-top-k",
     "ratio-inverted", "not-normalized", "mutates-input", "zero-ideal", "k-beyond-length", "rounded",
     "returns-non-float", "one-document",
-    # issue 20: mistakes real code makes
+    # mistakes real code makes, beyond the catalogue's textbook mutants
     "grades-truncated", "binary-relevance", "cutoff-at-relevant", "ideal-all-relevant", "grade-range",
     "prints-not-returns",
 }
@@ -167,7 +167,7 @@ def test_catalogue_documentation_is_up_to_date():
     ("np.asarray({}).squeeze()", "ndarray"), ("np.array([{}])[0]", None), ("decimal.Decimal({})", "Decimal"),
 ])
 def test_a_non_float_result_names_its_type_and_the_mistakes_its_value_shows(wrap, kind):
-    # issue 12: a 0-d array (or a Decimal) with exponential gain inside was only "not a number"
+    # a 0-d array (or a Decimal) with exponential gain inside must be named, not only "not a number"
     body = "sum((2 ** rels[i] - 1) / math.log2(i + 2) for i in range(min(k, len(rels))))"
     dcg_source = f"import math, decimal\nimport numpy as np\n\n\ndef dcg(rels, k):\n    return {wrap.format(body)}"
     found = diagnose(probe_records(dcg_source, CORRECT_NDCG))
@@ -180,7 +180,7 @@ def test_a_non_float_result_names_its_type_and_the_mistakes_its_value_shows(wrap
 
 @pytest.mark.parametrize("decimals", [5, 6, 8])
 def test_rounding_to_any_number_of_decimals_is_named_also_beside_another_mistake(decimals):
-    # issue 12: round(x, 6) on top of another mistake went unnamed
+    # round(x, 6) on top of another mistake must still name that mistake
     dcg_source = BY_ID["log-base"].mutants[0].dcg.replace("return sum(", "return round(sum(").rstrip() + f", {decimals})"
     assert set(diagnose(probe_records(dcg_source, CORRECT_NDCG)).ids) == {"log-base", "rounded"}
 

@@ -1,4 +1,4 @@
-"""Sentences a student can use (issue 20): what a hidden property checks, what came back, one change at a time."""
+"""Sentences a student can use: what a hidden property checks, what came back, one change at a time."""
 
 from __future__ import annotations
 

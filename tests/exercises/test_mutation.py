@@ -103,7 +103,7 @@ def test_report_counts_the_mistakes(graded):
 
 
 def test_hidden_rows_refer_to_the_exception_the_visible_rows_show(graded):
-    # issue 20: the visible rows said "AttributeError: ... asfarray ...", the hidden ones "raised Exception"
+    # the visible rows must not say one thing and the hidden ones another: they said "AttributeError: ... asfarray ...", the hidden ones "raised Exception"
     number = next(n for n, i in enumerate(CORPUS) if "asfarray" in i.dcg)
     tests = {t["name"]: t for t in graded[1][f"corpus_{number}"]["tests"]}
     assert "AttributeError" in tests["test_dcg_lecture"]["message"]

@@ -1,4 +1,4 @@
-"""A hidden case may say it raised the same exception as the visible calls, and nothing more (issue 20)."""
+"""A hidden case may say it raised the same exception as the visible calls, and nothing more."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Ragged data: values equal the single-query functions, and memory follows the input, not its longest row.
 
 One long ranking among many short ones, and one very long id, used to pad every other ranking or
-id to their length (issue 13: 6.9 GB for 6 MB of input). Memory is measured with tracemalloc,
+id to their length (once 6.9 GB for 6 MB of input). Memory is measured with tracemalloc,
 which counts numpy's allocations deterministically (not the process's resident size).
 """
 

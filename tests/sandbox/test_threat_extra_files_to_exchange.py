@@ -1,4 +1,4 @@
-"""Threat: extra files of a submission reach the exchange through nbgrader's own commands (issue 18, item 5).
+"""Threat: extra files of a submission reach the exchange through nbgrader's own commands.
 
 A submission carries, beside its notebook, a link ``leak.html`` to an "instructor" canary file this
 test created, a FIFO, a hard link to the canary, an extra regular file and a forged

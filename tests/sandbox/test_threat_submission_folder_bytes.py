@@ -1,4 +1,4 @@
-"""Threat: one student's folder bytes stop the class's gradebook update (issue 18, item 4).
+"""Threat: one student's folder bytes stop the class's gradebook update.
 
 Every byte of a submission folder is untrusted, its name included. A ``timestamp.txt`` with a
 300-character zone, a zone like ``:../x`` (dateutil's deprecation warning, raised as an error), garbage

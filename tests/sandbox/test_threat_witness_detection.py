@@ -6,7 +6,7 @@ calls, whose number is the same for every submission; the hidden process makes f
 that. So a function with one counter knows, on every call, whether it is a witness: it computes a
 real DCG there and nothing anywhere else. On every test call it returns the maximum of the top k
 (a scale-invariant shape), the lecture's values hard-coded: the "max(top k) plus a lookup table"
-function of issue 18 item 3, which the rule was built to stop, earns 9 of 10 points again.
+function that answers only the fixed inputs, which the rule was built to stop, earns 9 of 10 points again.
 
 A student learns the threshold without the repository: it is the same for every submission, so a
 few resubmissions with different thresholds and a look at the score find it.

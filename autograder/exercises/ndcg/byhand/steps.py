@@ -93,7 +93,7 @@ def _variant(table: tuple[Variant[_Rule], ...], name: str) -> Variant[_Rule]:
     return next(v for v in table if v.name == name)
 
 
-#: The mistakes the exams' by-hand tasks are marked for (issue 22's list), each with one part changed.
+#: The mistakes the exams' by-hand tasks are marked for, each with one part changed.
 HAND_MISTAKES: tuple[HandMistake, ...] = (
     HandMistake("natural log", weight=_variant(WEIGHTS, "ln(i+1)")),
     HandMistake("log10", weight=_variant(WEIGHTS, "log10(i+1)")),
