@@ -15,6 +15,7 @@ from nbgrader.api import Gradebook
 
 from autograder.course.demo import stage_examples
 from autograder.course.nbgrader import gradebook_scores, run_nbgrader
+from autograder.demo import DEMO_TIMEOUT
 
 from grading_run import generated_course, grade, results
 from leaks import hidden_sequences, leaked, without_by_hand
@@ -24,16 +25,19 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="grading through nbgrader needs bubblewrap here"),
 ]
 
+#: seconds of CPU time per cell, the demo's: mallory's hangs spin until it, four on each path
+TIMEOUT = DEMO_TIMEOUT
+
 
 @pytest.fixture(scope="module")
 def both_ways(tmp_path_factory):
     course = generated_course(tmp_path_factory.mktemp("nbgrader-autograde") / "course")
     students = stage_examples(course, course / "submitted")  # mallory too: it runs in the sandbox
     gradebook_before = (course / "gradebook.db").read_bytes()[:16]
-    log = run_nbgrader(course, "autograde", "ndcg", "--force", "--SandboxedExecute.timeout=3")
+    log = run_nbgrader(course, "autograde", "ndcg", "--force", f"--SandboxedExecute.timeout={TIMEOUT}")
     run_nbgrader(course, "generate_feedback", "ndcg", "--force")
     theirs = {student: _test_outputs(course, student) for student in students}
-    ours = grade(course, "--gradebook", "none", "--timeout", "3")
+    ours = grade(course, "--gradebook", "none", "--timeout", str(TIMEOUT))
     assert ours.returncode == 0, ours.stderr[-2000:]
     return course, students, log, gradebook_before, theirs
 
