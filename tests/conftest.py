@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import built_once
 import nbformat
+import prestarted
 import pytest
 from byhand_answers import answer_by_hand
 
@@ -27,10 +29,19 @@ from autograder.sandbox import choose_sandbox
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """nbgrader's and the grader's commands run with ``subprocess.run`` are forked from an interpreter
+    that imported them once (:mod:`prestarted`), except in the tests marked ``cold_start``."""
+    subprocess.run = prestarted.run
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A test marked ``serial`` fails in a pytest-xdist worker: it loads both cores on purpose (or
     judges the machine's load), and beside another worker it would make that worker's honest
-    sandboxes wait, or be judged under a load it did not make. ``make test`` runs them alone."""
+    sandboxes wait, or be judged under a load it did not make. ``make test`` runs them alone.
+
+    Set before the test's fixtures (module-scoped ones too): whether its commands start cold."""
+    prestarted.cold = item.get_closest_marker("cold_start") is not None or os.environ.get("TESTS_COLD_START") == "1"
     if item.get_closest_marker("serial") is not None and hasattr(item.config, "workerinput"):
         pytest.fail("marked serial: run it alone, not under pytest -n (make test runs `pytest -m serial` "
                     "after the parallel part)", pytrace=False)

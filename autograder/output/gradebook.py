@@ -18,7 +18,7 @@ from pathlib import Path
 from ..errors import CourseError, GradebookError
 from ..files import holders
 from ..grading import BatchResult, Exercise, Status
-from .gradebook_db import DEFAULT_COURSE, driver_problem, open_gradebook, shown_url
+from .gradebook_db import DEFAULT_COURSE, driver_problem, open_gradebook, schema_lock, shown_url
 from .gradebook_rows import StudentScores, read_layout, write_scores
 
 #: The first bytes of every SQLite 3 database file.
@@ -147,12 +147,13 @@ def record_scores(
             None if timestamp is None else parse_utc(timestamp),
         ))
     with open_gradebook(db_url, course_id) as gradebook:
-        gradebook.update_or_create_assignment(assignment)
-        gradebook.update_or_create_notebook(notebook_id, assignment)
-        for group in exercise.graded_groups:
-            gradebook.update_or_create_grade_cell(
-                group.grade_id, notebook_id, assignment, max_score=group.points, cell_type="code"
-            )
+        with schema_lock(db_url):  # graders starting at once would each insert these rows
+            gradebook.update_or_create_assignment(assignment)
+            gradebook.update_or_create_notebook(notebook_id, assignment)
+            for group in exercise.graded_groups:
+                gradebook.update_or_create_grade_cell(
+                    group.grade_id, notebook_id, assignment, max_score=group.points, cell_type="code"
+                )
         refused |= write_scores(gradebook, read_layout(gradebook, assignment, notebook_id), scores)
     return Recorded(sum(score.student_id not in refused for score in scores), refused)
 

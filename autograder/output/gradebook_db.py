@@ -4,7 +4,8 @@ nbgrader's ``Gradebook(url, course_id)`` creates the tables (``CREATE TYPE``, ``
 they are missing and then the course's row. On PostgreSQL two graders doing that at once on a new
 database collide (``UniqueViolation ... grade_cell_type``, or a duplicate course row) and one of
 them stops. :func:`open_gradebook` takes a PostgreSQL advisory lock around that step, so the kit's
-graders create the schema one after the other; the second finds it made. nbgrader's own commands
+graders create the schema one after the other; the second finds it made. The same lock is held
+while a grader creates the assignment's rows (:func:`schema_lock`). nbgrader's own commands
 take no such lock: one that races the kit's first grader may still fail once (run it again).
 
 nbgrader's schema indexes only its unique pairs, so finding a submission's grades (by
@@ -74,8 +75,13 @@ def driver_problem(url: str) -> str | None:
 
 
 @contextmanager
-def _schema_lock(url: str) -> Iterator[None]:
-    """Hold PostgreSQL's session advisory lock :data:`SCHEMA_LOCK` (nothing on other databases)."""
+def schema_lock(url: str) -> Iterator[None]:
+    """Hold PostgreSQL's session advisory lock :data:`SCHEMA_LOCK` (nothing on other databases).
+
+    Whoever creates rows every grader may create at once (the schema, an assignment, its notebook
+    and grade cells) holds it: nbgrader looks for the row, then inserts it, and two graders that
+    both looked first collide on the insert (``UniqueViolation``).
+    """
     if not is_postgresql(url):
         yield
         return
@@ -125,7 +131,7 @@ def open_gradebook(url: str, course_id: str = "") -> Iterator[Any]:
     with warnings.catch_warnings():
         # nbgrader's models emit SQLAlchemy "not in session" warnings that mean nothing here
         warnings.simplefilter("ignore")
-        with _schema_lock(url):
+        with schema_lock(url):
             gradebook = Gradebook(url, course_id)
             _add_indexes(gradebook)
         try:

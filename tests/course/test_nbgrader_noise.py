@@ -21,6 +21,7 @@ from grading_run import add_student, whole_course
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.cold_start,  # what nbgrader prints while it starts counts too
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="grading through nbgrader needs bubblewrap here"),
 ]
 EDITED = "test_dcg_cutoff"

@@ -43,6 +43,7 @@ NOISE = (
     "SAWarning", "Traceback (most recent call last)",
 )
 VENV = Path(sys.prefix)
+pytestmark = pytest.mark.cold_start  # every command as a tutor types it: a new process, imports and all
 
 
 # --- the convention, checked without running anything ---------------------------------------------

@@ -45,7 +45,9 @@ class Steps:
 
     def number(self, step: str) -> float:
         """The value of ``step`` ("dcg", "idcg" or "ndcg")."""
-        return {"dcg": self.dcg, "idcg": self.idcg, "ndcg": self.ndcg}[step]
+        if step not in ("dcg", "idcg", "ndcg"):
+            raise ValueError(f"no value for the step {step!r}")
+        return float(getattr(self, step))
 
 
 @dataclass(frozen=True)
@@ -156,10 +158,11 @@ def is_fair(rels: tuple[int, ...], k: int) -> bool:
                 return False
             if step != "ideal" and abs(theirs.number(step) - right.number(step)) <= 2 * TOLERANCE:
                 return False
-    for (_, a), (_, b) in itertools.combinations(steps.items(), 2):
-        if not all(_apart(a.number(s), b.number(s)) for s in ("dcg", "idcg", "ndcg")):
+    # the values read once per calculation: the pool's generator asks this of every list of the shape
+    written = [((s.dcg, s.idcg, s.ndcg), s.ideal[:k]) for s in steps.values()]
+    for (a, a_ideal), (b, b_ideal) in itertools.combinations(written, 2):
+        if not all(_apart(x, y) for x, y in zip(a, b, strict=True)):
             return False
-        same_values = all(math.isclose(a.number(s), b.number(s), abs_tol=1e-9) for s in ("dcg", "idcg", "ndcg"))
-        if same_values and a.ideal[:k] == b.ideal[:k]:
+        if a_ideal == b_ideal and all(math.isclose(x, y, abs_tol=1e-9) for x, y in zip(a, b, strict=True)):
             return False
     return True
