@@ -165,8 +165,18 @@ def test_a_run_gets_one_core_and_its_own_cpu_time():
 # ---------------------------------------------------------------- whole batches
 
 MATPLOTLIB_FIRST = "%matplotlib inline\nimport matplotlib.pyplot as plt"
+#: A student's habits: magics, a warning, a shell escape, numpy and a plot, dcg through a helper. The first
+#: cell's matplotlib import needs 0.7-0.8 s of CPU time on an idle machine (graded alone with --timeout 0.6
+#: it times out, with 0.7 it loses points; with 1 s beside the hostile batch it once lost 2 points): TIMEOUT is 2 s.
+STUDENT_HABITS = (
+    "%matplotlib inline\nimport numpy as np\nimport matplotlib.pyplot as plt\nprint('hello')",
+    "import warnings\nwarnings.warn('careful')\n!echo shell escape\n%time x = sum(range(10))",
+    "def helper(i):\n    return np.log2(i + 2)\nplt.plot([1, 2], [3, 4])\nplt.show()",
+)
+HABIT_DCG = "def dcg(rels, k):\n    return float(sum(r / helper(i) for i, r in enumerate(rels[:k])))"
 HONEST = {
     "h_plain": {},
+    "h_habits": {"dcg": HABIT_DCG, "extra": STUDENT_HABITS},
     "h_numpy": {"dcg": "import numpy as np\n\n\ndef dcg(rels, k):\n    top = np.asarray(rels[:k], dtype=float)\n    return np.sum(top / np.log2(np.arange(2, top.size + 2)))"},
     "h_matplotlib": {"extra": (MATPLOTLIB_FIRST, "plt.plot([1, 2], [3, 4])\nplt.show()")},
     "h_wrong": {"dcg": "def dcg(rels, k):\n    return float(sum(rels[:k]))"},
@@ -284,7 +294,7 @@ def test_honest_results_do_not_depend_on_hogs_in_the_batch(alone_and_beside_hogs
     assert "no writable cgroups" not in done_beside.stderr
     for student in HONEST:
         assert _comparable(beside[student]) == _comparable(alone[student]), student
-    for student in ("h_plain", "h_numpy", "h_matplotlib"):
+    for student in ("h_plain", "h_habits", "h_numpy", "h_matplotlib"):
         assert alone[student]["score"] == EXERCISE.max_score, alone[student]
 
 

@@ -24,11 +24,9 @@ from solutions import points_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None, reason="the hostile suite needs bubblewrap (.ci/run installs it)")]
 
-# seconds of the sandbox's CPU time per cell; every hang costs this. The honest "habits" student's
-# first cell imports matplotlib, which needs 0.7-0.8 s of CPU time on an idle machine (graded alone
-# with --timeout 0.6 it times out, with 0.7 it loses points, with 1 it lost 2 points once under
-# make test's load): 2 s leaves room for the load.
-TIMEOUT = "2"
+# seconds of the sandbox's CPU time per cell: honest calls take milliseconds, every hang costs this (an
+# honest student's habits, such as importing matplotlib, need more: test_resources.py grades them, beside hogs)
+TIMEOUT = "1"
 
 DCG_POINTS = sum(g.points for g in GROUPS if g.function == "dcg")
 NDCG_POINTS = sum(g.points for g in GROUPS if g.function == "ndcg")
@@ -133,13 +131,6 @@ sys.settrace(None)
 def dcg(rels, k):
     return 42.0'''
 
-STUDENT_HABITS = (
-    "%matplotlib inline\nimport numpy as np\nimport matplotlib.pyplot as plt\nprint('hello')",
-    "import warnings\nwarnings.warn('careful')\n!echo shell escape\n%time x = sum(range(10))",
-    "def helper(i):\n    return np.log2(i + 2)\nplt.plot([1, 2], [3, 4])\nplt.show()",
-)
-HABIT_DCG = "def dcg(rels, k):\n    return float(sum(r / helper(i) for i, r in enumerate(rels[:k])))"
-
 FLOOD = ("import os\nfor _ in range(200000):\n    print('spam ' * 20)\nfor _ in range(20000):\n    os.write(1, b'x' * 4096)\n    os.write(2, b'y' * 4096)",)
 FLOOD_DCG = CORRECT_DCG + "\n\n_dcg = dcg\n\n\ndef dcg(rels, k):\n    print('called' * 1000)\n    return _dcg(rels, k)"
 
@@ -178,7 +169,6 @@ def batch(tmp_path_factory):
     add_student(course, "monkeypatch", dcg=ZERO_DCG, extra=MONKEYPATCH)
     add_student(course, "always_equal", dcg=ALWAYS_EQUAL.split("\n\n\ndef ndcg")[0], ndcg="def ndcg" + ALWAYS_EQUAL.split("\n\n\ndef ndcg")[1])
     add_student(course, "ipython_hooks", dcg=IPYTHON_HOOKS)
-    add_student(course, "habits", dcg=HABIT_DCG, extra=STUDENT_HABITS)
     add_student(course, "reads_secrets", dcg=SECRETS)
     canary = tmp_path_factory.mktemp("canary")
     for name in ("notes.ipynb", "deep/er/thesis.ipynb"):
@@ -224,7 +214,7 @@ def test_the_batch_finishes_cleanly(batch):
 
 def test_honest_students_keep_full_marks(batch):
     _, _, graded, _, honest, _ = batch
-    for student in [*honest, "habits", "renamed", "deleted_tests", "output_flood", "vandal"]:
+    for student in [*honest, "renamed", "deleted_tests", "output_flood", "vandal"]:
         assert graded[student]["score"] == EXERCISE.max_score, (student, graded[student])
         assert graded[student]["status"] == "graded", (student, graded[student]["message"])
     assert "ndcg (1).ipynb" in graded["renamed"]["message"]
