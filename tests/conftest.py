@@ -36,11 +36,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """A test marked ``serial`` fails in a pytest-xdist worker: it loads both cores on purpose (or
-    judges the machine's load), and beside another worker it would make that worker's honest
-    sandboxes wait, or be judged under a load it did not make. ``make test`` runs them alone.
+    """Before any of the test's fixtures (module-scoped ones too), two things.
 
-    Set before the test's fixtures (module-scoped ones too): whether its commands start cold."""
+    Whether its commands start cold (marked ``cold_start``, or ``TESTS_COLD_START=1``).
+
+    A test marked ``serial`` fails in a pytest-xdist worker: it loads both cores on purpose (or
+    judges the machine's load), and beside another worker it would make that worker's honest
+    sandboxes wait, or be judged under a load it did not make. ``make test`` runs them alone."""
     prestarted.cold = item.get_closest_marker("cold_start") is not None or os.environ.get("TESTS_COLD_START") == "1"
     if item.get_closest_marker("serial") is not None and hasattr(item.config, "workerinput"):
         pytest.fail("marked serial: run it alone, not under pytest -n (make test runs `pytest -m serial` "
