@@ -17,6 +17,7 @@ captured output, runs as a real process. ``TESTS_COLD_START=1`` starts every com
 from __future__ import annotations
 
 import atexit
+import errno
 import json
 import os
 import signal
@@ -126,9 +127,12 @@ def run_forked(args: Any, kind: str, *, cwd: Any = None, env: dict | None = None
     """Run ``args`` (a ``kind`` command) from the pre-started interpreter, output captured."""
     server = _started()
     argv = [os.fspath(arg) for arg in args]
+    folder = os.fspath(cwd) if cwd is not None else os.getcwd()
+    if not os.path.isdir(folder):  # as subprocess.run says it, before anything runs
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), folder)
     request = {
         "argv": argv if kind == "nbgrader" else [argv[0], *argv[3:]],
-        "cwd": os.fspath(cwd) if cwd is not None else os.getcwd(),
+        "cwd": folder,
         "env": dict(os.environ if env is None else env),
         "kind": kind,
     }
@@ -157,6 +161,8 @@ def run_forked(args: Any, kind: str, *, cwd: Any = None, env: dict | None = None
         except TimeoutError as error:
             os.kill(pid, signal.SIGKILL)
             raise subprocess.TimeoutExpired(argv, timeout or 0.0) from error
+    if not line:
+        raise RuntimeError(f"the pre-started interpreter ended before `{' '.join(argv)}` did")
     returncode = json.loads(line)["status"]
     stdout, stderr = b"".join(outputs), b"".join(errors)
     done = subprocess.CompletedProcess(

@@ -15,7 +15,6 @@ import json
 import os
 import runpy
 import selectors
-import signal
 import socket
 import sys
 import traceback
@@ -51,7 +50,6 @@ def _run_command(request: dict, descriptors: list[int]) -> None:
         for target, descriptor in zip((0, 1, 2), descriptors, strict=True):
             os.dup2(descriptor, target)
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # as subprocess starts a program: stdin, stdout and stderr only
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])

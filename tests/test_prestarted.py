@@ -48,6 +48,13 @@ def test_a_command_past_its_timeout_is_killed_and_says_so(tmp_path):
                               timeout=0.05)
 
 
+def test_a_missing_folder_is_refused_as_subprocess_refuses_it(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        prestarted.real_run([prestarted.NBGRADER, "--version"], cwd=tmp_path / "gone", capture_output=True)
+    with pytest.raises(FileNotFoundError):
+        prestarted.run_forked([prestarted.NBGRADER, "--version"], "nbgrader", cwd=tmp_path / "gone")
+
+
 def test_a_copy_of_the_kit_starts_cold(tmp_path):
     copy = tmp_path / "kit"
     (copy / "autograder").mkdir(parents=True)
