@@ -29,6 +29,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from grading_run import ROOT, stop_process_group
+
 SERVER = Path(__file__).with_name("prestarted_server.py")
 NBGRADER = str(Path(sys.executable).parent / "nbgrader")
 real_run = subprocess.run
@@ -36,7 +38,7 @@ real_run = subprocess.run
 cold = False
 
 
-KIT = Path(__file__).resolve().parents[1] / "autograder"
+KIT = ROOT / "autograder"
 
 
 def command_kind(args: Any) -> str | None:
@@ -85,11 +87,7 @@ class _Server:
     def close(self) -> None:
         if self.process.stdin:
             self.process.stdin.close()  # the server returns when its stdin closes
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
+        stop_process_group(self.process, timeout=10)  # and whatever its commands left running ends with it
         for name in os.listdir(self.folder):
             os.unlink(os.path.join(self.folder, name))
         os.rmdir(self.folder)
