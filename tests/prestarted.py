@@ -178,9 +178,8 @@ def run(args: Any, *popenargs: Any, **options: Any) -> subprocess.CompletedProce
         options.get("stdout") == subprocess.PIPE and options.get("stderr") == subprocess.PIPE
     )
     handled = {"cwd", "env", "text", "timeout", "check", "capture_output", "stdout", "stderr"}
-    if cold or kind is None or popenargs or not capture or set(options) - handled:
-        return real_run(args, *popenargs, **options)
-    if not imports_this_kit(kind, options.get("cwd"), options.get("env")):
+    if (cold or kind is None or popenargs or not capture or set(options) - handled
+            or not imports_this_kit(kind, options.get("cwd"), options.get("env"))):
         return real_run(args, *popenargs, **options)
     return run_forked(
         args, kind, cwd=options.get("cwd"), env=options.get("env"), text=bool(options.get("text")),
