@@ -147,12 +147,17 @@ def is_fair(rels: tuple[int, ...], k: int) -> bool:
     gain of 2^rel - 1 is the grade itself for grades 0 and 1, and would leave DCG@k of a top k of
     such grades right); in every step, any two of the right calculation and the mistakes give the
     same value or values more than twice the tolerance apart (no answer can count for both); and
-    any two of them differ in some step.
+    any two of them differ in some step; and every calculation that sorts its ideal ranking gives a
+    DCG@k below its iDCG@k by more than twice the tolerance (so nDCG@k's follow-through,
+    :func:`.marking.follows_through`, is the same for a mistake on every list; an ideal not sorted
+    gives iDCG@k = DCG@k on every list).
     """
     steps = every_steps(rels, k)
     right = steps["right"]
     for mistake in HAND_MISTAKES:
         theirs = steps[mistake.name]
+        if mistake.order is ORDERS[0] and not 0 < theirs.dcg < theirs.idcg - 2 * TOLERANCE:
+            return False
         for step in mistake.wrong_steps:
             if step == "ideal" and theirs.ideal[:k] == right.ideal[:k]:
                 return False
