@@ -68,13 +68,17 @@ class HandMistake:
         """The steps this mistake makes wrong on a fair list (nDCG follows through from the student's own values).
 
         A wrong gain or discount changes DCG@k and iDCG@k; a wrong ideal ranking changes the ranking
-        and iDCG@k; an ideal not cut at k only iDCG@k; an inverted ratio only nDCG@k.
+        and iDCG@k; an ideal not cut at k only iDCG@k; an inverted ratio only nDCG@k. An ideal not
+        sorted at all gives iDCG@k = DCG@k, so nDCG@k = 1, which no follow-through credits
+        (:func:`.marking.follows_through`): it costs nDCG@k too.
         """
         steps: set[str] = set()
         if self.gain is not GAINS[0] or self.weight is not WEIGHTS[0]:
             steps |= {"dcg", "idcg"}
         if self.order is not ORDERS[0] or self.scope is not SCOPES[0]:
             steps |= {"ideal", "idcg"}
+        if self.order.name == "none":
+            steps.add("ndcg")
         if self.cut is not CUTS[0]:
             steps.add("idcg")
         if self.ratio is not RATIOS[0]:
