@@ -122,6 +122,8 @@ def _message(step: Step, answers: Answers, passed: bool, right: Steps, names: li
     written = answers.ideal if step.step == "ideal" else answers.number(step.step)
     if step.step in answers.problems:
         return f"{answers.problems[step.step]}: no points for {step.description}"
+    if written is None and "cell" in answers.problems:  # the whole cell refused: say why at every step
+        return f"{answers.problems['cell']}: no points for {step.description}"
     if written is None:
         return f"{NAMES[step.step]} is not answered"
     shown = list(written) if isinstance(written, tuple) else f"{written:g}"
