@@ -8,6 +8,8 @@ CPU time and what it gave the bomb:
 
 - ``python -m autograder grade --sandbox required --gradebook none --force`` (the batch path; the
   by-hand answers are read in this process, the code is run in the sandbox);
+- ``nbgrader autograde ndcg --force`` (nbgrader's path: the course's SandboxedExecute reads the
+  answers in nbgrader's process);
 - ``python -m autograder copying`` (reads every student's answers).
 
     .venv/bin/python scripts/bench_byhand_answer.py --baseline main
@@ -30,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 import nbformat  # noqa: E402
 
 from autograder.course.example_notebooks import fill_solutions  # noqa: E402
+from autograder.course.nbgrader import run_nbgrader  # noqa: E402
 from autograder.output.gradebook import tool_environment  # noqa: E402
 
 LOOP = ("import math\n\n\ndef dcg(rels, k):\n    total = 0.0\n    for i in range(min(k, len(rels))):\n"
@@ -40,9 +43,10 @@ HONEST = "IDEAL_RANKING = [3, 2, 1]\nDCG_AT_K = 4.12\nIDCG_AT_K = 5.2\nNDCG_AT_K
 
 
 def build_course(folder: Path) -> None:
-    """The course's config and committed release, and the two submissions."""
+    """The course's config, source and release (generated: nbgrader's gradebook too), and the two submissions."""
     shutil.copy(ROOT / "nbgrader_config.py", folder)
-    shutil.copytree(ROOT / "release", folder / "release")
+    shutil.copytree(ROOT / "source", folder / "source")
+    run_nbgrader(folder, "generate_assignment", "ndcg", "--force")
     release = nbformat.read(folder / "release" / "ndcg" / "ndcg.ipynb", as_version=4)
     for student, answers in (("honest", HONEST), ("bomb", BOMB)):
         notebook = fill_solutions(release, {"dcg": LOOP, "ndcg": RIGHT_NDCG})
@@ -64,9 +68,15 @@ def code_at(revision: str, folder: Path) -> Path:
 
 
 def measured(code: Path, course: Path, *command: str) -> tuple[float, float, str]:
-    """Run ``python -m autograder COMMAND`` in ``course`` with the kit in ``code``: max RSS (MB), CPU s, output."""
+    """Run ``COMMAND`` (``python -m autograder …`` or ``nbgrader …``) in ``course`` with the kit in ``code``.
+
+    Returns the maximum resident set size (MB), the CPU time (s) and the command's last line.
+    """
     env = {**tool_environment(), "PYTHONPATH": str(code)}
-    done = subprocess.run(["/usr/bin/time", "-v", sys.executable, "-m", "autograder", *command], cwd=course,
+    program = [str(Path(sys.executable).parent / "nbgrader")] if command[0] == "nbgrader" else [
+        sys.executable, "-m", "autograder"]
+    arguments = command[1:] if command[0] == "nbgrader" else command
+    done = subprocess.run(["/usr/bin/time", "-v", *program, *arguments], cwd=course,
                           env=env, capture_output=True, text=True, check=False)
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
     user = re.search(r"User time \(seconds\): ([\d.]+)", done.stderr)
@@ -85,6 +95,15 @@ def bomb_result(course: Path) -> str:
     return f"bomb {bomb['status']}, {bomb['score']:g} of {bomb['max_score']:g}: {bomb.get('message') or ''}"[:160]
 
 
+def gradebook_bomb(course: Path) -> str:
+    """The bomb's total in nbgrader's gradebook, and the code's part of it."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="ir-ranking-evaluation") as gradebook:
+        submission = gradebook.find_submission("ndcg", "bomb")
+        return f"bomb in nbgrader's gradebook: {submission.score:g} of {submission.max_score:g}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", action="append", default=[], help="also measure this git revision's code")
@@ -101,6 +120,9 @@ def main() -> int:
                                       "--force")
             print(f"{label:<8} grade:   max RSS {rss:7.0f} MB, CPU {cpu:5.1f} s; {said[:100]}")
             print(f"{'':<8}          {bomb_result(course)}")
+            rss, cpu, said = measured(code, course, "nbgrader", "autograde", "ndcg", "--force")
+            print(f"{label:<8} nbgrader autograde: max RSS {rss:7.0f} MB, CPU {cpu:5.1f} s; {said[:100]}")
+            print(f"{'':<8}          {gradebook_bomb(course)}")
             rss, cpu, said = measured(code, course, "copying")
             print(f"{label:<8} copying: max RSS {rss:7.0f} MB, CPU {cpu:5.1f} s; {said[:150]}")
     return 0

@@ -152,9 +152,15 @@ def _too_big(source: str) -> str | None:
     return None
 
 
-def _literal_too_long(tree: ast.Module) -> bool:
-    return any(isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
-               and len(repr(node.value)) > MAX_LITERAL for node in ast.walk(tree))
+def _literal_too_long(statement: ast.stmt) -> bool:
+    """Whether a number literal of ``statement`` is written with more than :data:`MAX_LITERAL` characters."""
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, complex)):
+            end = node.end_col_offset if node.end_lineno == node.lineno else None
+            written = end - node.col_offset if end is not None else MAX_LITERAL + 1
+            if written > MAX_LITERAL or len(repr(node.value)) > MAX_LITERAL:
+                return True
+    return False
 
 
 def read_answers(source: str) -> Answers:
@@ -194,7 +200,7 @@ def read_answers(source: str) -> Answers:
             found.pop(step, None)  # a later "= None" takes an answer back
             continue
         try:
-            if _literal_too_long(ast.Module(body=[statement], type_ignores=[])):
+            if _literal_too_long(statement):
                 raise NotANumber(f"has a number of more than {MAX_LITERAL} characters: two decimals are enough")
             found[step] = _value(step, statement.value)
             problems.pop(step, None)
