@@ -63,9 +63,14 @@ def _scan(source: str) -> _Scan:
     strings: list[str] = []
     state = ""  # "call": after exec( ; "name": after exec(NAME ; "assign": after NAME = at a statement's start
     target = ""
+    brackets = 0  # parentheses around the constant: exec(("…")), code = ("…" "…")
     for token in _tokens(source):
         if state in ("call", "assign") and token.type == tokenize.STRING:
             strings.append(token.string)
+        elif state in ("call", "assign") and token.string == "(" and not strings:
+            brackets += 1
+        elif state in ("call", "assign") and token.string == ")" and strings and brackets:
+            brackets -= 1
         elif state == "call" and token.type == tokenize.NAME and not strings:
             state, target = "name", token.string
         else:
@@ -77,7 +82,7 @@ def _scan(source: str) -> _Scan:
                 found.names.add(target)
             elif state == "assign" and strings and ends_statement:
                 found.assigned.setdefault(target, []).append("".join(filter(None, map(_text, strings))))
-            state, strings = "", []
+            state, strings, brackets = "", [], 0
             if token.type == tokenize.OP and token.string == "(" and last is not None and \
                     last.type == tokenize.NAME and last.string in EXECUTING:
                 state = "call"
