@@ -186,7 +186,7 @@ def write_report(root: Path, submitted: Path, out: Path, threshold: float) -> st
     write_copying_report(out, copied, pairs, threshold=threshold, students=found.students, not_compared=left_out)
     summary = (f"{found.students} students: {len(copied)} copied by-hand answers, {len(pairs)} similar code pairs; "
                f"{out}")
-    if left_out:
-        named = "; ".join(f"{printable(row.student_id)} ({row.part}: {printable(row.reason)})" for row in left_out)
-        summary += f"\nnot compared ({len(left_out)}): {named}"
+    if left_out:  # a line each: a tutor reads them one by one
+        named = "".join(f"\n  {printable(row.student_id)} ({row.part}): {printable(row.reason)}" for row in left_out)
+        summary += f"\nnot compared ({len(left_out)}):{named}"
     return summary

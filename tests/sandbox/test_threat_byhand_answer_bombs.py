@@ -101,4 +101,4 @@ def test_the_copying_report_reads_the_class_and_names_the_refused_answers(both):
     course = courses["batch"]
     summary = write_report(course, course / "submitted", course / "graded" / "copying.html", 0.8)
     assert summary.startswith(f"{1 + len(BOMBS)} students:"), summary
-    assert "sum7mb (Task 1.2 answers: the answer cell has 7,200,0" in summary, summary
+    assert "\n  sum7mb (Task 1.2 answers): the answer cell has 7,200,0" in summary, summary

@@ -15,15 +15,17 @@ import json
 
 import nbformat
 from byhand_answers import answer_cell
+from hypothesis import HealthCheck, given, settings
 from nbformat.v4 import new_markdown_cell
 
 from autograder.course.byhand import release_variant
-from autograder.course.copying import write_report
+from autograder.course.copying import gather, write_report
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.steps import every_steps
 
 from grading_run import add_raw, add_student, new_course, notebook_path
 from solutions import CORRECT_SOLUTIONS
+from strategies import notebook_bytes
 
 #: ada's code with every name changed and comments added (a fingerprint sees through that)
 ADA_DCG = ("import math\n\n\ndef dcg(grades, cut):\n    # sum of discounted grades, rank by rank\n    total = 0.0\n"
@@ -119,3 +121,19 @@ def _answer(course, student: str, source: str) -> None:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "byhand_answers":
             cell.source = source
     nbformat.write(notebook, path)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=notebook_bytes)
+def test_any_notebook_bytes_are_compared_or_named_never_an_error(tmp_path, data):
+    """Whatever file a student hands in, the report compares it or names them with a reason, and goes on."""
+    course = tmp_path / "course"
+    if not course.exists():
+        new_course(course)
+        add_student(course, "ada", ADA_DCG, ADA_NDCG)
+    add_raw(course, "zed", data)
+    found = gather(course, course / "submitted")
+    left_out = {row.student_id: row for row in found.not_compared}
+    assert "ada" in found.code and "ada" not in left_out
+    assert "zed" in found.code or left_out["zed"].part == "everything"
+    assert all(row.reason and "\n" not in row.reason for row in found.not_compared)
