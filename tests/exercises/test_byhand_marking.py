@@ -177,3 +177,15 @@ def test_plain_nbgrader_s_step_cell_follows_through_as_the_kit_marks(case):
     student, answers = case
     ways = every_steps(student_list(student, "test", POOL), CUTOFF)
     assert _plain_nbgrader_passes(student, answers) == step_passes("ndcg", answers, ways, CUTOFF), answers
+
+
+@settings(max_examples=25, deadline=None)
+@given(student=ids)
+def test_the_ideal_sorted_from_the_printed_list_and_ones_earn_only_the_ideal_step(student):
+    """The issue's attack: IDEAL_RANKING sorted from the printed list, DCG = IDCG = NDCG = 1 (2 of 5 before)."""
+    rels = student_list(student, "test", POOL)
+    cell = f"IDEAL_RANKING = {sorted(rels, reverse=True)}\nDCG_AT_K = 1\nIDCG_AT_K = 1\nNDCG_AT_K = 1"
+    result = mark(student, read_answers(cell), rels, CUTOFF)
+    assert {t.name for t in result.tests if t.passed} == {"byhand_ideal"}
+    assert result.score == next(step.points for step in STEPS if step.grade_id == "byhand_ideal")
+    assert "counts only when DCG_AT_K is below IDCG_AT_K" in result.tests[-1].message

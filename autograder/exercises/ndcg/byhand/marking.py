@@ -131,6 +131,10 @@ def _message(step: Step, answers: Answers, passed: bool, right: Steps, names: li
         return f"{NAMES[step.step]} = {shown}: right"
     because = [name for _, name, where in names if where == step.step]
     cause = f" (this is what '{because[0]}' gives)" if because else ""
+    if step.step == "ndcg" and answers.dcg and answers.idcg is not None and \
+            answer_matches(answers.ndcg, answers.dcg / answers.idcg if answers.idcg else math.inf):
+        cause += (f": {NAMES['dcg']} / {NAMES['idcg']} counts only when {NAMES['dcg']} is below {NAMES['idcg']} "
+                  "and one of them is worked out from your list")
     return f"{NAMES[step.step]} = {shown} is not {step.description}{cause}"
 
 
