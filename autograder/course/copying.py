@@ -33,8 +33,10 @@ from ..exercises.ndcg.byhand.steps import Steps, answer_matches, every_steps, ri
 from ..grading import student_folders
 from ..grading.notebook import (
     DEFAULT_MAX_NOTEBOOK_BYTES,
+    FileId,
     SubmissionProblem,
     cell_sources,
+    file_ids,
     read_notebook,
     release_code,
     student_code,
@@ -108,7 +110,8 @@ def _executed_too(code: str) -> str:
     return "\n\n".join([code, *executed_code(code)])
 
 
-def _submission(submitted: Path, student: str, skip: frozenset[str]) -> tuple[Answers | None, str]:
+def _submission(submitted: Path, student: str, skip: frozenset[str], course_files: frozenset[FileId],
+                ) -> tuple[Answers | None, str]:
     """The by-hand answers (None: no answer cell) and the code of the notebook the grader grades.
 
     The file is chosen by the grader's own rule (:func:`~..grading.notebook.read_notebook`: the
@@ -122,7 +125,7 @@ def _submission(submitted: Path, student: str, skip: frozenset[str]) -> tuple[An
     """
     exercise = exercise_for("ndcg")
     file = read_notebook(submitted, student, exercise.assignment, exercise.notebook,
-                         max_bytes=DEFAULT_MAX_NOTEBOOK_BYTES)
+                         max_bytes=DEFAULT_MAX_NOTEBOOK_BYTES, course_files=course_files)
     code = _executed_too("\n\n".join(student_code(file, skip)))
     cell = cell_sources(file, frozenset({ANSWERS_ID})).get(ANSWERS_ID)
     return (read_answers(cell) if cell is not None else None), code
@@ -158,9 +161,10 @@ def gather(root: Path, submitted: Path) -> Gathered:
     code: dict[str, str] = {}
     left_out: list[NotCompared] = []
     students = student_folders(submitted)
+    course_files = file_ids([root / "source", root / "release"])  # as the grader refuses a hard link to them
     for student in students:
         try:
-            theirs, code[student] = _submission(submitted, student, skip)
+            theirs, code[student] = _submission(submitted, student, skip, course_files)
         except SubmissionProblem as problem:
             left_out.append(NotCompared(student, "everything", problem.message))
             continue

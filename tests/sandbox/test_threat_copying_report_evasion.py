@@ -12,6 +12,7 @@ and in its summary. Nothing runs: the report reads notebooks as data.
 from __future__ import annotations
 
 import json
+import os
 
 import nbformat
 from byhand_answers import answer_cell
@@ -93,6 +94,8 @@ def test_every_copier_is_paired_with_ada_and_every_student_left_out_is_named(tmp
     add_raw(course, "jon", b'{"cells": [')
     add_student(course, "kim", name="one.ipynb")
     add_student(course, "kim", name="two.ipynb")
+    (course / "submitted" / "lou" / "ndcg").mkdir(parents=True)  # the release itself, hard-linked
+    os.link(course / "release" / "ndcg" / "ndcg.ipynb", notebook_path(course, "lou"))
 
     summary, page = _report(course)
     pairs = _table(page, "code-pairs")
@@ -106,12 +109,12 @@ def test_every_copier_is_paired_with_ada_and_every_student_left_out_is_named(tmp
     assert "<td>bob</td><td>ada</td>" in copied and "<td>eve</td><td>ada</td>" in copied
     # everyone left out is named with the reason, on the page and in the summary
     reasons = {"hal": "a number of more than 30 characters", "ivy": "more than 400 numbers and signs",
-               "jon": "not valid JSON", "kim": "found one.ipynb, two.ipynb"}
+               "jon": "not valid JSON", "kim": "found one.ipynb, two.ipynb", "lou": "a hard link to a file of the course"}
     for student, reason in reasons.items():
         assert f"<td>{student}</td>" in left_out and reason in left_out, (student, left_out)
         assert student in summary.split("not compared")[1] and reason in summary, summary
-    assert summary.startswith("11 students:")
-    assert "9 of 11 students compared" in page or "8 of 11 students compared" in page  # dee either way
+    assert summary.startswith("12 students:")
+    assert "9 of 12 students compared" in page or "8 of 12 students compared" in page  # dee either way
 
 
 def _answer(course, student: str, source: str) -> None:
