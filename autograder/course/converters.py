@@ -14,6 +14,9 @@ student. nbgrader reads ``timestamp.txt`` with ``open`` (a FIFO hangs the whole 
 - add every entry that :func:`~autograder.course.submission_folder.screen_folder` drops to
   nbgrader's own filter (``CourseDirectory.ignore``, as exact paths, for that student only) and
   log one line naming them with the reason;
+- drop (``autograde``) every folder whose name is no valid student id, before nbgrader converts
+  anything, with one escaped log line (:mod:`autograder.grading.student_ids`), and keep such folders
+  out of the formgrader's lists (``NbGraderAPI.get_submitted_students``);
 - read ``timestamp.txt`` through the kit's reader (:mod:`autograder.output.timestamps`): a bad one
   is "timestamp unknown" in the log, never a stop.
 
@@ -24,8 +27,10 @@ look them up; ``tests/sandbox/test_threat_extra_files_to_exchange.py`` fails if 
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
+import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,6 +47,7 @@ from ..grading.notebook import SubmissionProblem, file_ids, read_side_file
 from ..output.safe_text import printable
 from ..output.timestamps import TimestampProblem, parse_timestamp
 from .feedback_page import RESULT_SUFFIX, CourseFeedbackExporter, result_name
+from .roster import submitted_ids
 from .sandbox_guard import SandboxGuard
 from .submission_folder import WHOLE_FOLDER_IS_A_LINK, screen_folder, shipped_files
 
@@ -136,6 +142,30 @@ class _Screened:
 class CourseAutograde(_Screened, SandboxGuard, Autograde):  # type: ignore[misc]  # nbgrader ships no type information
     """nbgrader's ``Autograde``, passing on from ``submitted/`` only what the course allows, no score unsandboxed."""
 
+    def init_notebooks(self) -> None:
+        """nbgrader's list of submissions without any folder whose name is no valid student id.
+
+        nbgrader takes a folder's name for a glob pattern (``*`` grades every classmate's notebook
+        in its own run, after which theirs is skipped as existing) and prints it raw: such a folder
+        is dropped here, before nbgrader converts anything, with one escaped line in the log. The
+        rule and the roster are the batch command's (:mod:`autograder.grading.student_ids`).
+        """
+        super().init_notebooks()
+        root = Path(self.coursedir.root)
+        ids = submitted_ids(root, root / self.coursedir.submitted_directory, self.coursedir.db_url)
+        refused = ids.refused_folders()
+        pattern = self._format_source("(?P<assignment_id>.*)", "(?P<student_id>.*)", escape=True)
+        for folder in sorted(self.assignments):
+            match = re.fullmatch(pattern, folder)
+            student = None if match is None else match["student_id"]
+            if student in ids.accepted:
+                continue
+            del self.assignments[folder]
+            refusal = refused.get(student) if student is not None else None
+            reason = refusal.reason if refusal is not None else "not a student folder of submitted/"
+            shown = refusal.shown if refusal is not None else printable(folder)
+            self.log.error("Refused, not graded: %s: %s", shown, reason)
+
 
 class CourseGenerateFeedback(_Screened, GenerateFeedback):  # type: ignore[misc]
     """nbgrader's ``GenerateFeedback`` writing the kit's page (:mod:`.feedback_page`) and nothing else.
@@ -183,3 +213,18 @@ def install() -> None:
 
     autogradeapp.Autograde = api.Autograde = CourseAutograde
     generatefeedbackapp.GenerateFeedback = api.GenerateFeedback = CourseGenerateFeedback
+    # the formgrader lists submitted/'s folders beside the gradebook's students, raw into its pages
+    if getattr(api.NbGraderAPI.get_submitted_students, "__wrapped__", None) is None:
+        api.NbGraderAPI.get_submitted_students = _valid_submitted_students(api.NbGraderAPI.get_submitted_students)
+
+
+def _valid_submitted_students(listed: Any) -> Any:
+    """nbgrader's ``NbGraderAPI.get_submitted_students`` without the folders the student-id rule refuses."""
+
+    @functools.wraps(listed)
+    def submitted_students(api: Any, assignment_id: str) -> set[str]:
+        root = Path(api.coursedir.root)
+        ids = submitted_ids(root, root / api.coursedir.submitted_directory, api.coursedir.db_url)
+        return set(listed(api, assignment_id)) & set(ids.accepted)
+
+    return submitted_students

@@ -15,7 +15,7 @@ from ..grading.batch import student_folders
 from ..grading.student_ids import IdCheck, check_ids
 from ..output.gradebook import gradebook_path
 from ..output.gradebook_db import open_gradebook
-from .gradebook_url import course_gradebook
+from .gradebook_url import _absolute, course_gradebook
 
 
 def roster_ids(url: str | None) -> frozenset[str]:
@@ -41,6 +41,15 @@ def course_roster(root: Path | None, option: str | None = None) -> frozenset[str
     return roster_ids(None if target is None else target.url)
 
 
-def submitted_ids(submitted: Path, url: str | None) -> IdCheck:
-    """Every folder of ``submitted`` checked against the rule, with the roster of the gradebook at ``url``."""
-    return check_ids(student_folders(submitted), roster_ids(url))
+def course_ids(root: Path, folders: list[str], url: str | None) -> IdCheck:
+    """``folders`` checked against the rule with the roster of the gradebook at ``url`` (relative: ``root``'s).
+
+    nbgrader's own commands (``autograde``, ``collect``, the formgrader) call this with their
+    ``CourseDirectory``'s root and ``db_url``.
+    """
+    return check_ids(folders, roster_ids(None if url is None else _absolute(url, root)))
+
+
+def submitted_ids(root: Path, submitted: Path, url: str | None) -> IdCheck:
+    """Every folder of ``submitted`` checked against the rule (see :func:`course_ids`)."""
+    return course_ids(root, student_folders(submitted) if submitted.is_dir() else [], url)
