@@ -143,28 +143,36 @@ class CourseAutograde(_Screened, SandboxGuard, Autograde):  # type: ignore[misc]
     """nbgrader's ``Autograde``, passing on from ``submitted/`` only what the course allows, no score unsandboxed."""
 
     def init_notebooks(self) -> None:
-        """nbgrader's list of submissions without any folder whose name is no valid student id.
+        """nbgrader's list of submissions, without any folder whose name is no valid student id.
 
         nbgrader takes a folder's name for a glob pattern (``*`` grades every classmate's notebook
-        in its own run, after which theirs is skipped as existing) and prints it raw: such a folder
-        is dropped here, before nbgrader converts anything, with one escaped line in the log. The
-        rule and the roster are the batch command's (:mod:`autograder.grading.student_ids`).
+        in its own run, after which theirs is skipped as existing) and prints it raw. This is
+        nbgrader's ``init_notebooks`` with such a folder dropped before anything globs inside it,
+        one escaped line each in the log, and escaped messages; the rule and the roster are the
+        batch command's (:mod:`autograder.grading.student_ids`).
         """
-        super().init_notebooks()
+        self.assignments: dict[str, list[str]] = {}
+        self.notebooks = []
         root = Path(self.coursedir.root)
         ids = submitted_ids(root, root / self.coursedir.submitted_directory, self.coursedir.db_url)
-        refused = ids.refused_folders()
+        for refusal in ids.refused:
+            self.log.error("Refused, not graded: %s: %s", refusal.shown, refusal.reason)
+        assignment_glob = self._format_source(self.coursedir.assignment_id, self.coursedir.student_id)
         pattern = self._format_source("(?P<assignment_id>.*)", "(?P<student_id>.*)", escape=True)
-        for folder in sorted(self.assignments):
-            match = re.fullmatch(pattern, folder)
-            student = None if match is None else match["student_id"]
-            if student in ids.accepted:
+        for assignment in glob.glob(assignment_glob):
+            match = re.fullmatch(pattern, assignment, re.DOTALL)
+            if match is None or match["student_id"] not in ids.accepted:
+                continue  # refused above (or no student folder at all)
+            notebook_glob = os.path.join(glob.escape(assignment), self.coursedir.notebook_id + ".ipynb")
+            found = glob.glob(notebook_glob)
+            if not found:
+                self.log.warning("No notebooks were matched by '%s'", printable(notebook_glob))
                 continue
-            del self.assignments[folder]
-            refusal = refused.get(student) if student is not None else None
-            reason = refusal.reason if refusal is not None else "not a student folder of submitted/"
-            shown = refusal.shown if refusal is not None else printable(folder)
-            self.log.error("Refused, not graded: %s: %s", shown, reason)
+            self.assignments[assignment] = found
+        if not self.assignments:
+            message = f"No notebooks were matched by '{printable(assignment_glob)}'"
+            self.log.error(message)
+            raise NbGraderException(message)
 
 
 class CourseGenerateFeedback(_Screened, GenerateFeedback):  # type: ignore[misc]
