@@ -9,7 +9,8 @@ registered in ``nbgrader_config.py`` through nbgrader's own setting (``c.Exchang
 - refuses an inbound entry whose student id breaks the kit's rule
   (:mod:`autograder.grading.student_ids`, with the folders already in ``submitted/`` and the
   gradebook's roster, as both grading paths check it), with one escaped log line;
-- skips an entry that is a link or not a folder, or whose name it cannot parse, with one line each;
+- skips an entry that is a link or not a folder, or whose name it cannot parse or holds control
+  characters (nbgrader's own lines print it whole), with one line each;
 - copies only folders and regular files, never following a link (a link is left out and named
   in the log), so nothing outside the student's folder is read;
 - gives up on one student's copy (a file swapped for a FIFO meanwhile, a full folder) with one line,
@@ -84,6 +85,9 @@ class CourseCollect(ExchangeCollect):  # type: ignore[misc]  # nbgrader ships no
     def _path_to_record(self, path: str) -> dict[str, Any] | None:
         """nbgrader's record of an inbound entry, or None (with a line) for one this class does not collect."""
         name = os.path.basename(path)
+        if not name.partition("+")[2].isprintable():  # nbgrader's lines print it whole (the id: the rule's)
+            self.log.error("Not collected: %s: its name holds control characters", printable(name))
+            return None
         try:
             info = os.lstat(path)
             parts = name.rsplit("+", 3)

@@ -109,6 +109,7 @@ def collected(tmp_path_factory):
         _entry(inbound, student)
     os.symlink(canary / "secret.txt", next(inbound.glob("alice+*")) / "notes.txt")
     os.symlink(canary, inbound / f"erin+ndcg+{HONEST_TIME}+1")  # a whole entry that is a link
+    _entry(inbound, "frank", stamp=f"{HONEST_TIME}+\x1b[2K\rfake")  # a valid id, ESC in the rest of the name
     done = _run(course, "collect", "ndcg", f"--Exchange.root={tmp / 'exchange'}")
     return course, done, tmp
 
@@ -163,6 +164,7 @@ def test_collect_takes_only_the_honest_ids_and_follows_no_link(collected):
     for student in HOSTILE.values():
         assert f"Refused, not collected: {shown_id(student)}: its name" in log, student
     assert "Not collected: " in log and "a link" in log  # the linked entry and the linked file, named
+    assert "frank+ndcg+" in log and "its name holds control characters" in log
     assert not (course / "submitted" / "alice" / "ndcg" / "notes.txt").exists()
     for path in (course / "submitted").rglob("*"):
         assert path.is_symlink() or not path.is_file() or CANARY not in path.read_text(errors="replace")
