@@ -14,9 +14,10 @@ student. nbgrader reads ``timestamp.txt`` with ``open`` (a FIFO hangs the whole 
 - add every entry that :func:`~autograder.course.submission_folder.screen_folder` drops to
   nbgrader's own filter (``CourseDirectory.ignore``, as exact paths, for that student only) and
   log one line naming them with the reason;
-- drop (``autograde``) every folder whose name is no valid student id, before nbgrader converts
-  anything, with one escaped log line (:mod:`autograder.grading.student_ids`), and keep such folders
-  out of the formgrader's lists (``NbGraderAPI.get_submitted_students``);
+- drop every folder whose name is no valid student id (``submitted/`` for ``autograde``,
+  ``autograded/`` for ``generate_feedback``) before nbgrader converts anything, with one escaped
+  log line (:mod:`autograder.grading.student_ids`), and keep such folders out of the formgrader's
+  lists (``NbGraderAPI.get_submitted_students``);
 - read ``timestamp.txt`` through the kit's reader (:mod:`autograder.output.timestamps`): a bad one
   is "timestamp unknown" in the log, never a stop.
 
@@ -73,6 +74,10 @@ class _Screened:
     log: Any
     notebooks: list[str]
     _format_source: Any  # nbgrader's BaseConverter: annotations only, so its methods stay in force
+    _input_directory: str
+    assignments: dict[str, list[str]]
+    #: What a refused folder does not get, in the log line.
+    _refused_as = "not graded"
 
     @contextmanager
     def _safe_timestamps(self) -> Iterator[None]:
@@ -129,19 +134,6 @@ class _Screened:
         """Whether ``path`` of the source folder stays behind without a word (it is not the student's)."""
         return False
 
-    # the converters' own steps, with the screening around them (super(): the nbgrader converter)
-    def start(self) -> None:
-        with self._safe_timestamps():
-            super().start()  # type: ignore[misc]  # nbgrader's converter, after this mixin in the MRO
-
-    def init_assignment(self, assignment_id: str, student_id: str) -> None:
-        with self._screened(assignment_id, student_id):
-            super().init_assignment(assignment_id, student_id)  # type: ignore[misc]
-
-
-class CourseAutograde(_Screened, SandboxGuard, Autograde):  # type: ignore[misc]  # nbgrader ships no type information
-    """nbgrader's ``Autograde``, passing on from ``submitted/`` only what the course allows, no score unsandboxed."""
-
     def init_notebooks(self) -> None:
         """nbgrader's list of submissions, without any folder whose name is no valid student id.
 
@@ -151,12 +143,13 @@ class CourseAutograde(_Screened, SandboxGuard, Autograde):  # type: ignore[misc]
         one escaped line each in the log, and escaped messages; the rule and the roster are the
         batch command's (:mod:`autograder.grading.student_ids`).
         """
-        self.assignments: dict[str, list[str]] = {}
+        self.assignments = {}
         self.notebooks = []
         root = Path(self.coursedir.root)
-        ids = submitted_ids(root, root / self.coursedir.submitted_directory, self.coursedir.db_url)
+        # submitted/ for autograde, autograded/ for generate_feedback (a folder left by a plain nbgrader run)
+        ids = submitted_ids(root, root / self._input_directory, self.coursedir.db_url)
         for refusal in ids.refused:
-            self.log.error("Refused, not graded: %s: %s", refusal.shown, refusal.reason)
+            self.log.error("Refused, %s: %s: %s", self._refused_as, refusal.shown, refusal.reason)
         assignment_glob = self._format_source(self.coursedir.assignment_id, self.coursedir.student_id)
         pattern = self._format_source("(?P<assignment_id>.*)", "(?P<student_id>.*)", escape=True)
         for assignment in glob.glob(assignment_glob):
@@ -174,6 +167,18 @@ class CourseAutograde(_Screened, SandboxGuard, Autograde):  # type: ignore[misc]
             self.log.error(message)
             raise NbGraderException(message)
 
+    # the converters' own steps, with the screening around them (super(): the nbgrader converter)
+    def start(self) -> None:
+        with self._safe_timestamps():
+            super().start()  # type: ignore[misc]  # nbgrader's converter, after this mixin in the MRO
+
+    def init_assignment(self, assignment_id: str, student_id: str) -> None:
+        with self._screened(assignment_id, student_id):
+            super().init_assignment(assignment_id, student_id)  # type: ignore[misc]
+
+
+class CourseAutograde(_Screened, SandboxGuard, Autograde):  # type: ignore[misc]  # nbgrader ships no type information
+    """nbgrader's ``Autograde``, passing on from ``submitted/`` only what the course allows, no score unsandboxed."""
 
 class CourseGenerateFeedback(_Screened, GenerateFeedback):  # type: ignore[misc]
     """nbgrader's ``GenerateFeedback`` writing the kit's page (:mod:`.feedback_page`) and nothing else.
@@ -182,6 +187,7 @@ class CourseGenerateFeedback(_Screened, GenerateFeedback):  # type: ignore[misc]
     exporter, which reads the gradebook itself: the page is the same one the batch command writes.
     """
 
+    _refused_as = "no feedback written"
     preprocessors: Any = List([]).tag(config=True)
     exporter_class = Type(CourseFeedbackExporter, klass=Exporter).tag(config=True)
 

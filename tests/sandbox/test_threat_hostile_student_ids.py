@@ -229,3 +229,18 @@ def test_nbgrader_export_quotes_and_neutralises_every_cell(nbgrader_graded):
     assert bob[header.index("first_name")] == "'=cmd|' /C calc'!A0"
     assert float(bob[header.index("score")]) == EXERCISE.max_score
     assert all(float(by_id[student][header.index("score")]) == EXERCISE.max_score for student in HONEST)
+
+
+def test_generate_feedback_refuses_a_hostile_folder_a_plain_nbgrader_run_left(nbgrader_graded):
+    course, _ = nbgrader_graded
+    for student in ("*", "mallory\x1b[2K\r"):  # as nbgrader without the course's config would have written them
+        shutil.copytree(course / "autograded" / "alice", course / "autograded" / student)
+    try:
+        done = _run(course, "generate_feedback", "ndcg", "--force")
+        log = done.stdout + done.stderr
+        assert done.returncode == 0, log[-3000:]
+        assert "\x1b" not in log and f"Refused, no feedback written: {shown_id('*')}: its name" in log
+        assert sorted(os.listdir(course / "feedback")) == sorted(HONEST)
+    finally:
+        for student in ("*", "mallory\x1b[2K\r"):
+            shutil.rmtree(course / "autograded" / student)
