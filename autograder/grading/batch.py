@@ -34,6 +34,7 @@ from .exercise import Exercise
 from .model import SCHEMA_VERSION, Status, StudentResult
 from .notebook import FileId, NotebookFile, SubmissionProblem, read_notebook
 from .store import ResultStore
+from .student_ids import check_ids
 from .submission import GradingSettings, grade_submission, submission_seed
 
 STATE = ".state"
@@ -195,6 +196,7 @@ def grade_batch(
     progress: bool = True,
     regrade: frozenset[str] = frozenset(),
     executor: Executor | None = None,
+    roster: frozenset[str] = frozenset(),
 ) -> ResultStore:
     """Grade every student folder under ``submitted``; return the results in student order.
 
@@ -205,6 +207,8 @@ def grade_batch(
     or the notebook or the grading changed. Each new result is saved as soon as it is known.
     ``executor`` grades the submissions (default: ``workers`` threads of this process in ``sandbox``);
     whichever it is, this process alone reads the notebooks and saves the results.
+    A folder whose name is no valid student id (:mod:`.student_ids`, with ``roster``: the ids the
+    gradebook holds) is not read: its result is :attr:`Status.REFUSED` under its name escaped.
 
     Raises
     ------
@@ -215,7 +219,9 @@ def grade_batch(
     state_dir = out / STATE
     state_dir.mkdir(parents=True, exist_ok=True)
     fingerprint = grading_fingerprint(settings)
-    students = student_folders(submitted)
+    folders = student_folders(submitted)
+    ids = check_ids(folders, roster)
+    students = list(ids.accepted)
     shared = _shared_files(submitted, students, exercise)
 
     def ungraded(student: str, status: Status, message: str) -> StudentResult:
@@ -240,6 +246,8 @@ def grade_batch(
         return Job(student, file, submission_seed(student, file, settings))
 
     results = ResultStore(state_dir)
+    for refusal in ids.refused:  # under the escaped name: no output ever holds the folder's own
+        results.put(ungraded(refusal.shown, Status.REFUSED, f"not graded: {refusal.reason}"))
     bar = tqdm(total=len(students), unit="student", desc="grading", disable=not progress, file=sys.stderr)
     graded = (executor or ThreadedExecutor(sandbox, workers)).run(students, prepare, settings, submitted)
     try:
@@ -260,7 +268,8 @@ def grade_batch(
         if close is not None:
             close()
         bar.close()
-    results.order(students)
+    refused = ids.refused_folders()
+    results.order([refused[folder].shown if folder in refused else folder for folder in folders])
     return results
 
 
