@@ -41,11 +41,13 @@ from ..grading.notebook import (
     release_code,
     student_code,
 )
+from ..grading.student_ids import check_ids
 from ..output.copying import CodePair, CopiedAnswers, NotCompared, write_copying_report
 from ..output.safe_text import printable
 from .byhand import release_variant
 from .executed_code import executed_code
 from .generated_cells import skipped_cell_ids
+from .roster import course_roster
 
 #: copydetect's defaults: matches shorter than NOISE tokens are ignored, longer than GUARANTEE always found.
 NOISE, GUARANTEE = 25, 30
@@ -159,10 +161,12 @@ def gather(root: Path, submitted: Path) -> Gathered:
     stub = _executed_too("\n\n".join(release_code(release, skip) or ()))
     answers: dict[str, Answers] = {}
     code: dict[str, str] = {}
-    left_out: list[NotCompared] = []
     students = student_folders(submitted)
+    # the grader's id rule (its roster too): a refused folder is not read, and is named as the grader shows it
+    ids = check_ids(students, course_roster(root))
+    left_out = [NotCompared(refusal.shown, "everything", f"not graded: {refusal.reason}") for refusal in ids.refused]
     course_files = file_ids([root / "source", root / "release"])  # as the grader refuses a hard link to them
-    for student in students:
+    for student in ids.accepted:
         try:
             theirs, code[student] = _submission(submitted, student, skip, course_files)
         except SubmissionProblem as problem:
@@ -191,6 +195,7 @@ def write_report(root: Path, submitted: Path, out: Path, threshold: float) -> st
     summary = (f"{found.students} students: {len(copied)} copied by-hand answers, {len(pairs)} similar code pairs; "
                f"{out}")
     if left_out:  # a line each: a tutor reads them one by one
-        named = "".join(f"\n  {printable(row.student_id)} ({row.part}): {printable(row.reason)}" for row in left_out)
+        # an id is safe by the grader's rule (a refused one is shown escaped); a reason may quote a file's name
+        named = "".join(f"\n  {row.student_id} ({row.part}): {printable(row.reason)}" for row in left_out)
         summary += f"\nnot compared ({len(left_out)}):{named}"
     return summary

@@ -94,6 +94,7 @@ def test_every_copier_is_paired_with_ada_and_every_student_left_out_is_named(tmp
     add_raw(course, "jon", b'{"cells": [')
     add_student(course, "kim", name="one.ipynb")
     add_student(course, "kim", name="two.ipynb")
+    add_student(course, "ada\u200b", ADA_DCG, ADA_NDCG)  # a look-alike id: refused by the grader, named here
     (course / "submitted" / "lou" / "ndcg").mkdir(parents=True)  # the release itself, hard-linked
     os.link(course / "release" / "ndcg" / "ndcg.ipynb", notebook_path(course, "lou"))
 
@@ -113,8 +114,10 @@ def test_every_copier_is_paired_with_ada_and_every_student_left_out_is_named(tmp
     for student, reason in reasons.items():
         assert f"<td>{student}</td>" in left_out and reason in left_out, (student, left_out)
         assert student in summary.split("not compared")[1] and reason in summary, summary
-    assert summary.startswith("12 students:")
-    assert "9 of 12 students compared" in page or "8 of 12 students compared" in page  # dee either way
+    assert "<td>&#39;ada\\u200b&#39;</td><td>everything</td><td>not graded: " in left_out, left_out
+    assert "\n  'ada\\u200b' (everything): not graded: " in summary and "\u200b" not in summary
+    assert summary.startswith("13 students:")
+    assert "9 of 13 students compared" in page or "8 of 13 students compared" in page  # dee either way
 
 
 def _answer(course, student: str, source: str) -> None:
