@@ -99,6 +99,60 @@ def _mount(source: str, target: str, fstype: str | None, flags: int, data: str |
     )
 
 
+def _mount_points() -> list[str]:
+    """Every mount point of this mount namespace, as this process sees it (``/proc/self/mountinfo``)."""
+    with open("/proc/self/mountinfo", "rb") as info:
+        fields = [line.split(b" ")[4] for line in info]
+    # the kernel writes a space, tab, newline or backslash in a path as an octal escape (\040)
+    points = []
+    for field in fields:
+        head, *escaped = field.split(b"\\")
+        points.append((head + b"".join(bytes([int(part[:3], 8)]) + part[3:] for part in escaped)).decode(
+            errors="surrogateescape"))
+    return points
+
+
+def _hold_mounts_below(top: str) -> list[tuple[str, int]]:
+    """The outermost mounts strictly below ``top``, each with an ``O_PATH`` descriptor that keeps it reachable.
+
+    A fresh tmpfs over ``top`` hides them: a Python (its venv, site-packages) that bubblewrap bound
+    under ``/tmp``, ``/dev/shm`` or the home would be gone from every run (a course cloned into a
+    ``mktemp -d`` folder). :func:`_bind_back` binds them again on the tmpfs, read-only.
+    """
+    prefix = top.rstrip("/") + "/"
+    outermost: list[str] = []
+    for point in sorted(set(_mount_points())):
+        if point.startswith(prefix) and not any(point.startswith(outer + "/") for outer in outermost):
+            outermost.append(point)
+    return [(point, os.open(point, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)) for point in outermost]
+
+
+def _bind_back(held: list[tuple[str, int]]) -> None:
+    """Bind each held mount (and what is mounted below it) back at its path, read-only, no setuid, no devices.
+
+    Its parents are made on the fresh tmpfs as bubblewrap makes them (``0755``, the zygote's: as
+    root, root's, so that a run's user id can neither rename nor remove them in the sticky ``/tmp``;
+    the mount points themselves cannot be removed or renamed at all while mounted).
+    """
+    for point, fd in held:
+        try:
+            parents = point.split("/")[1:-1]
+            for depth in range(1, len(parents) + 1):
+                folder = "/" + "/".join(parents[:depth])
+                if not os.path.isdir(folder):
+                    os.mkdir(folder, 0o755)
+                    os.chmod(folder, 0o755)  # not the umask's
+            if os.path.isdir(f"/proc/self/fd/{fd}"):
+                os.mkdir(point, 0o755)
+            else:  # a file bound alone
+                os.close(os.open(point, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644))
+            _mount(f"/proc/self/fd/{fd}", point, None, MS_BIND | MS_REC)
+            kept = os.statvfs(point).f_flag & _KEPT_FLAGS
+            _mount("none", point, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | kept)
+        finally:
+            os.close(fd)
+
+
 def _prctl(option: int, argument: int | ctypes.c_void_p = 0) -> None:
     _check(_libc.prctl(option, argument, 0, 0, 0), f"prctl {option}")
 
@@ -238,7 +292,9 @@ def _run(fds: list[int], request: tuple[int, ...], program: bytes | None) -> Non
         uid, scratch = request[0], request[6]
         owner = f",uid={uid},gid={uid}" if uid >= 0 else ""  # the home is the run's user's alone
         for path, options in (("/tmp", "mode=1777"), ("/dev/shm", "mode=1777"), (HOME, f"mode=0700{owner}")):
+            held = _hold_mounts_below(path)
             _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch},{options}")
+            _bind_back(held)
         for path in ("/", "/dev"):  # the zygote's own tmpfs, shared by every run it forks: read-only in a run
             kept = os.statvfs(path).f_flag & _KEPT_FLAGS
             _mount("none", path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | kept)
