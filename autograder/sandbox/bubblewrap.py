@@ -145,6 +145,14 @@ class Bubblewrap:
             args += ["--cap-add", capability]
         return [*args, "--", *runner_command(sys.executable, SANDBOX_ZYGOTE)], (program,)
 
+    def start_cold(self, reason: str) -> None:
+        """Turn warm starts off for good (every run starts cold), and say so once with ``reason``."""
+        if self.zygotes is not None:
+            self.zygotes.close()
+            self.zygotes = None
+        line = f"WARNING: warm starts are off, every run starts cold (slower): {reason}"
+        self.resource_warning = "\n".join(text for text in (self.resource_warning, line) if text)
+
     def close(self) -> None:
         """End the idle zygotes (a later run starts a new one)."""
         if self.zygotes is not None:

@@ -23,6 +23,7 @@ from .launch import Sandbox
 from .limits import Limits, SandboxUnavailable
 from .preflight import sandbox_problem
 from .rlimits import ResourceLimitsOnly
+from .warm_check import warm_problem
 
 MODES = ("auto", "required", "none")
 INSTALL_BWRAP = "install bubblewrap (apt-get install bubblewrap)"
@@ -69,7 +70,9 @@ def choose_sandbox(mode: str, limits: Limits = Limits()) -> Sandbox:
         With ``mode="required"`` when bubblewrap is missing or does not work here; with
         ``mode="auto"`` as root when neither bubblewrap nor an unprivileged Python works; in any
         mode when the chosen sandbox cannot start the course's Python and read what it needs
-        (:mod:`.preflight`: one line naming the folder in the way and the fix).
+        (:mod:`.preflight`: one line naming the folder in the way and the fix). Where bubblewrap's
+        warm runs (:mod:`.warm_check`) cannot import what a notebook imports, runs start cold and
+        :attr:`Sandbox.resource_warning` says why.
     ValueError
         For an unknown mode.
     """
@@ -84,6 +87,9 @@ def choose_sandbox(mode: str, limits: Limits = Limits()) -> Sandbox:
             sandbox = Bubblewrap(bwrap, limits, cgroups, warning)
             problem = sandbox_problem(sandbox) or ""
             if not problem:
+                warm = warm_problem(sandbox)  # the cold check passed: runs can always start cold
+                if warm is not None:
+                    sandbox.start_cold(warm)
                 return sandbox
             problem = f"bwrap does not work here: {problem}"
         if mode == "required":
