@@ -83,10 +83,12 @@ class Bubblewrap:
         return ["--size", str(self.limits.scratch_bytes), "--perms", perms, "--tmpfs", path]
 
     def _binds(self) -> list[str]:
-        # Fresh /proc, /dev and /tmp first: a later mount hides what was bound below it before
-        # (a course cloned under /tmp would otherwise lose its venv inside the sandbox).
+        # Fresh /proc, /dev, /tmp, /dev/shm and home first: a later mount hides what was bound below
+        # it before (a kit cloned under /tmp, or in the sandbox's home, would lose its venv inside).
         args: list[str] = ["--proc", "/proc", "--dev", "/dev", *self._tmpfs("/tmp", "1777")]
         args += self._tmpfs("/dev/shm", "1777")
+        # as root the sandbox runs as an unprivileged user id that does not own the tmpfs; alone in it
+        args += ["--perms", "0755", "--dir", "/home", *self._tmpfs(SANDBOX_HOME, "0777" if self.as_root else "0700")]
         for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
             path = Path("/") / top
             if path.is_symlink():
@@ -106,8 +108,6 @@ class Bubblewrap:
             args += ["--ro-bind", str(folder), str(folder)]
         args += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", "/opt/grader"]
         args += ["--ro-bind", str(RUNNER), SANDBOX_RUNNER]
-        # as root the sandbox runs as an unprivileged user id that does not own the tmpfs; alone in it
-        args += ["--perms", "0755", "--dir", "/home", *self._tmpfs(SANDBOX_HOME, "0777" if self.as_root else "0700")]
         return args
 
     def _fixed_args(self) -> tuple[list[str], list[str]]:

@@ -8,7 +8,8 @@ three pipe ends and numbers (user id, limits). For each such request it forks a 
 
 1. the run (``C``) takes the pipes as its standard streams, closes everything else, starts a
    session, and unshares a mount, IPC and network namespace: fresh tmpfs ``/tmp``,
-   ``/dev/shm`` and home, so nothing a previous run wrote is there;
+   ``/dev/shm`` and home, so nothing a previous run wrote is there (with the read-only binds
+   below them, a venv there, bound back);
 2. the zygote sends the grader a pidfd of ``C``; the grader moves ``C`` into the run's cgroup
    and then writes one byte on its standard input (``C`` waits for it before anything else);
 3. ``C`` unshares a PID and cgroup namespace and forks the run's init process (``I``, PID 1 of
@@ -100,25 +101,18 @@ def _mount(source: str, target: str, fstype: str | None, flags: int, data: str |
 
 
 def _mount_points() -> list[str]:
-    """Every mount point of this mount namespace, as this process sees it (``/proc/self/mountinfo``)."""
+    """Every mount point of this mount namespace as this process sees it (the kernel writes a space as ``\\040``)."""
     with open("/proc/self/mountinfo", "rb") as info:
-        fields = [line.split(b" ")[4] for line in info]
-    # the kernel writes a space, tab, newline or backslash in a path as an octal escape (\040)
-    points = []
-    for field in fields:
-        head, *escaped = field.split(b"\\")
-        points.append((head + b"".join(bytes([int(part[:3], 8)]) + part[3:] for part in escaped)).decode(
-            errors="surrogateescape"))
-    return points
+        fields = [line.split(b" ")[4].split(b"\\") for line in info]
+    return [(head + b"".join(bytes([int(rest[:3], 8)]) + rest[3:] for rest in escaped)).decode(errors="surrogateescape")
+            for head, *escaped in fields]
 
 
 def _hold_mounts_below(top: str) -> list[tuple[str, int]]:
-    """The outermost mounts strictly below ``top``, each with an ``O_PATH`` descriptor that keeps it reachable.
+    """The outermost mounts below ``top``, each with an ``O_PATH`` descriptor that keeps it reachable.
 
-    A fresh tmpfs over ``top`` hides them: a Python (its venv, site-packages) that bubblewrap bound
-    under ``/tmp``, ``/dev/shm`` or the home would be gone from every run (a course cloned into a
-    ``mktemp -d`` folder). :func:`_bind_back` binds them again on the tmpfs, read-only.
-    """
+    A tmpfs over ``top`` hides them: a venv bubblewrap bound under ``/tmp`` (a kit cloned into a
+    ``mktemp -d`` folder) was gone from every run. :func:`_bind_back` binds them back on it."""
     prefix = top.rstrip("/") + "/"
     outermost: list[str] = []
     for point in sorted(set(_mount_points())):
@@ -127,30 +121,39 @@ def _hold_mounts_below(top: str) -> list[tuple[str, int]]:
     return [(point, os.open(point, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)) for point in outermost]
 
 
-def _bind_back(held: list[tuple[str, int]]) -> None:
+def _bind_back(held: list[tuple[str, int]], maker: int) -> None:
     """Bind each held mount (and what is mounted below it) back at its path, read-only, no setuid, no devices.
 
-    Its parents are made on the fresh tmpfs as bubblewrap makes them (``0755``, the zygote's: as
-    root, root's, so that a run's user id can neither rename nor remove them in the sticky ``/tmp``;
-    the mount points themselves cannot be removed or renamed at all while mounted).
+    Its parents are made as bubblewrap makes them (``0755``, root's as root: a run's user cannot
+    rename them in the sticky ``/tmp``; nobody can remove or rename a mount point); with ``maker``
+    (the run's user, whose 0700 home this process without ``CAP_DAC_OVERRIDE`` cannot enter) as hers.
     """
-    for point, fd in held:
-        try:
-            parents = point.split("/")[1:-1]
-            for depth in range(1, len(parents) + 1):
-                folder = "/" + "/".join(parents[:depth])
-                if not os.path.isdir(folder):
-                    os.mkdir(folder, 0o755)
-                    os.chmod(folder, 0o755)  # not the umask's
-            if os.path.isdir(f"/proc/self/fd/{fd}"):
-                os.mkdir(point, 0o755)
-            else:  # a file bound alone
-                os.close(os.open(point, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644))
-            _mount(f"/proc/self/fd/{fd}", point, None, MS_BIND | MS_REC)
-            kept = os.statvfs(point).f_flag & _KEPT_FLAGS
-            _mount("none", point, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | kept)
-        finally:
-            os.close(fd)
+    as_maker = bool(held) and maker >= 0
+    if as_maker:
+        _libc.setfsuid(maker)
+        _libc.setfsgid(maker)
+    try:
+        for point, fd in held:
+            try:
+                parents = point.split("/")[1:-1]
+                for depth in range(1, len(parents) + 1):
+                    folder = "/" + "/".join(parents[:depth])
+                    if not os.path.isdir(folder):
+                        os.mkdir(folder)
+                        os.chmod(folder, 0o755)  # not the umask's
+                if os.path.isdir(f"/proc/self/fd/{fd}"):
+                    os.mkdir(point)
+                else:  # a file bound alone
+                    os.close(os.open(point, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644))
+                _mount(f"/proc/self/fd/{fd}", point, None, MS_BIND | MS_REC)
+                kept = os.statvfs(point).f_flag & _KEPT_FLAGS
+                _mount("none", point, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | kept)
+            finally:
+                os.close(fd)
+    finally:
+        if as_maker:  # back to this process's own ids (root's)
+            _libc.setfsuid(0)
+            _libc.setfsgid(0)
 
 
 def _prctl(option: int, argument: int | ctypes.c_void_p = 0) -> None:
@@ -291,10 +294,11 @@ def _run(fds: list[int], request: tuple[int, ...], program: bytes | None) -> Non
         _mount("none", "/", None, MS_REC | MS_PRIVATE)
         uid, scratch = request[0], request[6]
         owner = f",uid={uid},gid={uid}" if uid >= 0 else ""  # the home is the run's user's alone
-        for path, options in (("/tmp", "mode=1777"), ("/dev/shm", "mode=1777"), (HOME, f"mode=0700{owner}")):
+        for path, options, maker in (("/tmp", "mode=1777", -1), ("/dev/shm", "mode=1777", -1),
+                                     (HOME, f"mode=0700{owner}", uid)):
             held = _hold_mounts_below(path)
             _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch},{options}")
-            _bind_back(held)
+            _bind_back(held, maker)
         for path in ("/", "/dev"):  # the zygote's own tmpfs, shared by every run it forks: read-only in a run
             kept = os.statvfs(path).f_flag & _KEPT_FLAGS
             _mount("none", path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | kept)
