@@ -119,7 +119,7 @@ def test_a_broken_warm_path_is_caught_before_any_student_and_runs_start_cold(mon
     try:
         assert isinstance(sandbox, _WarmRunsLoseIPython) and sandbox.zygotes is None
         warnings = [line for line in (sandbox.resource_warning or "").splitlines() if WARM_OFF in line]
-        assert len(warnings) == 1 and "No module named 'IPython'" in warnings[0], sandbox.resource_warning
+        assert len(warnings) == 1 and "No module named 'IPython" in warnings[0], sandbox.resource_warning
         outcome = run_submission(sandbox, ["%matplotlib inline\nimport numpy as np"], [], timeout=60, budget=120)
         assert outcome.fatal is None and outcome.cells[0].outcome is CellOutcome.OK, outcome
     finally:
