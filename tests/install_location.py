@@ -37,11 +37,15 @@ PLACES = {
     "opt": ("/opt", "/opt"),
     "sandbox-home": (SANDBOX_HOME, str(Path(SANDBOX_HOME).parent)),
 }
-#: Binds this environment at ``$2`` (made first; on a tmpfs over ``$3`` if given), makes ``$4`` mode 0700, runs the rest.
+#: Binds this environment at ``$2`` (made first; on a tmpfs over ``$3`` if given), makes ``$4`` mode 0700, runs
+#: the rest; with a layer ``$5`` an overlay instead, whose changes land in ``$5/upper`` (the hostile suite's canary).
 _SETUP = (
-    'env=$1 place=$2 shadow=$3 private=$4; shift 4; '
+    'env=$1 place=$2 shadow=$3 private=$4 layer=$5; shift 5; '
     'if [ -n "$shadow" ]; then mount -t tmpfs -o mode=0755 kit-elsewhere "$shadow"; fi; '
-    'mkdir -p "$place"; chmod 0700 "$private"; mount --bind "$env" "$place"; exec "$@"'
+    'mkdir -p "$place"; chmod 0700 "$private"; '
+    'if [ -n "$layer" ]; then '
+    'mount -t overlay kit-layer -o "lowerdir=$env,upperdir=$layer/upper,workdir=$layer/work" "$place"; '
+    'else mount --bind "$env" "$place"; fi; exec "$@"'
 )
 
 
@@ -77,8 +81,12 @@ def _skip_reason(place: str, shadow: str | None) -> str | None:
 
 
 @contextmanager
-def kit_elsewhere(name: str) -> Iterator[KitElsewhere]:
-    """This environment as a kit's ``.venv`` under :data:`PLACES` ``[name]``, in a 0700 folder and a name with a space."""
+def kit_elsewhere(name: str, layer: Path | None = None) -> Iterator[KitElsewhere]:
+    """This environment as a kit's ``.venv`` under :data:`PLACES` ``[name]``, in a 0700 folder and a name with a space.
+
+    With ``layer`` (an empty folder of the test's) the venv is an overlay of this environment: what
+    anything writes into it lands in ``layer/upper`` (made here), never in this environment.
+    """
     place, shadow = PLACES[name]
     reason = _skip_reason(place, shadow)
     if reason is not None:
@@ -89,9 +97,12 @@ def kit_elsewhere(name: str) -> Iterator[KitElsewhere]:
     else:
         made = private = Path(tempfile.mkdtemp(prefix="kit.", dir=place))
     venv = private / "the kit" / ".venv"
+    if layer is not None:
+        for part in ("upper", "work"):
+            (layer / part).mkdir()
     prefix = (
         "unshare", "--mount", "--propagation", "private", "--", "sh", "-ec", _SETUP, "sh",
-        sys.prefix, str(venv), shadow or "", str(private),
+        sys.prefix, str(venv), shadow or "", str(private), str(layer or ""),
     )
     try:
         yield KitElsewhere(venv, private, prefix)

@@ -48,6 +48,21 @@ SANDBOX_HOME = "/home/student"
 __all__ = ["SANDBOX_HOME", "SANDBOX_RUNNER", "Bubblewrap"]
 
 
+def _scratch_anchor(folder: Path) -> Path | None:
+    """The first folder below a run's own scratch tmpfs on the way to ``folder`` (None: not below one).
+
+    A Python there (a kit cloned under ``/tmp``) is bound on the run's tmpfs; its parents go on a
+    tmpfs of their own at that first folder, read-only once made: a run's user could otherwise
+    rename them (in a home it owns) and put a venv of its own in their place. The zygote's warm
+    runs do the same (``zygote._bind_back``).
+    """
+    for top in (Path("/tmp"), Path("/dev/shm"), Path(SANDBOX_HOME)):
+        if top in folder.parents:
+            anchor = top / folder.relative_to(top).parts[0]
+            return anchor if anchor != folder else None
+    return None
+
+
 class Bubblewrap:
     """Each submission in its own bubblewrap sandbox (strong isolation)."""
 
@@ -98,14 +113,22 @@ class Bubblewrap:
         args += ["--ro-bind", "/usr", "/usr"]
         python_dirs = {Path(sys.prefix), Path(sys.base_prefix), Path(os.path.realpath(sys.executable)).parent.parent}
         made: set[Path] = set()
+        anchors: list[Path] = []
         for folder in sorted(python_dirs):
             if folder == Path("/usr") or Path("/usr") in folder.parents:
                 continue
+            anchor = _scratch_anchor(folder)
+            if anchor is not None and anchor not in made:  # see _scratch_anchor
+                args += ["--perms", "0755", "--tmpfs", str(anchor)]
+                made.add(anchor)
+                anchors.append(anchor)
             for parent in reversed(folder.parents[:-1]):  # create the parents world-traversable
                 if parent not in made:
                     args += ["--perms", "0755", "--dir", str(parent)]
                     made.add(parent)
             args += ["--ro-bind", str(folder), str(folder)]
+        for anchor in anchors:
+            args += ["--remount-ro", str(anchor)]
         args += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", "/opt/grader"]
         args += ["--ro-bind", str(RUNNER), SANDBOX_RUNNER]
         return args

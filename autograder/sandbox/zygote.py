@@ -121,37 +121,40 @@ def _hold_mounts_below(top: str) -> list[tuple[str, int]]:
     return [(point, os.open(point, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)) for point in outermost]
 
 
-def _bind_back(held: list[tuple[str, int]], maker: int) -> None:
-    """Bind each held mount (and what is mounted below it) back at its path, read-only, no setuid, no devices.
+def _bind_back(top: str, held: list[tuple[str, int]], maker: int) -> None:
+    """Bind each held mount (and those below it) back at its path below ``top``, read-only, nosuid, nodev.
 
-    Its parents are made as bubblewrap makes them (``0755``, root's as root: a run's user cannot
-    rename them in the sticky ``/tmp``; nobody can remove or rename a mount point); with ``maker``
-    (the run's user, whose 0700 home this process without ``CAP_DAC_OVERRIDE`` cannot enter) as hers.
-    """
-    as_maker = bool(held) and maker >= 0
-    if as_maker:
+    Its parents go on a tmpfs of their own at the first folder below ``top``, read-only once made: a
+    mount point cannot be renamed or removed, a read-only folder not changed, so no run moves or replaces
+    the venv. With ``maker`` (the run's user, whose 0700 home this process cannot enter) as her."""
+    owner = f",uid={maker},gid={maker}" if maker >= 0 else ""
+    if held and maker >= 0:
         _libc.setfsuid(maker)
         _libc.setfsgid(maker)
+    anchors: list[str] = []
     try:
         for point, fd in held:
             try:
-                parents = point.split("/")[1:-1]
-                for depth in range(1, len(parents) + 1):
-                    folder = "/" + "/".join(parents[:depth])
-                    if not os.path.isdir(folder):
+                anchor = top + "/" + point[len(top) + 1:].split("/")[0]
+                if anchor != point and anchor not in anchors:
+                    os.mkdir(anchor)
+                    _mount("tmpfs", anchor, "tmpfs", MS_NOSUID | MS_NODEV, f"size=1m,mode=0755{owner}")
+                    anchors.append(anchor)
+                parts = point[len(anchor) + 1:].split("/")[:-1] if anchor != point else []
+                for depth in range(1, len(parts) + 1):
+                    if not os.path.isdir(folder := "/".join([anchor, *parts[:depth]])):
                         os.mkdir(folder)
                         os.chmod(folder, 0o755)  # not the umask's
-                if os.path.isdir(f"/proc/self/fd/{fd}"):
-                    os.mkdir(point)
-                else:  # a file bound alone
-                    os.close(os.open(point, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644))
+                os.mkdir(point)  # bubblewrap binds only folders there (the Python's)
                 _mount(f"/proc/self/fd/{fd}", point, None, MS_BIND | MS_REC)
                 kept = os.statvfs(point).f_flag & _KEPT_FLAGS
                 _mount("none", point, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | kept)
             finally:
                 os.close(fd)
+        for anchor in anchors:
+            _mount("none", anchor, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     finally:
-        if as_maker:  # back to this process's own ids (root's)
+        if held and maker >= 0:  # back to this process's own ids (root's)
             _libc.setfsuid(0)
             _libc.setfsgid(0)
 
@@ -202,11 +205,9 @@ def _reseed() -> None:
 
 
 def _die_with_c(status_pipe: int) -> None:
-    """End this process (``I``) with ``C``: at once if ``C`` is gone (its end of the status pipe is closed).
+    """End this process (``I``) with ``C``, at once if ``C`` is gone (its end of the status pipe is closed).
 
-    An ``I`` that outlived a killed ``C`` would run the runner with nobody to report to, and the
-    zygote, which inherits it, would wait for it (:func:`_reap_orphans`).
-    """
+    An ``I`` that outlived ``C`` would run the runner with nobody to report to (:func:`_reap_orphans`)."""
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     poll = select.poll()
     poll.register(status_pipe, 0)  # POLLERR: no reader left
@@ -298,7 +299,7 @@ def _run(fds: list[int], request: tuple[int, ...], program: bytes | None) -> Non
                                      (HOME, f"mode=0700{owner}", uid)):
             held = _hold_mounts_below(path)
             _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch},{options}")
-            _bind_back(held, maker)
+            _bind_back(path, held, maker)
         for path in ("/", "/dev"):  # the zygote's own tmpfs, shared by every run it forks: read-only in a run
             kept = os.statvfs(path).f_flag & _KEPT_FLAGS
             _mount("none", path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | kept)
@@ -332,13 +333,10 @@ def _run(fds: list[int], request: tuple[int, ...], program: bytes | None) -> Non
 
 
 def _reap_orphans() -> None:
-    """Wait for and reap every process this one inherited, as the PID 1 of bubblewrap's namespace it is.
+    """Reap every process this one inherited (PID 1 of bubblewrap's namespace), once ``C`` is reaped.
 
-    When the grader kills a run's ``C`` (a timeout), its init ``I`` (killed with it) becomes this
-    process's child: left a zombie, it would still count against the run's user id's process
-    limit after the run's end and the id's lease, so that after enough killed runs no later run
-    with that id could fork. Called once ``C`` is reaped, when this process has no other child.
-    """
+    A killed ``C``'s init ``I`` becomes this process's child: a zombie, it would count against its
+    user id's process limit after the lease, until no later run with that id could fork."""
     while True:
         try:
             os.waitpid(-1, 0)
