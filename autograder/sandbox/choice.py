@@ -87,10 +87,7 @@ def choose_sandbox(mode: str, limits: Limits = Limits()) -> Sandbox:
             sandbox = Bubblewrap(bwrap, limits, cgroups, warning)
             problem = sandbox_problem(sandbox) or ""
             if not problem:
-                warm = warm_problem(sandbox)  # the cold check passed: runs can always start cold
-                if warm is not None:
-                    sandbox.start_cold(warm)
-                return sandbox
+                return _warm_checked(sandbox)
             problem = f"bwrap does not work here: {problem}"
         if mode == "required":
             raise SandboxUnavailable(f"--sandbox=required but {problem}; {INSTALL_BWRAP} or use --sandbox=auto")
@@ -114,6 +111,17 @@ def choose_sandbox(mode: str, limits: Limits = Limits()) -> Sandbox:
         f"{problem}, and without it {drop_problem}; or {INSTALL_BWRAP}, or pass --sandbox none to run student code "
         "as root"
     )
+
+
+def _warm_checked(sandbox: Bubblewrap) -> Bubblewrap:
+    """``sandbox``, with warm starts turned off (and a warning why) when a warm run cannot do what a cold one does.
+
+    The cold check has passed: runs can always start cold.
+    """
+    problem = warm_problem(sandbox)
+    if problem is not None:
+        sandbox.start_cold(problem)
+    return sandbox
 
 
 def _check(sandbox: Sandbox, fix: str) -> None:

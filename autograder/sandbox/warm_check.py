@@ -13,28 +13,18 @@ and says so in one line.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .preflight import CHECK_TIMEOUT, COURSE_PACKAGES
+from .preflight import CHECK_TIMEOUT, check_cell
 from .zygotes import read_all
 
 if TYPE_CHECKING:
     from .bubblewrap import Bubblewrap
-
-
-def check_cell() -> str:
-    """The cell the warm run runs: a magic as honest notebooks write it, then the course's packages."""
-    packages = [name for name in COURSE_PACKAGES if importlib.util.find_spec(name) is not None]
-    lines = [f"import {name}" for name in packages]
-    if "IPython" in packages:  # a magic: the runner imports IPython's transformer and shell for it
-        inline = "matplotlib" in packages and importlib.util.find_spec("matplotlib_inline") is not None
-        lines.insert(0, "%matplotlib inline" if inline else "%time pass")
-    return "\n".join(lines) or "pass"
+    from .processes import RunProcess
 
 
 def _verdict(said: bytes) -> str | None:
@@ -53,8 +43,26 @@ def _verdict(said: bytes) -> str | None:
     return None
 
 
+def _converse(run: RunProcess) -> tuple[bytes, bytes]:
+    """Send ``run`` the check's cell, read its reports to their end; (reports, error output). Ends the run."""
+    try:
+        if run.stdin is not None:
+            run.stdin.write(json.dumps([check_cell()]).encode() + b"\n")
+            run.stdin.close()
+        said = read_all(run.stdout.fileno(), CHECK_TIMEOUT) if run.stdout is not None else b""
+    except OSError:
+        said = b""
+    finally:
+        run.kill()  # as after any run (execution.py): its end is read and the zygote goes back
+    errors = read_all(run.stderr.fileno(), 0.0) if run.stderr is not None else b""
+    for stream in (run.stdin, run.stdout, run.stderr):
+        if stream is not None and not stream.closed:
+            stream.close()
+    return said, errors
+
+
 def warm_problem(sandbox: Bubblewrap) -> str | None:
-    """Fork one warm run of ``sandbox`` and run :func:`check_cell` in it; what is wrong in one line, or None.
+    """Fork one warm run of ``sandbox`` and run :func:`.preflight.check_cell` in it; what is wrong in one line, or None.
 
     None too where ``sandbox`` has no warm starts. A zygote that cannot start or fork says why
     (its pool's reason).
@@ -68,19 +76,7 @@ def warm_problem(sandbox: Bubblewrap) -> str | None:
             run = launch.forker.fork(launch) if launch.forker is not None else None
             if run is None:
                 return f"a warm run could not be forked: {pool.disabled or 'no cgroup for it'}"
-            try:
-                if run.stdin is not None:
-                    run.stdin.write(json.dumps([check_cell()]).encode() + b"\n")
-                    run.stdin.close()
-                said = read_all(run.stdout.fileno(), CHECK_TIMEOUT) if run.stdout is not None else b""
-            except OSError:
-                said = b""
-            finally:
-                run.kill()  # as after any run (execution.py): its end is read and the zygote goes back
-                errors = read_all(run.stderr.fileno(), 0.0) if run.stderr is not None else b""
-                for stream in (run.stdin, run.stdout, run.stderr):
-                    if stream is not None and not stream.closed:
-                        stream.close()
+            said, errors = _converse(run)
         finally:
             launch.end()
     problem = _verdict(said)

@@ -100,22 +100,18 @@ def _mount(source: str, target: str, fstype: str | None, flags: int, data: str |
     )
 
 
-def _mount_points() -> list[str]:
-    """Every mount point of this mount namespace as this process sees it (the kernel writes a space as ``\\040``)."""
-    with open("/proc/self/mountinfo", "rb") as info:
-        fields = [line.split(b" ")[4].split(b"\\") for line in info]
-    return [(head + b"".join(bytes([int(rest[:3], 8)]) + rest[3:] for rest in escaped)).decode(errors="surrogateescape")
-            for head, *escaped in fields]
-
-
 def _hold_mounts_below(top: str) -> list[tuple[str, int]]:
     """The outermost mounts below ``top``, each with an ``O_PATH`` descriptor that keeps it reachable.
 
     A tmpfs over ``top`` hides them: a venv bubblewrap bound under ``/tmp`` (a kit cloned into a
     ``mktemp -d`` folder) was gone from every run. :func:`_bind_back` binds them back on it."""
+    with open("/proc/self/mountinfo", "rb") as info:  # the kernel writes a space in a path as "\\040" there
+        fields = [line.split(b" ")[4].split(b"\\") for line in info]
+    points = {(head + b"".join(bytes([int(rest[:3], 8)]) + rest[3:] for rest in escaped)).decode(
+        errors="surrogateescape") for head, *escaped in fields}
     prefix = top.rstrip("/") + "/"
     outermost: list[str] = []
-    for point in sorted(set(_mount_points())):
+    for point in sorted(points):
         if point.startswith(prefix) and not any(point.startswith(outer + "/") for outer in outermost):
             outermost.append(point)
     return [(point, os.open(point, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)) for point in outermost]
@@ -127,7 +123,6 @@ def _bind_back(top: str, held: list[tuple[str, int]], maker: int) -> None:
     Its parents go on a tmpfs of their own at the first folder below ``top``, read-only once made: a
     mount point cannot be renamed or removed, a read-only folder not changed, so no run moves or replaces
     the venv. With ``maker`` (the run's user, whose 0700 home this process cannot enter) as her."""
-    owner = f",uid={maker},gid={maker}" if maker >= 0 else ""
     if held and maker >= 0:
         _libc.setfsuid(maker)
         _libc.setfsgid(maker)
@@ -135,20 +130,7 @@ def _bind_back(top: str, held: list[tuple[str, int]], maker: int) -> None:
     try:
         for point, fd in held:
             try:
-                anchor = top + "/" + point[len(top) + 1:].split("/")[0]
-                if anchor != point and anchor not in anchors:
-                    os.mkdir(anchor)
-                    _mount("tmpfs", anchor, "tmpfs", MS_NOSUID | MS_NODEV, f"size=1m,mode=0755{owner}")
-                    anchors.append(anchor)
-                parts = point[len(anchor) + 1:].split("/")[:-1] if anchor != point else []
-                for depth in range(1, len(parts) + 1):
-                    if not os.path.isdir(folder := "/".join([anchor, *parts[:depth]])):
-                        os.mkdir(folder)
-                        os.chmod(folder, 0o755)  # not the umask's
-                os.mkdir(point)  # bubblewrap binds only folders there (the Python's)
-                _mount(f"/proc/self/fd/{fd}", point, None, MS_BIND | MS_REC)
-                kept = os.statvfs(point).f_flag & _KEPT_FLAGS
-                _mount("none", point, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | kept)
+                _bind_one(top, point, fd, anchors, f",uid={maker},gid={maker}" if maker >= 0 else "")
             finally:
                 os.close(fd)
         for anchor in anchors:
@@ -157,6 +139,24 @@ def _bind_back(top: str, held: list[tuple[str, int]], maker: int) -> None:
         if held and maker >= 0:  # back to this process's own ids (root's)
             _libc.setfsuid(0)
             _libc.setfsgid(0)
+
+
+def _bind_one(top: str, point: str, fd: int, anchors: list[str], owner: str) -> None:
+    """Bind ``fd``'s mount at ``point``, its parents made on the tmpfs at the first folder below ``top``."""
+    anchor = top + "/" + point[len(top) + 1:].split("/")[0]
+    if anchor != point and anchor not in anchors:
+        os.mkdir(anchor)
+        _mount("tmpfs", anchor, "tmpfs", MS_NOSUID | MS_NODEV, f"size=1m,mode=0755{owner}")
+        anchors.append(anchor)
+    parts = point[len(anchor) + 1:].split("/")[:-1] if anchor != point else []
+    for depth in range(1, len(parts) + 1):
+        if not os.path.isdir(folder := "/".join([anchor, *parts[:depth]])):
+            os.mkdir(folder)
+            os.chmod(folder, 0o755)  # not the umask's
+    os.mkdir(point)  # bubblewrap binds only folders there (the Python's)
+    _mount(f"/proc/self/fd/{fd}", point, None, MS_BIND | MS_REC)
+    kept = os.statvfs(point).f_flag & _KEPT_FLAGS
+    _mount("none", point, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | kept)
 
 
 def _prctl(option: int, argument: int | ctypes.c_void_p = 0) -> None:
