@@ -48,6 +48,21 @@ SANDBOX_HOME = "/home/student"
 __all__ = ["SANDBOX_HOME", "SANDBOX_RUNNER", "Bubblewrap"]
 
 
+def _scratch_anchor(folder: Path) -> Path | None:
+    """The first folder below a run's own scratch tmpfs on the way to ``folder`` (None: not below one).
+
+    A Python there (a kit cloned under ``/tmp``) is bound on the run's tmpfs; its parents go on a
+    tmpfs of their own at that first folder, read-only once made: a run's user could otherwise
+    rename them (in a home it owns) and put a venv of its own in their place. The zygote's warm
+    runs do the same (``zygote._bind_back``).
+    """
+    for top in (Path("/tmp"), Path("/dev/shm"), Path(SANDBOX_HOME)):
+        if top in folder.parents:
+            anchor = top / folder.relative_to(top).parts[0]
+            return anchor if anchor != folder else None
+    return None
+
+
 class Bubblewrap:
     """Each submission in its own bubblewrap sandbox (strong isolation)."""
 
@@ -83,10 +98,12 @@ class Bubblewrap:
         return ["--size", str(self.limits.scratch_bytes), "--perms", perms, "--tmpfs", path]
 
     def _binds(self) -> list[str]:
-        # Fresh /proc, /dev and /tmp first: a later mount hides what was bound below it before
-        # (a course cloned under /tmp would otherwise lose its venv inside the sandbox).
+        # Fresh /proc, /dev, /tmp, /dev/shm and home first: a later mount hides what was bound below
+        # it before (a kit cloned under /tmp, or in the sandbox's home, would lose its venv inside).
         args: list[str] = ["--proc", "/proc", "--dev", "/dev", *self._tmpfs("/tmp", "1777")]
         args += self._tmpfs("/dev/shm", "1777")
+        # as root the sandbox runs as an unprivileged user id that does not own the tmpfs; alone in it
+        args += ["--perms", "0755", "--dir", "/home", *self._tmpfs(SANDBOX_HOME, "0777" if self.as_root else "0700")]
         for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
             path = Path("/") / top
             if path.is_symlink():
@@ -96,18 +113,24 @@ class Bubblewrap:
         args += ["--ro-bind", "/usr", "/usr"]
         python_dirs = {Path(sys.prefix), Path(sys.base_prefix), Path(os.path.realpath(sys.executable)).parent.parent}
         made: set[Path] = set()
+        anchors: list[Path] = []
         for folder in sorted(python_dirs):
             if folder == Path("/usr") or Path("/usr") in folder.parents:
                 continue
+            anchor = _scratch_anchor(folder)
+            if anchor is not None and anchor not in made:  # see _scratch_anchor
+                args += ["--perms", "0755", "--tmpfs", str(anchor)]
+                made.add(anchor)
+                anchors.append(anchor)
             for parent in reversed(folder.parents[:-1]):  # create the parents world-traversable
                 if parent not in made:
                     args += ["--perms", "0755", "--dir", str(parent)]
                     made.add(parent)
             args += ["--ro-bind", str(folder), str(folder)]
+        for anchor in anchors:
+            args += ["--remount-ro", str(anchor)]
         args += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", "/opt/grader"]
         args += ["--ro-bind", str(RUNNER), SANDBOX_RUNNER]
-        # as root the sandbox runs as an unprivileged user id that does not own the tmpfs; alone in it
-        args += ["--perms", "0755", "--dir", "/home", *self._tmpfs(SANDBOX_HOME, "0777" if self.as_root else "0700")]
         return args
 
     def _fixed_args(self) -> tuple[list[str], list[str]]:
@@ -144,6 +167,14 @@ class Bubblewrap:
         for capability in ZYGOTE_CAPABILITIES:
             args += ["--cap-add", capability]
         return [*args, "--", *runner_command(sys.executable, SANDBOX_ZYGOTE)], (program,)
+
+    def start_cold(self, reason: str) -> None:
+        """Turn warm starts off for good (every run starts cold), and say so once with ``reason``."""
+        if self.zygotes is not None:
+            self.zygotes.close()
+            self.zygotes = None
+        line = f"WARNING: warm starts are off, every run starts cold (slower): {reason}"
+        self.resource_warning = "\n".join(text for text in (self.resource_warning, line) if text)
 
     def close(self) -> None:
         """End the idle zygotes (a later run starts a new one)."""

@@ -23,6 +23,7 @@ from .launch import Sandbox
 from .limits import Limits, SandboxUnavailable
 from .preflight import sandbox_problem
 from .rlimits import ResourceLimitsOnly
+from .warm_check import warm_problem
 
 MODES = ("auto", "required", "none")
 INSTALL_BWRAP = "install bubblewrap (apt-get install bubblewrap)"
@@ -69,7 +70,9 @@ def choose_sandbox(mode: str, limits: Limits = Limits()) -> Sandbox:
         With ``mode="required"`` when bubblewrap is missing or does not work here; with
         ``mode="auto"`` as root when neither bubblewrap nor an unprivileged Python works; in any
         mode when the chosen sandbox cannot start the course's Python and read what it needs
-        (:mod:`.preflight`: one line naming the folder in the way and the fix).
+        (:mod:`.preflight`: one line naming the folder in the way and the fix). Where bubblewrap's
+        warm runs (:mod:`.warm_check`) cannot import what a notebook imports, runs start cold and
+        :attr:`Sandbox.resource_warning` says why.
     ValueError
         For an unknown mode.
     """
@@ -84,7 +87,7 @@ def choose_sandbox(mode: str, limits: Limits = Limits()) -> Sandbox:
             sandbox = Bubblewrap(bwrap, limits, cgroups, warning)
             problem = sandbox_problem(sandbox) or ""
             if not problem:
-                return sandbox
+                return _warm_checked(sandbox)
             problem = f"bwrap does not work here: {problem}"
         if mode == "required":
             raise SandboxUnavailable(f"--sandbox=required but {problem}; {INSTALL_BWRAP} or use --sandbox=auto")
@@ -108,6 +111,17 @@ def choose_sandbox(mode: str, limits: Limits = Limits()) -> Sandbox:
         f"{problem}, and without it {drop_problem}; or {INSTALL_BWRAP}, or pass --sandbox none to run student code "
         "as root"
     )
+
+
+def _warm_checked(sandbox: Bubblewrap) -> Bubblewrap:
+    """``sandbox``, with warm starts turned off (and a warning why) when a warm run cannot do what a cold one does.
+
+    The cold check has passed: runs can always start cold.
+    """
+    problem = warm_problem(sandbox)
+    if problem is not None:
+        sandbox.start_cold(problem)
+    return sandbox
 
 
 def _check(sandbox: Sandbox, fix: str) -> None:

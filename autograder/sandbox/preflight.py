@@ -132,6 +132,16 @@ def _compare(found: dict[str, object]) -> str | None:
     return None
 
 
+def check_cell() -> str:
+    """The cell of the warm check (:mod:`.warm_check`): a magic as honest notebooks write it, the course's imports."""
+    packages = [name for name in COURSE_PACKAGES if importlib.util.find_spec(name) is not None]
+    lines = [f"import {name}" for name in packages]
+    if "IPython" in packages:  # a magic: the runner imports IPython's transformer and shell for it
+        inline = "matplotlib" in packages and importlib.util.find_spec("matplotlib_inline") is not None
+        lines.insert(0, "%matplotlib inline" if inline else "%time pass")
+    return "\n".join(lines) or "pass"
+
+
 def sandbox_problem(sandbox: Sandbox) -> str | None:
     """Run the check in ``sandbox``; return what is wrong in one line, or None when it can grade.
 

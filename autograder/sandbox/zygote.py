@@ -8,7 +8,8 @@ three pipe ends and numbers (user id, limits). For each such request it forks a 
 
 1. the run (``C``) takes the pipes as its standard streams, closes everything else, starts a
    session, and unshares a mount, IPC and network namespace: fresh tmpfs ``/tmp``,
-   ``/dev/shm`` and home, so nothing a previous run wrote is there;
+   ``/dev/shm`` and home, so nothing a previous run wrote is there (with the read-only binds
+   below them, a venv there, bound back);
 2. the zygote sends the grader a pidfd of ``C``; the grader moves ``C`` into the run's cgroup
    and then writes one byte on its standard input (``C`` waits for it before anything else);
 3. ``C`` unshares a PID and cgroup namespace and forks the run's init process (``I``, PID 1 of
@@ -99,6 +100,65 @@ def _mount(source: str, target: str, fstype: str | None, flags: int, data: str |
     )
 
 
+def _hold_mounts_below(top: str) -> list[tuple[str, int]]:
+    """The outermost mounts below ``top``, each with an ``O_PATH`` descriptor that keeps it reachable.
+
+    A tmpfs over ``top`` hides them: a venv bubblewrap bound under ``/tmp`` (a kit cloned into a
+    ``mktemp -d`` folder) was gone from every run. :func:`_bind_back` binds them back on it."""
+    with open("/proc/self/mountinfo", "rb") as info:  # the kernel writes a space in a path as "\\040" there
+        fields = [line.split(b" ")[4].split(b"\\") for line in info]
+    points = {(head + b"".join(bytes([int(rest[:3], 8)]) + rest[3:] for rest in escaped)).decode(
+        errors="surrogateescape") for head, *escaped in fields}
+    prefix = top.rstrip("/") + "/"
+    outermost: list[str] = []
+    for point in sorted(points):
+        if point.startswith(prefix) and not any(point.startswith(outer + "/") for outer in outermost):
+            outermost.append(point)
+    return [(point, os.open(point, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)) for point in outermost]
+
+
+def _bind_back(top: str, held: list[tuple[str, int]], maker: int) -> None:
+    """Bind each held mount (and those below it) back at its path below ``top``, read-only, nosuid, nodev.
+
+    Its parents go on a tmpfs of their own at the first folder below ``top``, read-only once made: a
+    mount point cannot be renamed or removed, a read-only folder not changed, so no run moves or replaces
+    the venv. With ``maker`` (the run's user, whose 0700 home this process cannot enter) as her."""
+    if held and maker >= 0:
+        _libc.setfsuid(maker)
+        _libc.setfsgid(maker)
+    anchors: list[str] = []
+    try:
+        for point, fd in held:
+            try:
+                _bind_one(top, point, fd, anchors, f",uid={maker},gid={maker}" if maker >= 0 else "")
+            finally:
+                os.close(fd)
+        for anchor in anchors:
+            _mount("none", anchor, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    finally:
+        if held and maker >= 0:  # back to this process's own ids (root's)
+            _libc.setfsuid(0)
+            _libc.setfsgid(0)
+
+
+def _bind_one(top: str, point: str, fd: int, anchors: list[str], owner: str) -> None:
+    """Bind ``fd``'s mount at ``point``, its parents made on the tmpfs at the first folder below ``top``."""
+    anchor = top + "/" + point[len(top) + 1:].split("/")[0]
+    if anchor != point and anchor not in anchors:
+        os.mkdir(anchor)
+        _mount("tmpfs", anchor, "tmpfs", MS_NOSUID | MS_NODEV, f"size=1m,mode=0755{owner}")
+        anchors.append(anchor)
+    parts = point[len(anchor) + 1:].split("/")[:-1] if anchor != point else []
+    for depth in range(1, len(parts) + 1):
+        if not os.path.isdir(folder := "/".join([anchor, *parts[:depth]])):
+            os.mkdir(folder)
+            os.chmod(folder, 0o755)  # not the umask's
+    os.mkdir(point)  # bubblewrap binds only folders there (the Python's)
+    _mount(f"/proc/self/fd/{fd}", point, None, MS_BIND | MS_REC)
+    kept = os.statvfs(point).f_flag & _KEPT_FLAGS
+    _mount("none", point, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | kept)
+
+
 def _prctl(option: int, argument: int | ctypes.c_void_p = 0) -> None:
     _check(_libc.prctl(option, argument, 0, 0, 0), f"prctl {option}")
 
@@ -145,11 +205,9 @@ def _reseed() -> None:
 
 
 def _die_with_c(status_pipe: int) -> None:
-    """End this process (``I``) with ``C``: at once if ``C`` is gone (its end of the status pipe is closed).
+    """End this process (``I``) with ``C``, at once if ``C`` is gone (its end of the status pipe is closed).
 
-    An ``I`` that outlived a killed ``C`` would run the runner with nobody to report to, and the
-    zygote, which inherits it, would wait for it (:func:`_reap_orphans`).
-    """
+    An ``I`` that outlived ``C`` would run the runner with nobody to report to (:func:`_reap_orphans`)."""
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     poll = select.poll()
     poll.register(status_pipe, 0)  # POLLERR: no reader left
@@ -237,8 +295,11 @@ def _run(fds: list[int], request: tuple[int, ...], program: bytes | None) -> Non
         _mount("none", "/", None, MS_REC | MS_PRIVATE)
         uid, scratch = request[0], request[6]
         owner = f",uid={uid},gid={uid}" if uid >= 0 else ""  # the home is the run's user's alone
-        for path, options in (("/tmp", "mode=1777"), ("/dev/shm", "mode=1777"), (HOME, f"mode=0700{owner}")):
+        for path, options, maker in (("/tmp", "mode=1777", -1), ("/dev/shm", "mode=1777", -1),
+                                     (HOME, f"mode=0700{owner}", uid)):
+            held = _hold_mounts_below(path)
             _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch},{options}")
+            _bind_back(path, held, maker)
         for path in ("/", "/dev"):  # the zygote's own tmpfs, shared by every run it forks: read-only in a run
             kept = os.statvfs(path).f_flag & _KEPT_FLAGS
             _mount("none", path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | kept)
@@ -272,13 +333,10 @@ def _run(fds: list[int], request: tuple[int, ...], program: bytes | None) -> Non
 
 
 def _reap_orphans() -> None:
-    """Wait for and reap every process this one inherited, as the PID 1 of bubblewrap's namespace it is.
+    """Reap every process this one inherited (PID 1 of bubblewrap's namespace), once ``C`` is reaped.
 
-    When the grader kills a run's ``C`` (a timeout), its init ``I`` (killed with it) becomes this
-    process's child: left a zombie, it would still count against the run's user id's process
-    limit after the run's end and the id's lease, so that after enough killed runs no later run
-    with that id could fork. Called once ``C`` is reaped, when this process has no other child.
-    """
+    A killed ``C``'s init ``I`` becomes this process's child: a zombie, it would count against its
+    user id's process limit after the lease, until no later run with that id could fork."""
     while True:
         try:
             os.waitpid(-1, 0)

@@ -150,11 +150,11 @@ class Zygote:
                 pass  # the run has ended already: its error output says why
             os.close(stdin_w)
             stdin_w = -1
-            said = _read_all(stdout_r, ANSWER_SECONDS)
+            said = read_all(stdout_r, ANSWER_SECONDS)
             status = self.ended()
             if said == b'{"ready":true}\n{"done":true}\n' and status == 0:
                 return None
-            error = _read_all(stderr_r, 0.0).decode(errors="replace").strip()
+            error = read_all(stderr_r, 0.0).decode(errors="replace").strip()
             return f"a warm run did not start (wait status {status}): {error or said[:200]!r}"
         finally:
             for fd in (stdin_w, stdout_r, stderr_r):
@@ -186,7 +186,7 @@ class Zygote:
         return said.decode(errors="replace").strip()
 
 
-def _read_all(fd: int, seconds: float) -> bytes:
+def read_all(fd: int, seconds: float) -> bytes:
     """What ``fd`` gives until its end, or until ``seconds`` without anything new (at most 64 KiB)."""
     data = b""
     while len(data) < 65536 and select.select([fd], [], [], seconds)[0]:

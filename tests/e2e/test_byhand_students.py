@@ -40,6 +40,7 @@ from autograder.exercises.ndcg.byhand.derive import CUTOFF
 
 from e2e_support import LAB_SETTINGS, chromium, free_port, requires_browser, screenshot_on_failure
 from grading_run import CORRECT_DCG, CORRECT_NDCG, grade, results, stop_process_group, whole_course
+from other_users import reach_for
 
 pytestmark = [
     pytest.mark.e2e, pytest.mark.slow, requires_browser,
@@ -72,7 +73,9 @@ def _as_user(user: str, home: Path) -> tuple[list[str], dict[str, str]]:
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
         "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
     }
-    prefix = ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--clear-groups", python]
+    # the checkout (the venv, the editable install) as the tests see it, wherever it lives
+    prefix = [*reach_for(entry.pw_uid, home.parent), "setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}",
+              "--clear-groups", python]
     return prefix, env
 
 

@@ -20,6 +20,7 @@ from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg.byhand.derive import student_list
 
 from conftest import ROOT
+from other_users import reach_for
 
 pytestmark = [
     pytest.mark.slow,
@@ -61,8 +62,8 @@ def _run_as(user: str, tmp_path) -> str:
            "PYTHONPATH": sysconfig.get_paths()["purelib"], "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
            "JUPYTER_DATA_DIR": str(home / "data"), "IPYTHONDIR": str(home / "ipython")}
     done = subprocess.run(
-        ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--clear-groups",
-         python, "-c", RUN, str(RELEASE)],
+        [*reach_for(entry.pw_uid, tmp_path), "setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}",
+         "--clear-groups", python, "-c", RUN, str(RELEASE)],
         env=env, cwd=home, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
