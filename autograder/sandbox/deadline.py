@@ -146,6 +146,9 @@ class ItemClock:
         self._run_baseline = self._item_baseline = self._delays_seen
         self._run_waited = self._item_waited = 0.0
         self._read_at = self._now()
+        #: Charged seconds of the run up to ``_read_at`` (see :meth:`charged`), and the CPU time then.
+        self._run_charge = 0.0
+        self._charge_cpu = self._run_cpu
         self.allowance = 0.0
         self._wall_limit = 0.0
         #: The item's CPU baseline (a reading's value) and the CPU time it is let off (see the class).
@@ -206,29 +209,38 @@ class ItemClock:
         """Bring the waiting for a CPU up to date from the kernel's counters (where they can be read)."""
         if self._delays is None:
             return
+        before, since = self._delays_seen, self._read_at
         delays = self._delays_seen = self._look()
         self._read_at = self._now()
         # the most any one task waited: the runner's own thread is what the items wait for
         self._item_waited = max(self._item_waited, _waited(delays, self._item_baseline))
         self._run_waited = max(self._run_waited, _waited(delays, self._run_baseline))
+        self._charge(self._read_at - since, _waited(delays, before))
+
+    def _charge(self, interval: float, waited: float) -> None:
+        """Add the interval since the last reading to the run's charge (see :meth:`charged`)."""
+        charged = interval - waited
+        if self._share is not None:
+            cpu = self._read_cpu()
+            if cpu is not None and self._charge_cpu is not None:
+                charged = max(charged, (cpu - self._charge_cpu) / self._share)
+            self._charge_cpu = cpu
+        self._run_charge += min(interval, max(0.0, charged))
 
     def charged(self) -> float:
         """Seconds of this run charged to the submission so far: wall time minus waiting for a CPU.
 
-        At least the run's CPU time over its share: the waiting of a run whose own processes held
-        its whole CPU quota is the submission's doing, not the machine's.
+        Summed between two readings of the counters: each interval is charged its wall time less
+        the most a task waited in it, but at least the run's CPU time in it over its ``share`` (the
+        waiting of a run whose own processes held its whole CPU quota is its own doing, not the
+        machine's), and at most its wall time.
         """
         self._read_waiting()
-        self._read_cpu()
         return self._run_charged(self._now())
 
     def _run_charged(self, now: float) -> float:
-        """:meth:`charged` from the last readings (none made here)."""
-        wall = now - self._run_started
-        charged = wall - self._run_waited
-        if self._share is not None and self._run_cpu is not None and self._reading is not None:
-            charged = max(charged, (self._reading[1] - self._run_cpu) / self._share)
-        return max(0.0, min(charged, wall))
+        """:meth:`charged` from the last readings (none made here): the time since then counted in full."""
+        return self._run_charge + max(0.0, now - self._read_at)
 
     def overrun(self) -> StopReason | None:
         """None while the item may go on; else ``TIMEOUT``, ``BUDGET`` or ``OVERLOADED`` (see :attr:`detail`)."""
@@ -237,8 +249,6 @@ class ItemClock:
         # limit may have been reached: most items answer within milliseconds, thousands of them a run.
         if self._wall_limit_reached(now) or now - self._read_at >= READ_EVERY:
             self._read_waiting()
-            if self._share is not None:
-                self._read_cpu()  # what the run's own processes used counts against the budget (see charged)
         used = self._item_cpu()
         if used is not None and used >= self.allowance:
             self._why = f"no answer after {self.allowance:g} s of CPU time"
