@@ -221,7 +221,9 @@ class ItemClock:
         """Add the interval since the last reading to the run's charge (see :meth:`charged`)."""
         charged = interval - waited
         if self._share is not None:
-            cpu = self._read_cpu()
+            # a reading just made (an item's start) serves: what it missed counts in the next interval
+            fresh = self._reading is not None and self._read_at - self._reading[0] < FRESH
+            cpu = self._reading[1] if fresh and self._reading is not None else self._read_cpu()
             if cpu is not None and self._charge_cpu is not None:
                 charged = max(charged, (cpu - self._charge_cpu) / self._share)
             self._charge_cpu = cpu

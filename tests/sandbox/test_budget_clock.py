@@ -94,3 +94,25 @@ def test_a_run_is_never_charged_more_than_the_wall_clock():
 def test_the_default_budget_is_ten_timeouts_and_at_least_a_minute():
     assert default_budget(2.0) == 60.0
     assert default_budget(10.0) == 10 * 10.0
+
+
+def test_judging_by_the_share_reads_the_counters_no_more_often():
+    # a run answers thousands of quick calls: one reading of its CPU time serves the item and the charge
+    reads = {}
+    for share in (None, SHARE):
+        machine = _Machine()
+        count = [0]
+
+        def read_cpu(machine: _Machine = machine, count: list[int] = count) -> float:
+            count[0] += 1
+            return machine.cpu
+
+        clock = ItemClock(read_cpu, machine.budget(), lambda: {1: 0.0}, now=lambda m=machine: m.wall, cpus=2.0,
+                          share=share)
+        for _ in range(1000):
+            clock.start(TIMEOUT)
+            machine.wall += 0.0001
+            machine.cpu += 0.0001
+            assert clock.overrun() is None
+        reads[share] = count[0]
+    assert reads[SHARE] <= reads[None] + 2, reads

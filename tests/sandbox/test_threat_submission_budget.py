@@ -171,3 +171,17 @@ def test_nbgrader_autograde_gives_the_same_scores_within_the_same_budget(batch_r
         assert f"{name}: timeout" in log, log[-3000:]
     # one student after the other: each hostile one within its cost, the honest ones as long as in the batch
     assert wall <= len(HOSTILE) * _cost(speed) + sum(took[name] for name in HONEST) + 30.0, (wall, speed)
+
+
+def test_forked_worker_processes_keep_the_same_budget(batch_run, tmp_path):
+    course, students, took, speed = batch_run
+    started = time.monotonic()
+    run = grade_course(GradeOptions(
+        exercise=EXERCISE, submitted=course / "submitted", out=tmp_path / "processes", workers=2, timeout=TIMEOUT,
+        limits=replace(EXERCISE.limits, budget_seconds=BUDGET), gradebook="none", progress=False, process_class=1,
+    ))
+    wall = time.monotonic() - started
+    forked = {student.student_id: (student.status, student.score) for student in run.batch.students}
+    assert forked == {name: (student.status, student.score) for name, student in students.items()}
+    # two workers: the three hostile students take at most two costs one after the other
+    assert wall <= 2 * _cost(min(speed, _machine_speed())) + sum(took[name] for name in HONEST) + 30.0, wall
