@@ -19,7 +19,7 @@ from ..sandbox import (
     Sandbox,
     run_submission,
 )
-from ..sandbox.deadline import default_budget
+from ..sandbox.deadline import OUT_OF_BUDGET, default_budget
 from .calls import CallPlan, call_orders, extra_call_orders, next_call_id, plan_calls, skip_rest_of_group
 from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
 from .exercise import Call, Exercise
@@ -366,6 +366,8 @@ def cell_message(cell: CellProblem, timeout: float, label: str | None = None) ->
     where = label or f"your code cell {cell.index + 1}"
     if cell.outcome is CellOutcome.ERROR:
         return f"{where} raised {cell.error}: {cell.message}"
+    if cell.outcome is CellOutcome.TIMEOUT and (cell.detail or "").startswith(OUT_OF_BUDGET):
+        return f"{where} was still running when the notebook's time budget ran out"
     if cell.outcome is CellOutcome.TIMEOUT:
         return f"{where} did not finish within {timeout:g} s and was skipped"
     if cell.outcome is CellOutcome.CRASHED:

@@ -51,6 +51,8 @@ class MachineOverloaded(RuntimeError):
     """
 
 
+#: How an item the budget stopped is described (the start of its detail).
+OUT_OF_BUDGET = "no answer before the submission's time budget"
 #: The default budget of a submission: this many per-item timeouts, at least ``MIN_BUDGET`` seconds.
 BUDGET_TIMEOUTS = 10
 MIN_BUDGET = 60.0
@@ -259,7 +261,7 @@ class ItemClock:
             self._why = f"no answer within {self._wall_limit:g} s"
             return StopReason.TIMEOUT
         if self.budget.spent + self._run_charged(now) >= self.budget.seconds:
-            self._why = f"no answer before the submission's time budget of {self.budget.seconds:g} s ran out"
+            self._why = f"{OUT_OF_BUDGET} of {self.budget.seconds:g} s ran out"
             return StopReason.BUDGET
         if now - self._started >= OVERLOAD_FACTOR * self._wall_limit or now >= self.budget.give_up:
             self._read_waiting()

@@ -146,6 +146,13 @@ def test_the_tests_a_budget_did_not_reach_score_0_and_the_student_is_told(batch_
     assert all(any(reason in test.message for reason in reasons) for test in code), [t.message for t in code]
 
 
+def test_a_cell_the_budget_stopped_is_not_said_to_have_timed_out(batch_run):
+    _, students, *_ = batch_run
+    message = students["hang"].message
+    assert "was still running when the notebook's time budget ran out" in message, message
+    assert f"did not finish within {TIMEOUT:g} s" not in message, message
+
+
 def test_the_note_is_the_students_terms_not_the_graders():
     note = budget_note(BUDGET)
     assert "charged" not in note and "sandbox" not in note and "runner" not in note
