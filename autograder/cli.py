@@ -24,6 +24,7 @@ from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES
 from .pipeline import DEFAULT_TIMEOUT, GradeOptions, grade_course
 from .sandbox import Limits
 from .sandbox.choice import MODES
+from .sandbox.deadline import DEFAULT_BUDGET_TEXT
 from .sandbox.limits import configured_limits
 
 DEFAULT_OUT = "graded"
@@ -48,7 +49,7 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default: this machine's threads or worker processes, see --workers)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help=f"seconds each code cell and each test call may take (default: {DEFAULT_TIMEOUT:g}); "
-                        "a submission takes at most max(60, 10 x timeout) seconds in all")
+                        "a submission takes at most --budget seconds in all")
     parser.add_argument("--force", action="store_true", help="re-grade students already graded by an earlier run")
     parser.add_argument("--student", action="append", default=[], metavar="ID",
                         help="re-grade this student even if an earlier run graded them (repeatable); the others' "
@@ -75,7 +76,7 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
 
 #: The sandbox limits ``grade`` may set over the exercise's: option to setting (:data:`SETTINGS`).
 LIMIT_OPTIONS = {"--memory": "memory_mb", "--cpu-seconds": "cpu_seconds", "--max-processes": "processes",
-                 "--scratch": "scratch_mb"}
+                 "--scratch": "scratch_mb", "--budget": "budget_seconds"}
 
 
 def _add_limit_arguments(parser: argparse.ArgumentParser) -> None:
@@ -89,6 +90,9 @@ def _add_limit_arguments(parser: argparse.ArgumentParser) -> None:
                         f"(default: {Limits().processes})")
     limits.add_argument("--scratch", metavar="MB", help="size in MiB of a sandbox's writable home and /tmp "
                         f"(default: {Limits().scratch_bytes // 1024**2})")
+    limits.add_argument("--budget", metavar="S", help="seconds one submission's grading may take in all, every run "
+                        "and restart together; the tests not run by then score 0 "
+                        f"(default: {DEFAULT_BUDGET_TEXT}, timeout being --timeout)")
 
 
 def parser() -> argparse.ArgumentParser:

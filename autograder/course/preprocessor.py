@@ -38,6 +38,7 @@ from ..grading.notebook import NotebookFile, release_code, release_sources
 from ..grading.submission import cell_message
 from ..output.safe_text import printable
 from ..sandbox import Limits, MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
+from ..sandbox.deadline import DEFAULT_BUDGET_TEXT
 from ..sandbox.limits import SETTINGS, configured_limits
 from .feedback_page import result_document, result_name
 from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells, without_hidden_tests
@@ -100,6 +101,10 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
     scratch_mb = Int(None, allow_none=True, help="MiB of a sandbox's home and /tmp (default: the exercise's).").tag(
         config=True
     )
+    budget_seconds = Int(
+        None, allow_none=True,
+        help=f"Seconds one submission's grading may take in all, restarts included (default: {DEFAULT_BUDGET_TEXT}).",
+    ).tag(config=True)
 
     def sandbox_limits(self, base: Limits) -> Limits:
         """``base`` (the exercise's limits) with those set in ``nbgrader_config.py``.

@@ -287,7 +287,7 @@ def _helpers(plan: list[CallPlan], calls: Mapping[int, CallRecord], exercise: Ex
 
 def _unfounded(
     exercise: Exercise, group: TestGroup, plan: list[CallPlan], calls: Mapping[int, CallRecord],
-    resembles: Callable[[str], bool],
+    resembles: Callable[[str], bool], unchecked: frozenset[str] = frozenset(),
 ) -> str | None:
     """Why a group whose cases all passed earns nothing, or None if its pass says something.
 
@@ -296,7 +296,7 @@ def _unfounded(
     counts only where the function behaves like *some* way of computing the measure (the
     exercise's :attr:`~.exercise.Exercise.resembles`, on what it returned on the test calls and on
     the witness calls drawn for this submission), and an own ratio only where the helper it divides
-    does too.
+    does too. ``unchecked`` are the functions some of whose witness calls were not run.
     """
     if group.contract:
         return None
@@ -304,6 +304,12 @@ def _unfounded(
         return (
             f"the values of `{group.function}` on this group's cases say nothing: they are 0 where the "
             "definition's are not, or match only your own helper where it returns the same value everywhere"
+        )
+    if not resembles(group.function) and group.function in unchecked:
+        return (
+            f"not checked: the calls drawn for your submission to show that `{group.function}` computes it were "
+            "not all run (the submission used up its time, or one of them hung), so meeting this group's cases "
+            "proves nothing"
         )
     if not resembles(group.function):
         return (
@@ -343,6 +349,8 @@ def score(
     }
     observed = {**observed_values(graded), **observed_values(witnesses or {})}
     resemblance: dict[str, bool] = {}
+    # a function whose witnesses were not run is told so, not that it computes nothing known
+    unchecked = frozenset(c.function for c, r in (witnesses or {}).items() if r.outcome is CallOutcome.NOT_RUN)
 
     def resembles(function: str) -> bool:
         if function not in resemblance:
@@ -359,7 +367,7 @@ def score(
     for group in exercise.groups:
         mine = by_group.get(group.grade_id, [])
         failures = [p for p in mine if not case_passes(exercise, p.case, _records(p, calls))]
-        unfounded = None if failures else _unfounded(exercise, group, mine, calls, resembles)
+        unfounded = None if failures else _unfounded(exercise, group, mine, calls, resembles, unchecked)
         if unfounded is not None:
             failures = [p for p in mine if p.case.expect is not Expect.NUMBER]
         if not failures:

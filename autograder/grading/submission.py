@@ -19,6 +19,7 @@ from ..sandbox import (
     Sandbox,
     run_submission,
 )
+from ..sandbox.deadline import OUT_OF_BUDGET, default_budget
 from .calls import CallPlan, call_orders, extra_call_orders, next_call_id, plan_calls, skip_rest_of_group
 from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
 from .exercise import Call, Exercise
@@ -76,8 +77,10 @@ class GradingSettings:
 
     @property
     def budget(self) -> float:
-        """Seconds one submission may take in all: ten timeouts, at least one minute (charged: see sandbox.deadline)."""
-        return max(60.0, 10 * self.timeout)
+        """Seconds one submission may take in all (charged: see sandbox.deadline): the limits' ``budget_seconds``,
+        else :func:`~autograder.sandbox.deadline.default_budget` of the timeout."""
+        configured = self.sandbox_limits.budget_seconds
+        return default_budget(self.timeout) if configured is None else float(configured)
 
 
 def submission_seed(student_id: str, file: NotebookFile, settings: GradingSettings) -> bytes:
@@ -363,6 +366,8 @@ def cell_message(cell: CellProblem, timeout: float, label: str | None = None) ->
     where = label or f"your code cell {cell.index + 1}"
     if cell.outcome is CellOutcome.ERROR:
         return f"{where} raised {cell.error}: {cell.message}"
+    if cell.outcome is CellOutcome.TIMEOUT and (cell.detail or "").startswith(OUT_OF_BUDGET):
+        return f"{where} was still running when the notebook's time budget ran out"
     if cell.outcome is CellOutcome.TIMEOUT:
         return f"{where} did not finish within {timeout:g} s and was skipped"
     if cell.outcome is CellOutcome.CRASHED:

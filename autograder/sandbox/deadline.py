@@ -11,6 +11,10 @@ budget. So where the run has a cgroup:
   *charged* seconds: wall-clock time minus the time the sandbox was ready to run but waited for
   a CPU (the kernel's ``run_delay`` of its tasks, :meth:`.cgroups.RunGroup.task_delays`). Idle,
   charged time is wall time; on a loaded machine the waiting is not the student's;
+- waiting is the machine's only while the sandbox does not use its own CPU share: a submission whose
+  own busy processes hold its cgroup's whole CPU quota makes its runner wait too, and that waiting is
+  its own. So a run is charged at least its CPU time divided by its share (:class:`ItemClock`'s
+  ``share``): busy children beside a sleeping call use up the budget as on an idle machine;
 - when even so ``OVERLOAD_FACTOR`` times a limit passes on the wall clock, the grader gives up
   on the submission as ``overloaded``: it is left ungraded with a message that says so
   (:class:`MachineOverloaded`), never given a score it did not earn.
@@ -45,6 +49,23 @@ class MachineOverloaded(RuntimeError):
     The message says so, with the sandbox's CPU time and wall time; grading it again on a
     quieter machine gives its result.
     """
+
+
+#: How an item the budget stopped is described (the start of its detail).
+OUT_OF_BUDGET = "no answer before the submission's time budget"
+#: The default budget of a submission: this many per-item timeouts, at least ``MIN_BUDGET`` seconds.
+BUDGET_TIMEOUTS = 10
+MIN_BUDGET = 60.0
+#: The default as the tutor reads it (the options' help).
+DEFAULT_BUDGET_TEXT = f"max({MIN_BUDGET:g}, {BUDGET_TIMEOUTS} x timeout)"
+
+
+def default_budget(timeout: float) -> float:
+    """Charged seconds one submission may take in all by default: ten timeouts, at least one minute.
+
+    The one place of the default (``grade --budget`` and ``c.SandboxedExecute.budget_seconds`` change it).
+    """
+    return max(MIN_BUDGET, BUDGET_TIMEOUTS * timeout)
 
 
 def backstop(allowance: float) -> float:
@@ -102,14 +123,19 @@ class ItemClock:
     cpus : float or None
         The most CPU seconds the run can use in a second of wall time (the CPUs it may run on);
         None: read the counters at every item and every look.
+    share : float or None
+        The CPU seconds per wall second the run's cgroup may have (its quota, at most ``cpus``): the
+        run is charged at least its CPU time over this, so that waiting beside its own busy processes
+        is not taken for load. None: charged is wall time minus waiting.
     """
 
     def __init__(
         self, cpu_seconds: Callable[[], float | None] | None, budget: float | Budget,
         task_delays: Callable[[], dict[int, float]] | None = None, now: Callable[[], float] = time.monotonic,
-        cpus: float | None = None,
+        cpus: float | None = None, share: float | None = None,
     ) -> None:
         self._cpu = cpu_seconds
+        self._share = share if share is not None and share > 0 else None
         self._delays = task_delays if cpu_seconds is not None else None
         self._now = now
         self._cpus = cpus
@@ -122,6 +148,9 @@ class ItemClock:
         self._run_baseline = self._item_baseline = self._delays_seen
         self._run_waited = self._item_waited = 0.0
         self._read_at = self._now()
+        #: Charged seconds of the run up to ``_read_at`` (see :meth:`charged`), and the CPU time then.
+        self._run_charge = 0.0
+        self._charge_cpu = self._run_cpu
         self.allowance = 0.0
         self._wall_limit = 0.0
         #: The item's CPU baseline (a reading's value) and the CPU time it is let off (see the class).
@@ -182,16 +211,40 @@ class ItemClock:
         """Bring the waiting for a CPU up to date from the kernel's counters (where they can be read)."""
         if self._delays is None:
             return
+        before, since = self._delays_seen, self._read_at
         delays = self._delays_seen = self._look()
         self._read_at = self._now()
         # the most any one task waited: the runner's own thread is what the items wait for
         self._item_waited = max(self._item_waited, _waited(delays, self._item_baseline))
         self._run_waited = max(self._run_waited, _waited(delays, self._run_baseline))
+        self._charge(self._read_at - since, _waited(delays, before))
+
+    def _charge(self, interval: float, waited: float) -> None:
+        """Add the interval since the last reading to the run's charge (see :meth:`charged`)."""
+        charged = interval - waited
+        if self._share is not None:
+            # a reading just made (an item's start) serves: what it missed counts in the next interval
+            fresh = self._reading is not None and self._read_at - self._reading[0] < FRESH
+            cpu = self._reading[1] if fresh and self._reading is not None else self._read_cpu()
+            if cpu is not None and self._charge_cpu is not None:
+                charged = max(charged, (cpu - self._charge_cpu) / self._share)
+            self._charge_cpu = cpu
+        self._run_charge += min(interval, max(0.0, charged))
 
     def charged(self) -> float:
-        """Seconds of this run charged to the submission so far: wall time minus waiting for a CPU."""
+        """Seconds of this run charged to the submission so far: wall time minus waiting for a CPU.
+
+        Summed between two readings of the counters: each interval is charged its wall time less
+        the most a task waited in it, but at least the run's CPU time in it over its ``share`` (the
+        waiting of a run whose own processes held its whole CPU quota is its own doing, not the
+        machine's), and at most its wall time.
+        """
         self._read_waiting()
-        return max(0.0, self._now() - self._run_started - self._run_waited)
+        return self._run_charged(self._now())
+
+    def _run_charged(self, now: float) -> float:
+        """:meth:`charged` from the last readings (none made here): the time since then counted in full."""
+        return self._run_charge + max(0.0, now - self._read_at)
 
     def overrun(self) -> StopReason | None:
         """None while the item may go on; else ``TIMEOUT``, ``BUDGET`` or ``OVERLOADED`` (see :attr:`detail`)."""
@@ -207,8 +260,8 @@ class ItemClock:
         if now - self._started - self._item_waited >= self._wall_limit:
             self._why = f"no answer within {self._wall_limit:g} s"
             return StopReason.TIMEOUT
-        if self.budget.spent + max(0.0, now - self._run_started - self._run_waited) >= self.budget.seconds:
-            self._why = f"no answer before the submission's time budget of {self.budget.seconds:g} s ran out"
+        if self.budget.spent + self._run_charged(now) >= self.budget.seconds:
+            self._why = f"{OUT_OF_BUDGET} of {self.budget.seconds:g} s ran out"
             return StopReason.BUDGET
         if now - self._started >= OVERLOAD_FACTOR * self._wall_limit or now >= self.budget.give_up:
             self._read_waiting()
@@ -224,7 +277,7 @@ class ItemClock:
     def _wall_limit_reached(self, now: float) -> bool:
         """Whether a limit on the wall clock is reached with the waiting known so far (it only grows)."""
         item = now - self._started - self._item_waited >= self._wall_limit
-        run = self.budget.spent + max(0.0, now - self._run_started - self._run_waited) >= self.budget.seconds
+        run = self.budget.spent + self._run_charged(now) >= self.budget.seconds
         return item or run
 
     @property
@@ -237,7 +290,7 @@ class ItemClock:
         now = self._now()
         left = min(
             self._started + self._item_waited + self._wall_limit,
-            self._run_started + self._run_waited + self.budget.seconds - self.budget.spent,
+            now + self.budget.seconds - self.budget.spent - self._run_charged(now),
             self._started + OVERLOAD_FACTOR * self._wall_limit,
             self.budget.give_up,
         ) - now

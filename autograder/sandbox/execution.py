@@ -150,10 +150,12 @@ def _one_run(sandbox: Sandbox, scratch: Path, slot: int, orders: _Orders, timeou
         return RunEnd([], StopReason.STARTUP, redact_paths(f"could not start the sandbox: {error}"))
     launch.close_fds()
     group = launch.group
-    # the sandbox runs on the grader's CPUs (it inherits their affinity): it can use no more CPU time than that
+    # the sandbox runs on the grader's CPUs (it inherits their affinity): it can use no more CPU time than that,
+    # and no more than its cgroup's quota: a run that uses all of it is waiting for its own processes
+    cpus = len(os.sched_getaffinity(0))
     clock = ItemClock(
         group.cpu_seconds if group is not None else None, budget, group.task_delays if group is not None else None,
-        cpus=len(os.sched_getaffinity(0)),
+        cpus=cpus, share=min(float(cpus), sandbox.limits.cpu_cores) if group is not None else None,
     )
     try:
         outbox = Outbox(process)

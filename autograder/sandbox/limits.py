@@ -37,6 +37,9 @@ class Limits:
     open_files: int = 256
     cpu_cores: float = 1.0
     scratch_bytes: int = 64 * 1024**2
+    #: Charged seconds one submission may take in all, its runs and restarts together (:mod:`.deadline`);
+    #: None: :func:`.deadline.default_budget` of the per-item timeout.
+    budget_seconds: int | None = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ SETTINGS: dict[str, _Setting] = {
     "cpu_seconds": _Setting("cpu_seconds", "seconds", 1, 1, 24 * 3600),
     "processes": _Setting("processes", "processes", 1, 1, 4096),
     "scratch_mb": _Setting("scratch_bytes", "MiB", 1024**2, 1, 64 * 1024),
+    "budget_seconds": _Setting("budget_seconds", "seconds", 1, 1, 24 * 3600),
 }
 
 
@@ -113,6 +117,8 @@ def checked_limits(limits: Limits, owner: str) -> Limits:
     """
     for setting in SETTINGS.values():
         name, value = f"{owner}.{setting.field}", getattr(limits, setting.field)
+        if value is None and setting.field == "budget_seconds":
+            continue  # the default, from the timeout
         if isinstance(value, bool) or not isinstance(value, int):
             raise UsageError(f"{name} must be a whole number, got {value!r}")
         shown = f"{value / setting.scale:g} {setting.unit}" if setting.scale > 1 else str(value)
@@ -129,7 +135,7 @@ def configured_limits(base: Limits, values: Mapping[str, object], names: Mapping
         The exercise's limits: what a setting left out (or None) keeps.
     values : mapping of str to object
         Setting name (a key of :data:`SETTINGS`: ``memory_mb``, ``cpu_seconds``, ``processes``,
-        ``scratch_mb``) to its value as given: a number, its text, or None.
+        ``scratch_mb``, ``budget_seconds``) to its value as given: a number, its text, or None.
     names : mapping of str to str
         Setting name to what the tutor wrote it as (``--memory``, ``SandboxedExecute.memory_mb``),
         for the message.

@@ -13,6 +13,15 @@ from .protocol import NOT_RUN_CALL, CallOutcome, CallRecord, CellOutcome, CellRe
 from .stop_reason import StopReason
 
 
+def budget_note(seconds: float) -> str:
+    """What the student is told when their submission used up its time budget (in their terms, not the grader's)."""
+    return (
+        f"grading stopped when your notebook had used up its time budget of {seconds:g} s (its cells and every "
+        "test call together, counted from the start): the tests not run by then score 0; make each call quick, "
+        "and leave no program running after a cell"
+    )
+
+
 @dataclass
 class RunOutcome:
     """What came back from one submission's runs, item by item (all data checked by type)."""
@@ -60,7 +69,7 @@ class Progress:
         for index in run_cells:
             self.outcome.cells.setdefault(index, CellRecord(CellOutcome.NOT_RUN))
         self._not_run(self.pending_calls)
-        self.outcome.notes.append(f"stopped after the submission's time budget of {seconds:g} s")
+        self.outcome.notes.append(budget_note(seconds))
 
     def absorb(self, end: RunEnd, run_cells: list[int], skip_after_timeout: Callable[[int], list[int]]) -> bool:
         """Record one run's reports and how it ended; whether another run is needed."""

@@ -196,3 +196,25 @@ def test_a_dask_job_is_graded_in_a_sandbox_with_the_coordinators_limits(tmp_path
     answer = json.loads(grade_remote(RemoteJob(job, settings, str(tmp_path), "auto", code_digest())))
     assert answer["problem"] is None and answer["result"]["student_id"] == "ann"
     assert ("auto", coordinators) in worker._sandboxes  # the sandbox it graded in (chosen once, kept)
+
+
+# ----- the submission's time budget: one setting, both paths, one default ----------------------------
+def test_the_budget_reaches_both_grading_paths_and_the_resume_cache(tmp_path):
+    from autograder.sandbox.deadline import default_budget
+
+    settings = GradingSettings(EXERCISE, 5.0, frozenset())
+    assert settings.budget == default_budget(5.0) == max(60.0, 10 * 5.0)
+    batch_limits = grade_options(parser().parse_args(["grade", "--submitted", str(tmp_path), "--budget", "30"])).limits
+    nbgrader_limits = SandboxedExecute(config=Config({"SandboxedExecute": {"budget_seconds": 30}})).sandbox_limits(
+        EXERCISE.limits
+    )
+    assert batch_limits == nbgrader_limits == replace(EXERCISE.limits, budget_seconds=30)
+    assert replace(settings, limits=batch_limits).budget == 30.0
+    assert grading_fingerprint(replace(settings, limits=batch_limits)) != grading_fingerprint(settings)
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "2.5", "soon", "1e9"])
+def test_a_bad_budget_is_refused_in_one_line(tmp_path, capsys, value):
+    assert main(["grade", "--quiet", "--submitted", str(tmp_path), "--budget", value]) == 2
+    error = capsys.readouterr().err
+    assert error == f"error: --budget must be a whole number of seconds from 1 to 86400, got {value!r}\n"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.sandbox.progress import Progress, Report, RunEnd
+from autograder.sandbox.progress import Progress, Report, RunEnd, budget_note
 from autograder.sandbox.protocol import NOT_RUN_CALL, CallOutcome, CallRecord, CellOutcome, CellRecord
 from autograder.sandbox.stop_reason import StopReason
 
@@ -87,4 +87,4 @@ def test_out_of_budget_everything_left_is_not_run_and_the_note_says_so() -> None
     progress.out_of_budget(progress.cells_to_run(), 60.0)
     assert progress.outcome.cells == {0: OK_CELL, 1: CellRecord(CellOutcome.NOT_RUN)}
     assert progress.outcome.calls == {10: NOT_RUN_CALL, 11: NOT_RUN_CALL}
-    assert progress.outcome.notes == ["stopped after the submission's time budget of 60 s"]
+    assert progress.outcome.notes == [budget_note(60)]
