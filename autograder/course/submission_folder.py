@@ -20,12 +20,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-import nbformat
 from nbformat.notebooknode import NotebookNode
 
 from ..errors import UsageError
-from ..grading import Status
-from ..grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, SubmissionProblem, read_notebook, read_side_file
+from ..grading.notebook import (
+    DEFAULT_MAX_NOTEBOOK_BYTES,
+    SubmissionProblem,
+    notebook_node,
+    read_notebook,
+    read_side_file,
+)
 from ..output.safe_text import printable
 from ..output.timestamps import TimestampProblem, parse_timestamp
 
@@ -187,11 +191,7 @@ def read_submitted_notebook(submitted: Path, student: str, assignment: str, note
     """
     file = read_notebook(submitted, student, assignment, notebook, max_bytes=DEFAULT_MAX_NOTEBOOK_BYTES,
                          fallback=False)
-    try:
-        return nbformat.reads(file.data.decode("utf-8"), as_version=4)
-    except Exception as error:  # any unreadable file is that student's problem only
-        raise SubmissionProblem(Status.ERROR, f"{notebook} is not a readable notebook ({type(error).__name__})") \
-            from None
+    return notebook_node(file)  # within the reader's bounds (depth, values, unique ids), or that student's problem
 
 
 def require_submissions(submitted: Path, assignment: str, notebook: str) -> None:

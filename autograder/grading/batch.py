@@ -31,6 +31,7 @@ from tqdm import tqdm
 from ..files import source_digest, write_atomic
 from ..sandbox import MachineOverloaded, Sandbox
 from .exercise import Exercise
+from .folder_bounds import check_folder
 from .model import SCHEMA_VERSION, Status, StudentResult
 from .notebook import FileId, NotebookFile, SubmissionProblem, read_notebook
 from .store import ResultStore
@@ -223,10 +224,19 @@ def grade_batch(
 
     def prepare(student: str) -> StudentResult | Job:
         try:
+            return read_job(student)
+        except Exception as error:  # a grader bug on one notebook must not stop the batch (its thread re-raises)
+            return ungraded(student, Status.ERROR, f"internal grader error: {type(error).__name__}: {error}")
+
+    def read_job(student: str) -> StudentResult | Job:
+        try:
             file = read_notebook(
                 submitted, student, exercise.assignment, exercise.notebook, max_bytes=settings.max_notebook_bytes,
                 course_files=settings.course_files,
             )
+            # as nbgrader's path does before it copies the folder (.course.converters): the same refusal
+            check_folder(submitted / student / exercise.assignment, max_files=settings.max_folder_files,
+                         max_bytes=settings.max_folder_bytes)
         except SubmissionProblem as problem:
             return ungraded(student, problem.status, problem.message)
         others = [other for other in shared.get(file.file_id, []) if other != student]

@@ -27,6 +27,7 @@ from pathlib import Path
 import nbformat
 
 from .model import Status
+from .notebook_shape import MAX_DEPTH, ShapeProblem, check_shape, duplicate_grade_ids
 
 #: Default cap on a notebook's size (outputs of a print flood, embedded data): larger ones are refused unread.
 DEFAULT_MAX_NOTEBOOK_BYTES = 8 * 1024**2
@@ -229,6 +230,23 @@ def cell_sources(file: NotebookFile, ids: frozenset[str]) -> dict[str, str]:
 
 def _cells(file: NotebookFile) -> list[object]:
     """The notebook's cells as JSON (an older format upgraded); :class:`SubmissionProblem` if it is none."""
+    cells = notebook_document(file)["cells"]
+    return cells if isinstance(cells, list) else []  # a list: notebook_document checked it (for the type checker)
+
+
+def notebook_document(file: NotebookFile) -> dict[str, object]:
+    """The notebook as JSON within the bounds of :mod:`.notebook_shape` (an older format upgraded), ids unique.
+
+    Every reader of a submitted notebook on both grading paths goes through this (or
+    :func:`notebook_node`) first, so that no reader after it meets a shape it cannot take.
+
+    Raises
+    ------
+    SubmissionProblem
+        With status ``error`` for a file that is empty, not UTF-8, not JSON, nested too deeply or too
+        large in values (:func:`.notebook_shape.check_shape`), not a notebook, or that has one nbgrader
+        cell id on two cells; the message says which.
+    """
     name, data = file.name, file.data
     if not data.strip():
         raise SubmissionProblem(Status.ERROR, f"{name} is empty ({len(data)} bytes): the upload probably failed")
@@ -239,8 +257,12 @@ def _cells(file: NotebookFile) -> list[object]:
         raise SubmissionProblem(Status.ERROR, message) from error
     try:
         document = json.loads(text)
-    except RecursionError:
-        raise SubmissionProblem(Status.ERROR, f"{name} is JSON nested too deeply to be a notebook") from None
+        check_shape(document)
+    except RecursionError:  # deeper than the C parser nests: far beyond MAX_DEPTH
+        raise SubmissionProblem(Status.ERROR, f"{name}: the notebook is nested deeper than {MAX_DEPTH} levels") \
+            from None
+    except ShapeProblem as problem:
+        raise SubmissionProblem(Status.ERROR, f"{name}: {problem}") from None
     except json.JSONDecodeError as error:
         raise SubmissionProblem(
             Status.ERROR, f"{name} is not valid JSON ({json_error_text(error)}); "
@@ -250,13 +272,31 @@ def _cells(file: NotebookFile) -> list[object]:
         if not (isinstance(document, dict) and document.get("nbformat") == 4):
             # an older format: nbformat upgrades it (its validation is slow, so only here)
             document = nbformat.reads(text, as_version=4)
-        cells = document["cells"]
-        if not isinstance(cells, list):
+        if not isinstance(document["cells"], list):
             raise TypeError("its cells are not a list")
-        return cells
     except Exception as error:
         message = f"{name} is JSON but not a Jupyter notebook ({type(error).__name__}: {error})"
         raise SubmissionProblem(Status.ERROR, message) from error
+    twice = duplicate_grade_ids(document["cells"])
+    if twice is not None:
+        raise SubmissionProblem(Status.ERROR, f"{name}: {twice}")
+    return dict(document)
+
+
+def notebook_node(file: NotebookFile) -> nbformat.NotebookNode:
+    """The notebook as nbformat reads it, once :func:`notebook_document` has accepted it.
+
+    Raises
+    ------
+    SubmissionProblem
+        As :func:`notebook_document`; and for a file that nbformat itself cannot read.
+    """
+    notebook_document(file)
+    try:
+        return nbformat.reads(file.data.decode("utf-8"), as_version=4)
+    except Exception as error:  # anything nbformat raises on a student's file is that student's problem only
+        raise SubmissionProblem(Status.ERROR, f"{file.name} is not a readable notebook ({type(error).__name__})") \
+            from None
 
 
 def release_code(release: Path | None, skip_ids: frozenset[str]) -> tuple[str, ...] | None:
@@ -288,12 +328,11 @@ def cell_labels(file: NotebookFile, skip_ids: frozenset[str], functions: frozens
     notebook shows them. Empty where the file cannot be read (:func:`student_code` says why).
     """
     try:
-        document = json.loads(file.data.decode("utf-8"))
-        cells = document["cells"]
-    except Exception:
+        cells = _cells(file)
+    except SubmissionProblem:
         return []
     labels = []
-    for number, cell in enumerate(cells if isinstance(cells, list) else [], start=1):
+    for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         metadata = cell.get("metadata", {})
