@@ -15,7 +15,10 @@ Each hostile student below is graded beside four honest classmates on both paths
 
 Must hold: every honest classmate is graded, with the same score on both paths, and gets an
 autograded notebook; each hostile student is ``error`` with a message naming the bound, refused
-on both paths, and the folder of a refused student is never copied into ``autograded/``.
+on both paths, and the folder of a refused student is never copied into ``autograded/``; the
+copying report (``python -m autograder copying``) runs over the same class. Two cells with one
+nbformat cell ``id`` (not an nbgrader id) are no attack: nbformat gives the second a new id on
+both paths, and that student is graded the same on both.
 """
 
 from __future__ import annotations
@@ -98,6 +101,10 @@ def _hostile_course(path: Path) -> Path:
     course = generated_course(path)
     for student in HONEST:
         add_student(course, student)
+    target = add_student(course, "same_cell_ids")
+    notebook = json.loads(target.read_text(encoding="utf-8"))
+    notebook["cells"][1]["id"] = notebook["cells"][0]["id"]
+    target.write_text(json.dumps(notebook), encoding="utf-8")
     for student, (change, _) in SHAPES.items():
         target = add_student(course, student)
         notebook = json.loads(target.read_text(encoding="utf-8"))
@@ -130,7 +137,7 @@ def test_the_batch_finishes_and_every_classmate_is_graded(both_paths):
     assert ours.returncode == 0, ours.stderr[-3000:]
     assert "Traceback" not in ours.stderr, ours.stderr[-3000:]
     graded = results(course)
-    for student in HONEST:
+    for student in (*HONEST, "same_cell_ids"):
         assert (graded[student]["status"], graded[student]["score"]) == ("graded", EXERCISE.max_score), student
         assert (course / "autograded" / student / "ndcg" / "ndcg.ipynb").is_file(), student
 
@@ -161,5 +168,14 @@ def test_both_paths_give_the_honest_classmates_the_same_scores(both_paths):
     course, _, _, after_nbgrader, theirs, _ = both_paths
     assert set(HONEST) <= set(after_nbgrader)
     ours = {student: (result["score"], result["max_score"]) for student, result in results(course).items()}
-    for student in HONEST:
+    for student in (*HONEST, "same_cell_ids"):
         assert theirs[student] == ours[student] == (EXERCISE.max_score, EXERCISE.max_score), student
+
+
+def test_the_copying_report_reads_the_class(both_paths):
+    course = both_paths[0]
+    done = subprocess.run([sys.executable, "-m", "autograder", "copying", "--out", "graded/copying.html"],
+                          cwd=course, env=tool_environment(), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    page = (course / "graded" / "copying.html").read_text(encoding="utf-8")
+    assert all(student in page for student in HONEST)  # the honest classmates wrote the same code: compared
