@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import stat
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -268,6 +269,9 @@ def notebook_document(file: NotebookFile) -> dict[str, object]:
             Status.ERROR, f"{name} is not valid JSON ({json_error_text(error)}); "
             "the file is truncated or was edited outside Jupyter"
         ) from error
+    except ValueError:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+        raise SubmissionProblem(Status.ERROR, f"{name} holds a number of more than {sys.get_int_max_str_digits()} "
+                                "digits: the file was edited outside Jupyter") from None
     try:
         if not (isinstance(document, dict) and document.get("nbformat") == 4):
             # an older format: nbformat upgrades it (its validation is slow, so only here)

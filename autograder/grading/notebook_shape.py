@@ -1,4 +1,4 @@
-"""The bounds a notebook's JSON must keep before anything reads it as a notebook: depth, values, ids.
+"""The bounds a notebook's JSON must keep before anything reads it as a notebook: depth, values, text, ids.
 
 Every reader of a notebook after the JSON parser is recursive: nbformat's ``from_dict`` (two
 Python frames a level: 600 nested dicts in a markdown cell's metadata end ``nbformat.reads`` with
@@ -8,8 +8,11 @@ nbformat 25 s of CPU time to read and write, which nbgrader's path does several 
 notebook's JSON, parsed once by the C parser (which refuses what it cannot nest itself), is
 walked once without recursion and refused when it is nested deeper than :data:`MAX_DEPTH` levels
 or holds more than :data:`MAX_VALUES` values, wherever that is (notebook metadata, a cell's
-metadata, an output, a list or an object). Both grading paths check it at the door
-(:func:`~.notebook.read_notebook`'s callers and nbgrader's converters), before any such reader runs.
+metadata, an output, a list or an object), or holds a lone surrogate in a string or a key (JSON
+can spell one, ``"\\ud800"``; no UTF-8 file holds one, so every writer of the notebook raised on
+it: ``grade`` ended with a UnicodeEncodeError writing the autograded notebooks). Both grading paths
+check it at the door (:func:`~.notebook.read_notebook`'s callers and nbgrader's converters), before
+any such reader runs.
 
 One nbgrader cell id in two cells is refused too (:func:`duplicate_grade_ids`): which copy is the
 answer is not the student's word but the reader's (nbgrader's ``DeduplicateIds`` keeps the last
@@ -56,7 +59,8 @@ def check_shape(document: object, *, max_depth: int = MAX_DEPTH, max_values: int
     ------
     ShapeProblem
         "cell 3's metadata is nested deeper than 64 levels", "the notebook holds more than 200,000
-        JSON values (...)".
+        JSON values (...)", "cell 2 holds text that is not valid Unicode (...)" (a lone surrogate in
+        a string or a key).
 
     Examples
     --------
@@ -76,14 +80,31 @@ def check_shape(document: object, *, max_depth: int = MAX_DEPTH, max_values: int
         if values > max_values:
             raise ShapeProblem(f"the notebook holds more than {max_values:,} JSON values (lines of cells and "
                                "outputs, metadata entries): clear the outputs and hand it in again")
+        if isinstance(value, str):
+            _check_text(value, path)
+            continue
         if not isinstance(value, dict | list):
             continue
         if depth > max_depth:
             raise ShapeProblem(f"{_place(path)} is nested deeper than {max_depth} levels")
         # only the first three steps of a path name a place (cells, index, field): longer ones are not kept
+        if isinstance(value, dict):
+            for key in value:
+                _check_text(key, path)
         items = value.items() if isinstance(value, dict) else enumerate(value)
         short = len(path) < 3
         stack.extend((child, depth + 1, (*path, key) if short else path) for key, child in items)
+
+
+def _check_text(text: str, path: tuple[str | int, ...]) -> None:
+    """Refuse text no UTF-8 file can hold: a lone surrogate, which JSON can spell (``"\\ud800"``); every
+    writer of the notebook (nbformat's, the kit's, nbgrader's) would raise on it."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ShapeProblem(f"{_place(path)} holds text that is not valid Unicode (half of a UTF-16 surrogate "
+                               "pair, escaped in the JSON): the file was edited outside Jupyter") from None
 
 
 def grade_id_of(cell: object) -> str | None:

@@ -7,9 +7,12 @@ Each hostile student below is graded beside four honest classmates on both paths
   metadata, an output, and as lists: nbformat's reader (``from_dict``) recursed into it and ended
   ``grade`` with a RecursionError after grading (no table, no ``autograded/`` notebooks);
 - 250,000 JSON values in one output (under the size limit; nbformat takes seconds per read);
-- one nbgrader cell id on two cells (the by-hand answer cell, a solution cell, a test cell): the
-  batch graded the first, nbgrader's ``DeduplicateIds`` kept the last and its next step raised
-  KeyError;
+- an integer of 5,000 digits (Python's ``json`` raises ValueError, not a JSON error, for it);
+- a lone surrogate in a markdown cell or a metadata key (``"\\ud800"`` in the JSON): ``grade``
+  ended with a UnicodeEncodeError writing the autograded notebooks;
+- one nbgrader cell id on two cells (the by-hand answer cell, a solution cell, a test cell, the
+  derivation cell, the helper cell): the batch graded the first, nbgrader's ``DeduplicateIds``
+  kept the last and its next step raised KeyError;
 - 3,000 empty files beside the notebook (nbgrader's copy filter is quadratic in them: 92.7 s for
   that student) and a file of 100 MiB (sparse: no disk used).
 
@@ -90,6 +93,16 @@ SHAPES = {
     "two_answer_cells": (_twice(ANSWERS_ID), f"the cell id '{ANSWERS_ID}' is on cells 5 and 6"),
     "two_dcg_cells": (_twice("dcg"), "the cell id 'dcg' is on cells 14 and 15"),
     "two_test_cells": (_twice("test_dcg_lecture"), "the cell id 'test_dcg_lecture' is on cells 15 and 16"),
+    "two_derivation_cells": (_twice("byhand_variant"), "the cell id 'byhand_variant' is on cells 4 and 5"),
+    "two_helper_cells": (_twice("test_helpers"), "the cell id 'test_helpers' is on cells 12 and 13"),
+    # a lone surrogate (json.dumps escapes it as \ud800): no UTF-8 file holds it, every writer raised on it
+    "surrogate_in_markdown": (lambda nb: nb["cells"].append({"cell_type": "markdown", "id": "x1", "metadata": {},
+                                                             "source": "DCG \ud800"}),
+                              "cell 27 holds text that is not valid Unicode"),
+    "surrogate_in_a_key": (lambda nb: nb["metadata"].update({"tag\udcff": 1}),
+                           "the notebook's metadata holds text that is not valid Unicode"),
+    # written as text (_hostile_course): Python converts no integer of over 4,300 digits, json.loads raises ValueError
+    "long_number": (None, "holds a number of more than 4300 digits"),
 }
 FOLDERS = {
     "many_files": f"holds more than {250:,} files and folders",
@@ -101,11 +114,16 @@ def _hostile_course(path: Path) -> Path:
     course = generated_course(path)
     for student in HONEST:
         add_student(course, student)
+    target = add_student(course, "long_number")
+    text = target.read_text(encoding="utf-8").replace('"metadata": {', '"metadata": {"n": ' + "9" * 5000 + ", ", 1)
+    target.write_text(text, encoding="utf-8")
     target = add_student(course, "same_cell_ids")
     notebook = json.loads(target.read_text(encoding="utf-8"))
     notebook["cells"][1]["id"] = notebook["cells"][0]["id"]
     target.write_text(json.dumps(notebook), encoding="utf-8")
     for student, (change, _) in SHAPES.items():
+        if change is None:
+            continue
         target = add_student(course, student)
         notebook = json.loads(target.read_text(encoding="utf-8"))
         change(notebook)
