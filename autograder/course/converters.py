@@ -38,6 +38,7 @@ from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.converters.base import NbGraderException
 from traitlets import List, Type
 
+from ..exercises import exercise_for
 from ..grading.folder_bounds import check_folder
 from ..grading.notebook import (
     DEFAULT_MAX_NOTEBOOK_BYTES,
@@ -121,12 +122,12 @@ class _Screened:
             self.log.error(message)
             raise NbGraderException(message) from None
 
-    def _check_folder(self, student_id: str, source: str) -> None:
+    def _check_folder(self, assignment_id: str, student_id: str, source: str) -> None:
         """Refuse the student whose folder holds more than ``c.SandboxedExecute``'s limits, before it is listed."""
         settings = SandboxedExecute(config=self.config)
         try:
             check_folder(Path(source), max_files=settings.max_folder_files,
-                         max_bytes=int(settings.max_folder_mb * 1024**2))
+                         max_bytes=int(settings.max_folder_mb * 1024**2), notebook=exercise_for(assignment_id).notebook)
         except SubmissionProblem as problem:
             message = f"{printable(student_id)}: not graded: {problem.message}"
             self.log.error(message)
@@ -135,7 +136,8 @@ class _Screened:
     @contextmanager
     def _screened(self, assignment_id: str, student_id: str) -> Iterator[None]:
         source = self._format_source(assignment_id, student_id)
-        self._check_folder(student_id, source)  # before anything lists it: nbgrader's copy is quadratic in it
+        # before anything lists it: nbgrader's copy is quadratic in the number of files
+        self._check_folder(assignment_id, student_id, source)
         keep = shipped_files(Path(self.coursedir.root), assignment_id)
         dropped = screen_folder(Path(source), keep)
         if dropped == [WHOLE_FOLDER_IS_A_LINK]:

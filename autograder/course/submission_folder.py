@@ -23,6 +23,7 @@ from pathlib import Path
 from nbformat.notebooknode import NotebookNode
 
 from ..errors import UsageError
+from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES, check_folder
 from ..grading.notebook import (
     DEFAULT_MAX_NOTEBOOK_BYTES,
     SubmissionProblem,
@@ -141,9 +142,20 @@ class Collected:
 NAMED = 5
 
 
-def read_collected(submitted: Path, student: str, assignment: str, keep: frozenset[str]) -> Collected:
-    """The files and warnings of ``submitted/<student>/<assignment>/``; ``keep`` as for :func:`screen_folder`."""
+def read_collected(
+    submitted: Path, student: str, assignment: str, keep: frozenset[str], *, notebook: str | None = None,
+    max_files: int = DEFAULT_MAX_FOLDER_FILES, max_bytes: int = DEFAULT_MAX_FOLDER_BYTES,
+) -> Collected:
+    """The files and warnings of ``submitted/<student>/<assignment>/``; ``keep`` as for :func:`screen_folder`.
+
+    A folder over ``max_files`` entries or ``max_bytes`` bytes (:func:`~autograder.grading.folder_bounds.check_folder`,
+    ``notebook`` the assignment's) is not listed: that student was refused for it, and nothing in it is used.
+    """
     folder = submitted / student / assignment
+    try:
+        check_folder(folder, max_files=max_files, max_bytes=max_bytes, notebook=notebook)
+    except SubmissionProblem:
+        return Collected({}, None, ())
     try:
         dropped = screen_folder(folder, keep)
     except OSError as error:

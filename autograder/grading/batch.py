@@ -230,13 +230,13 @@ def grade_batch(
 
     def read_job(student: str) -> StudentResult | Job:
         try:
+            # before anything lists the folder, as nbgrader's path does before it copies it (.course.converters)
+            check_folder(submitted / student / exercise.assignment, max_files=settings.max_folder_files,
+                         max_bytes=settings.max_folder_bytes, notebook=exercise.notebook)
             file = read_notebook(
                 submitted, student, exercise.assignment, exercise.notebook, max_bytes=settings.max_notebook_bytes,
                 course_files=settings.course_files,
             )
-            # as nbgrader's path does before it copies the folder (.course.converters): the same refusal
-            check_folder(submitted / student / exercise.assignment, max_files=settings.max_folder_files,
-                         max_bytes=settings.max_folder_bytes)
         except SubmissionProblem as problem:
             return ungraded(student, problem.status, problem.message)
         others = [other for other in shared.get(file.file_id, []) if other != student]

@@ -30,11 +30,13 @@ DEFAULT_MAX_FOLDER_FILES = 250
 DEFAULT_MAX_FOLDER_BYTES = 64 * 1024**2
 
 
-def check_folder(folder: Path, *, max_files: int, max_bytes: int) -> None:
+def check_folder(folder: Path, *, max_files: int, max_bytes: int, notebook: str | None = None) -> None:
     """Refuse ``folder`` when it holds more than ``max_files`` entries or ``max_bytes`` bytes of files.
 
-    A folder that is missing, a link or not a folder is left to the notebook's reader, which
-    says so in its own words.
+    The assignment's ``notebook`` directly in ``folder`` is counted as an entry but not in bytes:
+    it has its own limit, which its reader checks before reading a byte (and says so in its own
+    words: a sparse 4 GiB notebook is "over the 8 MiB limit"). A folder that is missing, a link
+    or not a folder is left to the notebook's reader too.
 
     Raises
     ------
@@ -43,7 +45,7 @@ def check_folder(folder: Path, *, max_files: int, max_bytes: int) -> None:
     """
     if folder.is_symlink() or folder.parent.is_symlink():  # refused by the reader; never walked into
         return
-    counted = _Count(max_files, max_bytes)
+    counted = _Count(max_files, max_bytes, os.path.join(folder, notebook) if notebook else None)
     pending = [str(folder)]
     while pending:
         try:
@@ -57,8 +59,8 @@ def check_folder(folder: Path, *, max_files: int, max_bytes: int) -> None:
 class _Count:
     """Entries and bytes seen so far; :class:`SubmissionProblem` as soon as one passes its limit."""
 
-    def __init__(self, max_files: int, max_bytes: int) -> None:
-        self.max_files, self.max_bytes = max_files, max_bytes
+    def __init__(self, max_files: int, max_bytes: int, notebook: str | None) -> None:
+        self.max_files, self.max_bytes, self.notebook = max_files, max_bytes, notebook
         self.entries, self.bytes = 0, 0
 
     def add(self, entry: os.DirEntry[str]) -> bool:
@@ -72,7 +74,7 @@ class _Count:
             info = entry.stat(follow_symlinks=False)
         except OSError:  # gone since it was listed: counted, nothing to add
             return False
-        if stat.S_ISREG(info.st_mode):
+        if stat.S_ISREG(info.st_mode) and entry.path != self.notebook:
             self.bytes += info.st_size
             if self.bytes > self.max_bytes:
                 raise SubmissionProblem(Status.ERROR, (

@@ -82,3 +82,15 @@ def test_the_walk_stops_at_the_first_entry_past_the_limit(tmp_path, monkeypatch)
     with pytest.raises(SubmissionProblem):
         check_folder(folder, max_files=LIMIT, max_bytes=10**9)
     assert len(seen) == LIMIT + 1  # not the 2,000 entries there are
+
+
+def test_the_notebooks_own_bytes_are_its_readers_limit_not_the_folders(tmp_path):
+    folder = _folder(tmp_path, 1)
+    with open(folder / "ndcg.ipynb", "wb") as handle:
+        handle.truncate(4 * 1024**3)  # the reader says "over the 8 MiB limit" before reading a byte
+    check_folder(folder, max_files=LIMIT, max_bytes=1024**2, notebook="ndcg.ipynb")
+    with pytest.raises(SubmissionProblem, match="MiB of files"):
+        check_folder(folder, max_files=LIMIT, max_bytes=1024**2)  # any other file of that size counts
+    (folder / "sub" / "ndcg.ipynb").write_bytes(b"x" * (2 * 1024**2))  # only the one beside it is the notebook
+    with pytest.raises(SubmissionProblem, match="MiB of files"):
+        check_folder(folder, max_files=LIMIT, max_bytes=1024**2, notebook="ndcg.ipynb")
