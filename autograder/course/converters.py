@@ -41,7 +41,6 @@ from traitlets import List, Type
 from ..exercises import exercise_for
 from ..grading.folder_bounds import check_folder
 from ..grading.notebook import (
-    DEFAULT_MAX_NOTEBOOK_BYTES,
     SubmissionProblem,
     file_ids,
     notebook_document,
@@ -114,8 +113,8 @@ class _Screened:
         checked on the same bytes, and the same rule for an nbgrader cell id on two cells.
         """
         try:
-            file = read_notebook(path.parent.parent, path.parent.name, ".", path.name,
-                                 max_bytes=DEFAULT_MAX_NOTEBOOK_BYTES, fallback=False)
+            limit = int(SandboxedExecute(config=self.config).max_notebook_mb * 1024**2)
+            file = read_notebook(path.parent.parent, path.parent.name, ".", path.name, max_bytes=limit, fallback=False)
             notebook_document(file)
         except SubmissionProblem as problem:
             message = f"{printable(student_id)}: not graded: {printable(problem.message)}"
