@@ -22,6 +22,7 @@ another cell), so both paths refuse the notebook and say which cells to merge.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 #: The deepest a notebook's JSON may nest, the notebook object itself counting as level 1. An honest
@@ -136,3 +137,28 @@ def duplicate_grade_ids(cells: list[object]) -> str | None:
     shown = repr(twice) if len(twice) <= 40 else repr(twice[:40]) + "..."  # repr: escaped, never a control
     return f"the cell id {shown} is on cells {where}: keep one of them (copy what you need into it) and delete " + (
         "the other" if len(numbers) == 2 else "the others")
+
+
+def json_error_text(error: json.JSONDecodeError) -> str:
+    """What is wrong with a JSON text and where, as one readable clause.
+
+    The decoder's ``msg`` is written to be followed by the position: some end in "at"
+    ("Invalid control character at"), which read as cut off on their own.
+
+    Examples
+    --------
+    >>> import json
+    >>> try:
+    ...     json.loads('{"a": "x' + chr(9) + 'y"}')  # a tab typed inside a string
+    ... except json.JSONDecodeError as error:
+    ...     print(json_error_text(error))
+    invalid control character at line 1, column 9
+    >>> try:
+    ...     json.loads('{"a": ')
+    ... except json.JSONDecodeError as error:
+    ...     print(json_error_text(error))
+    expecting value at line 1, column 7
+    """
+    where = f"line {error.lineno}, column {error.colno}"
+    what = error.msg[:1].lower() + error.msg[1:]
+    return f"{what} {where}" if what.endswith(" at") else f"{what} at {where}"

@@ -8,6 +8,8 @@ Each hostile student below is graded beside four honest classmates on both paths
   ``grade`` with a RecursionError after grading (no table, no ``autograded/`` notebooks);
 - 250,000 JSON values in one output (under the size limit; nbformat takes seconds per read);
 - an integer of 5,000 digits (Python's ``json`` raises ValueError, not a JSON error, for it);
+- a markdown cell whose metadata is a list, a cell that is a string: the batch graded them,
+  nbformat's reader (so nbgrader's path) could not read them;
 - a lone surrogate in a markdown cell or a metadata key (``"\\ud800"`` in the JSON): ``grade``
   ended with a UnicodeEncodeError writing the autograded notebooks;
 - one nbgrader cell id on two cells (the by-hand answer cell, a solution cell, a test cell, the
@@ -101,6 +103,10 @@ SHAPES = {
                               "cell 27 holds text that is not valid Unicode"),
     "surrogate_in_a_key": (lambda nb: nb["metadata"].update({"tag\udcff": 1}),
                            "the notebook's metadata holds text that is not valid Unicode"),
+    # what nbformat's reader (nbgrader's path) cannot take, which the batch's reader took and graded
+    "metadata_is_a_list": (lambda nb: _first(nb, "markdown").update(metadata=[1, 2]),
+                           "is JSON but not a Jupyter notebook"),
+    "a_cell_is_text": (lambda nb: nb["cells"].append("a cell"), "is JSON but not a Jupyter notebook"),
     # written as text (_hostile_course): Python converts no integer of over 4,300 digits, json.loads raises ValueError
     "long_number": (None, "holds a number of more than 4300 digits"),
 }
