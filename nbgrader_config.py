@@ -129,3 +129,10 @@ install_course_converters()
 # Only each release notebook's feedback page reaches the exchange, never a link, and a student
 # whose feedback folder lacks submission_secret.txt is skipped with a warning, not the whole release.
 c.ExchangeFactory.release_feedback = "autograder.course.release_feedback.CourseReleaseFeedback"
+# Only inbound folders named by a valid student id are collected (the kit's rule, docs/security.md
+# "Student ids"), each with one escaped log line if not; links are never followed, only folders and
+# regular files are copied, and one student's failed copy costs no one else.
+c.ExchangeFactory.collect = "autograder.course.collect.CourseCollect"
+# `nbgrader export` quotes every cell and keeps any cell from being a spreadsheet formula (nbgrader's
+# own CSV exporter joins fields with "," and quotes nothing: a name with a comma forges a row).
+c.ExportApp.plugin_class = "autograder.course.safe_export.SafeCsvExportPlugin"

@@ -18,6 +18,7 @@ from .course.generated_cells import skipped_cell_ids
 from .course.gradebook_step import update_gradebook
 from .course.lock import grading_lock
 from .course.nbgrader import find_root, release_notebook
+from .course.roster import course_roster
 from .course.secret import course_secret
 from .course.submission_folder import Collected, read_collected, require_submissions, shipped_files
 from .distributed.local import PROCESS_CLASS, ProcessExecutor
@@ -151,6 +152,8 @@ def _collected_files(options: GradeOptions, store: ResultStore, root: Path | Non
     shipped = shipped_files(root, assignment) if root is not None else frozenset()
     collected = {}
     for student in store:
+        if student.status is Status.REFUSED:
+            continue  # no folder of that name: its id is the folder's name escaped
         keep = shipped | {options.exercise.notebook, *([student.notebook] if student.notebook else [])}
         found = read_collected(options.submitted, student.student_id, assignment, keep,
                                notebook=options.exercise.notebook, max_files=options.max_folder_files,
@@ -251,6 +254,7 @@ def _grade_course(options: GradeOptions) -> GradeRun:
             store = grade_batch(
                 options.submitted, options.out, settings, sandbox, workers=options.workers, force=options.force,
                 progress=options.progress, regrade=frozenset(options.students), executor=executor,
+                roster=course_roster(root, options.gradebook),
             )
     finally:
         sandbox.close()  # its warm zygotes: a process that grades again (a test, a benchmark) starts new ones
@@ -309,7 +313,7 @@ def _feedback_pages(options: GradeOptions, root: Path | None, batch: BatchResult
     """Each student's page (of ``students``, default all) in ``--out``, and a copy for ``nbgrader release_feedback``."""
     for student in batch.students if students is None else students:
         page = write_feedback(options.out, options.exercise, batch, student, show_solution=options.show_solution)
-        if root is not None and student.status not in (Status.MISSING, Status.NOT_GRADED):
+        if root is not None and student.status not in (Status.MISSING, Status.NOT_GRADED, Status.REFUSED):
             _course_feedback(root, options.exercise, student.student_id, options.out / page, files[student.student_id])
 
 

@@ -16,13 +16,14 @@ from autograder.exercises.ndcg.byhand.steps import Steps, every_steps
 BY_HAND_POINTS = MAX_SCORE
 
 #: The steps each mistake makes wrong, from what the mistake is (nDCG follows through from the
-#: student's own DCG and iDCG, so only "ratio inverted" loses it).
+#: student's own DCG and iDCG, so only "ratio inverted" loses it, and "ideal not sorted", whose
+#: iDCG = DCG gives the trivial nDCG 1 = DCG / DCG, which no follow-through credits).
 LOST = {
     "natural log": {"byhand_dcg", "byhand_idcg"},
     "log10": {"byhand_dcg", "byhand_idcg"},
     "gain 2^rel - 1": {"byhand_dcg", "byhand_idcg"},
     "Järvelin–Kekäläinen discount": {"byhand_dcg", "byhand_idcg"},
-    "ideal not sorted": {"byhand_ideal", "byhand_idcg"},
+    "ideal not sorted": {"byhand_ideal", "byhand_idcg", "byhand_ndcg"},
     "ideal from the top k only": {"byhand_ideal", "byhand_idcg"},
     "ideal not cut at k": {"byhand_idcg"},
     "ratio inverted": {"byhand_ndcg"},

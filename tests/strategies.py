@@ -163,3 +163,39 @@ def spelled_sequences(values: tuple[float, ...]) -> st.SearchStrategy[str]:
     return st.tuples(spelled, escape, st.sampled_from(["your dcg got ", "ValueError: ", "", "rels="])).map(
         lambda parts: parts[2] + parts[1](parts[0]) + " and was wrong"
     )
+
+# ----- what a student may write into the by-hand answer cell --------------------------------------
+#: Pieces of an answer: numbers of every size and spelling, operators, brackets, names, code.
+_answer_pieces = st.one_of(
+    st.sampled_from(["1", "0", "2.43", "1e400", "1e-400", "9" * 400, "0x1F", "1_000", "1j", ".5", "-", "+", "*",
+                     "/", "**", "//", "%", "~", "(", ")", "[", "]", ",", " ", "\n", "not ", "lambda:", "x", ".a",
+                     "'s'", "f'{1}'", "None", "True", "...", "__import__('os')", "#", "\\", "\0", ":=", "if 1 else "]),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.integers().map(str),
+)
+
+
+def _repeated(piece: str, count: int, tail: str = "") -> str:
+    return piece * count + tail
+
+
+#: An answer's right-hand side: anything, pieces in any order, or a piece repeated up to far beyond the
+#: reader's bounds (``1+1+…`` of 7 MB is the issue's attack; sums, ``((((…``, ``-(-(-…``, ``[[[…``).
+answer_expressions = st.one_of(
+    st.text(max_size=200),
+    st.lists(_answer_pieces, max_size=60).map("".join),
+    st.builds(lambda n: "+".join(["1"] * n), st.integers(1, 20_000)),
+    st.builds(lambda n: _repeated("(", n, "1") + ")" * n, st.integers(1, 5_000)),
+    st.builds(lambda n: _repeated("-(", n, "1") + ")" * n, st.integers(1, 5_000)),
+    st.builds(lambda n, sign: _repeated(sign, n, "1"), st.integers(1, 20_000), st.sampled_from(["-", "+", "~", "not "])),
+    st.builds(lambda n: _repeated("[", n) + "]" * n, st.integers(1, 5_000)),
+    st.builds(lambda n: "9" * n, st.integers(1, 6_000)),
+    st.builds(lambda n: "1" + "**1" * n, st.integers(1, 5_000)),
+    st.builds(lambda n: "1/" * n + "1", st.integers(1, 5_000)),
+)
+
+#: A whole answer cell: assignments of the four names to such expressions, with other lines between.
+answer_cells = st.lists(
+    st.tuples(st.sampled_from(["IDEAL_RANKING", "DCG_AT_K", "IDCG_AT_K", "NDCG_AT_K", "x"]), answer_expressions),
+    max_size=4,
+).map(lambda lines: "\n".join(f"{name} = {value}" for name, value in lines))

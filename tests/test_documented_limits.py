@@ -69,3 +69,30 @@ def test_the_limit_settings_are_documented():
         named = [option for option in LIMIT_OPTIONS if not re.search(f"`{option}[` ]", page)]
         named += [name for name in SETTINGS if not re.search(f"(`|SandboxedExecute\\.){name}[` ]", page)]
         assert not named, named
+
+
+def test_the_by_hand_reader_s_bounds_are_the_codes():
+    from autograder.exercises.ndcg.byhand import answers
+
+    start = SECURITY.index("**The by-hand reader is bounded.**")
+    text = " ".join(SECURITY[start:SECURITY.index("\n\n", start)].split())
+    numbers = {
+        r"at most ([\d,]+) characters;": answers.MAX_CELL_CHARS, r"at most (\d+) tokens a line": answers.MAX_LINE_TOKENS,
+        r"nested at most (\d+) deep": answers.MAX_DEPTH, r"at most (\d+) nodes": answers.MAX_NODES,
+        r"literal at most (\d+) characters": answers.MAX_LITERAL, r"a ranking at most (\d+) grades": answers.MAX_LIST,
+    }
+    for pattern, value in numbers.items():
+        found = re.search(pattern, text)
+        assert found is not None and int(found.group(1).replace(",", "")) == value, pattern
+    assert "at most 10⁹ in size" in text and answers.MAX_MAGNITUDE == 1e9
+
+
+def test_the_readers_bounds_are_the_codes():
+    from autograder.grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
+    from autograder.grading.notebook_shape import MAX_DEPTH, MAX_VALUES
+
+    text = " ".join(SECURITY.split())
+    start = text.index("### A notebook's shape and its folder")
+    section = text[start:text.index("### ", start + 4)]
+    assert f"at most **{MAX_DEPTH} levels**" in section and f"**{MAX_VALUES:,} values**" in section
+    assert f"Over **{DEFAULT_MAX_FOLDER_FILES} entries** or **{DEFAULT_MAX_FOLDER_BYTES // 1024**2} MiB**" in section

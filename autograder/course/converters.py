@@ -14,6 +14,10 @@ student. nbgrader reads ``timestamp.txt`` with ``open`` (a FIFO hangs the whole 
 - add every entry that :func:`~autograder.course.submission_folder.screen_folder` drops to
   nbgrader's own filter (``CourseDirectory.ignore``, as exact paths, for that student only) and
   log one line naming them with the reason;
+- drop every folder whose name is no valid student id (``submitted/`` for ``autograde``,
+  ``autograded/`` for ``generate_feedback``) before nbgrader converts anything, with one escaped
+  log line (:mod:`autograder.grading.student_ids`), and keep such folders out of the formgrader's
+  lists (``NbGraderAPI.get_submitted_students``);
 - read ``timestamp.txt`` through the kit's reader (:mod:`autograder.output.timestamps`): a bad one
   is "timestamp unknown" in the log, never a stop.
 
@@ -24,8 +28,10 @@ look them up; ``tests/sandbox/test_threat_extra_files_to_exchange.py`` fails if 
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
+import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,6 +57,7 @@ from ..output.safe_text import printable
 from ..output.timestamps import TimestampProblem, parse_timestamp
 from .feedback_page import RESULT_SUFFIX, CourseFeedbackExporter, result_name
 from .preprocessor import SandboxedExecute
+from .roster import submitted_ids
 from .sandbox_guard import SandboxGuard
 from .submission_folder import WHOLE_FOLDER_IS_A_LINK, screen_folder, shipped_files
 
@@ -77,6 +84,10 @@ class _Screened:
     log: Any
     notebooks: list[str]
     _format_source: Any  # nbgrader's BaseConverter: annotations only, so its methods stay in force
+    _input_directory: str
+    assignments: dict[str, list[str]]
+    #: What a refused folder does not get, in the log line.
+    _refused_as = "not graded"
 
     @contextmanager
     def _safe_timestamps(self) -> Iterator[None]:
@@ -163,6 +174,39 @@ class _Screened:
         """Whether ``path`` of the source folder stays behind without a word (it is not the student's)."""
         return False
 
+    def init_notebooks(self) -> None:
+        """nbgrader's list of submissions, without any folder whose name is no valid student id.
+
+        nbgrader takes a folder's name for a glob pattern (``*`` grades every classmate's notebook
+        in its own run, after which theirs is skipped as existing) and prints it raw. This is
+        nbgrader's ``init_notebooks`` with such a folder dropped before anything globs inside it,
+        one escaped line each in the log, and escaped messages; the rule and the roster are the
+        batch command's (:mod:`autograder.grading.student_ids`).
+        """
+        self.assignments = {}
+        self.notebooks = []
+        root = Path(self.coursedir.root)
+        # submitted/ for autograde, autograded/ for generate_feedback (a folder left by a plain nbgrader run)
+        ids = submitted_ids(root, root / self._input_directory, self.coursedir.db_url)
+        for refusal in ids.refused:
+            self.log.error("Refused, %s: %s: %s", self._refused_as, refusal.shown, refusal.reason)
+        assignment_glob = self._format_source(self.coursedir.assignment_id, self.coursedir.student_id)
+        pattern = self._format_source("(?P<assignment_id>.*)", "(?P<student_id>.*)", escape=True)
+        for assignment in glob.glob(assignment_glob):
+            match = re.fullmatch(pattern, assignment, re.DOTALL)
+            if match is None or match["student_id"] not in ids.accepted:
+                continue  # refused above (or no student folder at all)
+            notebook_glob = os.path.join(glob.escape(assignment), self.coursedir.notebook_id + ".ipynb")
+            found = glob.glob(notebook_glob)
+            if not found:
+                self.log.warning("No notebooks were matched by '%s'", printable(notebook_glob))
+                continue
+            self.assignments[assignment] = found
+        if not self.assignments:
+            message = f"No notebooks were matched by '{printable(assignment_glob)}'"
+            self.log.error(message)
+            raise NbGraderException(message)
+
     # the converters' own steps, with the screening around them (super(): the nbgrader converter)
     def start(self) -> None:
         with self._safe_timestamps():
@@ -176,7 +220,6 @@ class _Screened:
 class CourseAutograde(_Screened, SandboxGuard, Autograde):  # type: ignore[misc]  # nbgrader ships no type information
     """nbgrader's ``Autograde``, passing on from ``submitted/`` only what the course allows, no score unsandboxed."""
 
-
 class CourseGenerateFeedback(_Screened, GenerateFeedback):  # type: ignore[misc]
     """nbgrader's ``GenerateFeedback`` writing the kit's page (:mod:`.feedback_page`) and nothing else.
 
@@ -184,6 +227,7 @@ class CourseGenerateFeedback(_Screened, GenerateFeedback):  # type: ignore[misc]
     exporter, which reads the gradebook itself: the page is the same one the batch command writes.
     """
 
+    _refused_as = "no feedback written"
     preprocessors: Any = List([]).tag(config=True)
     exporter_class = Type(CourseFeedbackExporter, klass=Exporter).tag(config=True)
 
@@ -223,3 +267,18 @@ def install() -> None:
 
     autogradeapp.Autograde = api.Autograde = CourseAutograde
     generatefeedbackapp.GenerateFeedback = api.GenerateFeedback = CourseGenerateFeedback
+    # the formgrader lists submitted/'s folders beside the gradebook's students, raw into its pages
+    if getattr(api.NbGraderAPI.get_submitted_students, "__wrapped__", None) is None:
+        api.NbGraderAPI.get_submitted_students = _valid_submitted_students(api.NbGraderAPI.get_submitted_students)
+
+
+def _valid_submitted_students(listed: Any) -> Any:
+    """nbgrader's ``NbGraderAPI.get_submitted_students`` without the folders the student-id rule refuses."""
+
+    @functools.wraps(listed)
+    def submitted_students(api: Any, assignment_id: str) -> set[str]:
+        root = Path(api.coursedir.root)
+        ids = submitted_ids(root, root / api.coursedir.submitted_directory, api.coursedir.db_url)
+        return set(listed(api, assignment_id)) & set(ids.accepted)
+
+    return submitted_students

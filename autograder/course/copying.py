@@ -6,18 +6,21 @@ the values of *another* student's list, DCG@k among them, is listed with whose l
 depends only on the grades, not their order, so many lists share it). One matching number can be chance (hundreds of
 lists, two decimals); two are not. Code (Tasks 1.3–1.4): every pair of students' code cells is
 compared with copydetect's winnowing fingerprints, the release's stub lines left out, and the pairs
-at or above the threshold are listed. Nothing a student wrote is run.
+at or above the threshold are listed; the code a cell executes from string constants
+(``exec('''…''')``, :mod:`.executed_code`) is compared too. Each student's notebook is the one the
+grader grades, read as the grader reads it (any file name the grader accepts, any metadata), and
+every student left out of a comparison is named with the reason, on the page and in the summary.
+Nothing a student wrote is run.
 """
 
 from __future__ import annotations
 
-import contextlib
 import io
 import itertools
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
 import numpy as np
 from copydetect import CodeFingerprint, compare_files
 
@@ -28,11 +31,24 @@ from ..exercises.ndcg.byhand.derive import CUTOFF
 from ..exercises.ndcg.byhand.pool import list_for
 from ..exercises.ndcg.byhand.steps import Steps, answer_matches, every_steps, right_steps
 from ..grading import student_folders
-from ..grading.notebook import SubmissionProblem
-from ..output.copying import CodePair, CopiedAnswers, write_copying_report
+from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES, check_folder
+from ..grading.notebook import (
+    DEFAULT_MAX_NOTEBOOK_BYTES,
+    FileId,
+    SubmissionProblem,
+    cell_sources,
+    file_ids,
+    read_notebook,
+    release_code,
+    student_code,
+)
+from ..grading.student_ids import check_ids
+from ..output.copying import CodePair, CopiedAnswers, NotCompared, write_copying_report
+from ..output.safe_text import printable
 from .byhand import release_variant
-from .generated_cells import grade_id, locked_cell_ids, student_code_cells
-from .submission_folder import read_submitted_notebook
+from .executed_code import executed_code
+from .generated_cells import skipped_cell_ids
+from .roster import course_roster
 
 #: copydetect's defaults: matches shorter than NOISE tokens are ignored, longer than GUARANTEE always found.
 NOISE, GUARANTEE = 25, 30
@@ -66,64 +82,124 @@ def copied_answers(answers: Mapping[str, Answers], salt: str, pool: str) -> list
     return found
 
 
-def code_pairs(code: Mapping[str, str], stub: str, threshold: float) -> list[CodePair]:
-    """The pairs of students whose code shares at least ``threshold`` of one's tokens, most similar first."""
+def code_pairs(code: Mapping[str, str], stub: str, threshold: float) -> tuple[list[CodePair], list[str]]:
+    """The pairs of students whose code shares at least ``threshold`` of one's tokens, most similar first.
+
+    Also returns the students with no code of their own beyond ``stub`` (nothing to compare).
+    """
     window = GUARANTEE - NOISE + 1
     stub_print = CodeFingerprint("stub.py", NOISE, window, fp=io.StringIO(stub), language="python")
     boilerplate = np.array(sorted(stub_print.hashes), dtype=np.int64)  # as copydetect's own detector passes it
     prints = {}
+    empty: list[str] = []
     for student, text in code.items():
         fingerprint = CodeFingerprint(f"{student}.py", NOISE, window, boilerplate, fp=io.StringIO(text),
                                       language="python")
         if len(fingerprint.hashes):  # nothing of their own beyond the stub: nothing to compare
             prints[student] = fingerprint
+        else:
+            empty.append(student)
     pairs = []
     for first, second in itertools.combinations(sorted(prints), 2):
         _, (share_first, share_second), _ = compare_files(prints[first], prints[second])
         pair = CodePair(first, second, float(share_first), float(share_second))
         if pair.similarity >= threshold:
             pairs.append(pair)
-    return sorted(pairs, key=lambda p: -p.similarity)
+    return sorted(pairs, key=lambda p: -p.similarity), empty
 
 
-def _read(path: Path) -> nbformat.NotebookNode | None:
-    """The release (the tutor's own file), or None if it cannot be read."""
-    try:
-        return nbformat.read(path, as_version=4)
-    except Exception:  # no release: no stub lines to leave out, not the end of the report
+def _executed_too(code: str) -> str:
+    """``code`` with the texts it executes from string constants after it (:mod:`.executed_code`)."""
+    return "\n\n".join([code, *executed_code(code)])
+
+
+def _submission(submitted: Path, student: str, skip: frozenset[str], course_files: frozenset[FileId],
+                ) -> tuple[Answers | None, str]:
+    """The by-hand answers (None: no answer cell) and the code of the notebook the grader grades.
+
+    The file is chosen by the grader's own rule (:func:`~..grading.notebook.read_notebook`: the
+    expected name, or the one other notebook there, ``ndcg-Copy1.ipynb``) and read as JSON as the
+    grader reads it (any metadata shape), so what is compared is what was graded.
+
+    Raises
+    ------
+    SubmissionProblem
+        When the grader could not grade that folder either; the message says why.
+    """
+    exercise = exercise_for("ndcg")
+    # a folder the grader refuses for its size is not read here either (the default limits: the report has none)
+    check_folder(submitted / student / exercise.assignment, max_files=DEFAULT_MAX_FOLDER_FILES,
+                 max_bytes=DEFAULT_MAX_FOLDER_BYTES, notebook=exercise.notebook)
+    file = read_notebook(submitted, student, exercise.assignment, exercise.notebook,
+                         max_bytes=DEFAULT_MAX_NOTEBOOK_BYTES, course_files=course_files)
+    code = _executed_too("\n\n".join(student_code(file, skip)))
+    cell = cell_sources(file, frozenset({ANSWERS_ID})).get(ANSWERS_ID)
+    return (read_answers(cell) if cell is not None else None), code
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """What the report compares, and every student it leaves out of a comparison, with why."""
+
+    answers: dict[str, Answers]
+    code: dict[str, str]
+    stub: str
+    not_compared: list[NotCompared]
+    students: int
+
+
+def _unanswered(answers: Answers | None) -> str | None:
+    """Why a student's by-hand numbers cannot be compared (None: some number was read)."""
+    if answers is None:
+        return "no answer cell"
+    if any(answers.number(step) is not None for step in NUMBERS):
         return None
+    return "; ".join(answers.problems.values()) or "not answered"
 
 
-def _submitted(submitted: Path, assignment: str, notebook: str) -> dict[str, nbformat.NotebookNode]:
-    """Each student's notebook of ``assignment``, read safely; an unreadable one is left out of the comparison."""
-    found = {}
-    for student in student_folders(submitted):
-        with contextlib.suppress(SubmissionProblem):
-            found[student] = read_submitted_notebook(submitted, student, assignment, notebook)
-    return found
-
-
-def gather(root: Path, submitted: Path) -> tuple[dict[str, Answers], dict[str, str], str]:
+def gather(root: Path, submitted: Path) -> Gathered:
     """The by-hand answers and the code cells of every student in ``submitted``, and the release's stub code."""
     exercise = exercise_for("ndcg")
-    release = _read(root / "release" / exercise.assignment / exercise.notebook)
-    locked = locked_cell_ids(exercise, release if release is not None else nbformat.v4.new_notebook())
-    stub = "\n\n".join(c.source for c in student_code_cells(release, locked)) if release is not None else ""
+    release = root / "release" / exercise.assignment / exercise.notebook
+    skip = skipped_cell_ids(exercise, release)
+    stub = _executed_too("\n\n".join(release_code(release, skip) or ()))
     answers: dict[str, Answers] = {}
-    code = {}
-    for student, notebook in _submitted(submitted, exercise.assignment, exercise.notebook).items():
-        cells = [c for c in notebook.cells if grade_id(c) == ANSWERS_ID]
-        if cells and isinstance(cells[0].source, str):
-            answers[student] = read_answers(cells[0].source)
-        code[student] = "\n\n".join(c.source for c in student_code_cells(notebook, locked) if isinstance(c.source, str))
-    return answers, code, stub
+    code: dict[str, str] = {}
+    students = student_folders(submitted)
+    # the grader's id rule (its roster too): a refused folder is not read, and is named as the grader shows it
+    ids = check_ids(students, course_roster(root))
+    left_out = [NotCompared(refusal.shown, "everything", f"not graded: {refusal.reason}") for refusal in ids.refused]
+    course_files = file_ids([root / "source", root / "release"])  # as the grader refuses a hard link to them
+    for student in ids.accepted:
+        try:
+            theirs, code[student] = _submission(submitted, student, skip, course_files)
+        except SubmissionProblem as problem:
+            left_out.append(NotCompared(student, "everything", problem.message))
+            continue
+        except Exception as error:  # one notebook must not stop the report for the class
+            left_out.append(NotCompared(student, "everything", f"could not be read ({type(error).__name__})"))
+            continue
+        reason = _unanswered(theirs)
+        if reason is None and theirs is not None:
+            answers[student] = theirs
+        else:
+            left_out.append(NotCompared(student, "Task 1.2 answers", reason or "not answered"))
+    return Gathered(answers, code, stub, left_out, len(students))
 
 
 def write_report(root: Path, submitted: Path, out: Path, threshold: float) -> str:
-    """Gather, compare and write the copying report to ``out``; return a summary line."""
-    answers, code, stub = gather(root, submitted)
-    copied = copied_answers(answers, *release_variant(root)) if answers else []
-    pairs = code_pairs(code, stub, threshold)
-    students = len(set(answers) | set(code))
-    write_copying_report(out, copied, pairs, threshold=threshold, students=students)
-    return f"{students} students: {len(copied)} copied by-hand answers, {len(pairs)} similar code pairs; {out}"
+    """Gather, compare and write the copying report to ``out``; return a summary naming who was left out."""
+    found = gather(root, submitted)
+    copied = copied_answers(found.answers, *release_variant(root)) if found.answers else []
+    pairs, no_code = code_pairs(found.code, found.stub, threshold)
+    left_out = found.not_compared + [
+        NotCompared(student, "code", "no code of their own beyond the release's stub") for student in no_code]
+    left_out.sort(key=lambda row: row.student_id)
+    write_copying_report(out, copied, pairs, threshold=threshold, students=found.students, not_compared=left_out)
+    summary = (f"{found.students} students: {len(copied)} copied by-hand answers, {len(pairs)} similar code pairs; "
+               f"{out}")
+    if left_out:  # a line each: a tutor reads them one by one
+        # an id is safe by the grader's rule (a refused one is shown escaped); a reason may quote a file's name
+        named = "".join(f"\n  {row.student_id} ({row.part}): {printable(row.reason)}" for row in left_out)
+        summary += f"\nnot compared ({len(left_out)}):{named}"
+    return summary

@@ -81,7 +81,7 @@ def update_gradebook(
         note, refused = try_record_scores(url, exercise, batch, timestamps, course_id=target.course_id)
         recorded = [  # ids only: the records stay in the store
             student for student, status in zip(store.student_ids, store.statuses(), strict=True)
-            if status not in (Status.MISSING, Status.NOT_GRADED) and student not in refused
+            if status not in (Status.MISSING, Status.NOT_GRADED, Status.REFUSED) and student not in refused
         ]
     except GradebookError as error:
         return f"gradebook: {error}", True

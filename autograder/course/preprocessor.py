@@ -37,6 +37,7 @@ from ..grading import Exercise, GradingSettings, Status, StudentResult, grade_su
 from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
 from ..grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, NotebookFile, release_code, release_sources
 from ..grading.submission import cell_message
+from ..output.safe_text import printable
 from ..sandbox import Limits, MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
 from ..sandbox.limits import SETTINGS, configured_limits
 from .feedback_page import result_document, result_name
@@ -153,11 +154,11 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         except (SandboxUnavailable, MachineOverloaded):  # this machine cannot grade now: no score (.sandbox_guard)
             raise
         except Exception as error:  # a grader bug must not stop nbgrader's batch
-            self.log.exception("internal grader error on %s", student)
+            self.log.exception("internal grader error on %s", printable(student))
             message = f"internal grader error: {type(error).__name__}"
             result = StudentResult.without_grading(student, Status.ERROR, message, exercise.max_score)
-        self.log.info(
-            "%s: %s, %g of %g points (fresh instances %s)", student, result.status.value, result.score,
+        self.log.info(  # printable: the converter refused a hostile name already; a log line is still no place for it
+            "%s: %s, %g of %g points (fresh instances %s)", printable(student), result.status.value, result.score,
             result.max_score, result.instances,
         )
         write_outcomes(nb, exercise, result, student_code_cells(nb, skip), self.timeout)

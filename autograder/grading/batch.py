@@ -35,6 +35,7 @@ from .folder_bounds import check_folder
 from .model import SCHEMA_VERSION, Status, StudentResult
 from .notebook import FileId, NotebookFile, SubmissionProblem, read_notebook
 from .store import ResultStore
+from .student_ids import check_ids
 from .submission import GradingSettings, grade_submission, submission_seed
 
 STATE = ".state"
@@ -185,6 +186,28 @@ class ThreadedExecutor:
                     future.cancel()
 
 
+def _read_submission(
+    submitted: Path, student: str, settings: GradingSettings, shared: dict[FileId, list[str]]
+) -> NotebookFile | StudentResult:
+    """The student's notebook as read once, or their result when it cannot be graded (the message says why)."""
+    exercise = settings.exercise
+    try:
+        # before anything lists the folder, as nbgrader's path does before it copies it (.course.converters)
+        check_folder(submitted / student / exercise.assignment, max_files=settings.max_folder_files,
+                     max_bytes=settings.max_folder_bytes, notebook=exercise.notebook)
+        file = read_notebook(
+            submitted, student, exercise.assignment, exercise.notebook, max_bytes=settings.max_notebook_bytes,
+            course_files=settings.course_files,
+        )
+    except SubmissionProblem as problem:
+        return StudentResult.without_grading(student, problem.status, problem.message, exercise.max_score)
+    others = [other for other in shared.get(file.file_id, []) if other != student]
+    if others:
+        message = f"{file.name} is the same file as the notebook of {', '.join(others)} (a hard link)"
+        return StudentResult.without_grading(student, Status.ERROR, message, exercise.max_score)
+    return file
+
+
 def grade_batch(
     submitted: Path,
     out: Path,
@@ -196,6 +219,7 @@ def grade_batch(
     progress: bool = True,
     regrade: frozenset[str] = frozenset(),
     executor: Executor | None = None,
+    roster: frozenset[str] = frozenset(),
 ) -> ResultStore:
     """Grade every student folder under ``submitted``; return the results in student order.
 
@@ -206,6 +230,8 @@ def grade_batch(
     or the notebook or the grading changed. Each new result is saved as soon as it is known.
     ``executor`` grades the submissions (default: ``workers`` threads of this process in ``sandbox``);
     whichever it is, this process alone reads the notebooks and saves the results.
+    A folder whose name is no valid student id (:mod:`.student_ids`, with ``roster``: the ids the
+    gradebook holds) is not read: its result is :attr:`Status.REFUSED` under its name escaped.
 
     Raises
     ------
@@ -216,7 +242,9 @@ def grade_batch(
     state_dir = out / STATE
     state_dir.mkdir(parents=True, exist_ok=True)
     fingerprint = grading_fingerprint(settings)
-    students = student_folders(submitted)
+    folders = student_folders(submitted)
+    ids = check_ids(folders, roster)
+    students = list(ids.accepted)
     shared = _shared_files(submitted, students, exercise)
 
     def ungraded(student: str, status: Status, message: str) -> StudentResult:
@@ -229,20 +257,9 @@ def grade_batch(
             return ungraded(student, Status.ERROR, f"internal grader error: {type(error).__name__}: {error}")
 
     def read_job(student: str) -> StudentResult | Job:
-        try:
-            # before anything lists the folder, as nbgrader's path does before it copies it (.course.converters)
-            check_folder(submitted / student / exercise.assignment, max_files=settings.max_folder_files,
-                         max_bytes=settings.max_folder_bytes, notebook=exercise.notebook)
-            file = read_notebook(
-                submitted, student, exercise.assignment, exercise.notebook, max_bytes=settings.max_notebook_bytes,
-                course_files=settings.course_files,
-            )
-        except SubmissionProblem as problem:
-            return ungraded(student, problem.status, problem.message)
-        others = [other for other in shared.get(file.file_id, []) if other != student]
-        if others:
-            message = f"{file.name} is the same file as the notebook of {', '.join(others)} (a hard link)"
-            return ungraded(student, Status.ERROR, message)
+        file = _read_submission(submitted, student, settings, shared)
+        if isinstance(file, StudentResult):
+            return file
         saved = None if force or student in regrade else _load_state(state_dir / state_name(student), fingerprint,
                                                                       file.sha256)
         if saved is not None:
@@ -250,6 +267,8 @@ def grade_batch(
         return Job(student, file, submission_seed(student, file, settings))
 
     results = ResultStore(state_dir)
+    for refusal in ids.refused:  # under the escaped name: no output ever holds the folder's own
+        results.put(ungraded(refusal.shown, Status.REFUSED, f"not graded: {refusal.reason}"))
     bar = tqdm(total=len(students), unit="student", desc="grading", disable=not progress, file=sys.stderr)
     graded = (executor or ThreadedExecutor(sandbox, workers)).run(students, prepare, settings, submitted)
     try:
@@ -270,7 +289,8 @@ def grade_batch(
         if close is not None:
             close()
         bar.close()
-    results.order(students)
+    refused = ids.refused_folders()
+    results.order([refused[folder].shown if folder in refused else folder for folder in folders])
     return results
 
 

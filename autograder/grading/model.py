@@ -63,6 +63,9 @@ class Status(StrEnum):
     #: Not graded, through no doing of the student's: the machine was overloaded. Nothing is saved or
     #: recorded for them; the next run grades them.
     NOT_GRADED = "not graded"
+    #: Not graded: the folder's name is no valid student id (:mod:`.student_ids`). Listed under its
+    #: name escaped, never recorded in the gradebook; renaming the folder gets it graded.
+    REFUSED = "refused"
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ The records come from :mod:`..course.copying`; this module only writes the page 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,17 @@ class CopiedAnswers:
 
 
 @dataclass(frozen=True)
+class NotCompared:
+    """A student the report could not compare, in one part or in everything, and why."""
+
+    student_id: str
+    #: "everything" (the notebook could not be read), "Task 1.2 answers" or "code".
+    part: str
+    #: One line, e.g. "ndcg.ipynb is not valid JSON (...)" or "no answer cell".
+    reason: str
+
+
+@dataclass(frozen=True)
 class CodePair:
     """Two students' code cells and how much of each is found in the other (0..1)."""
 
@@ -42,7 +54,7 @@ class CodePair:
 
 
 def write_copying_report(path: Path, answers: list[CopiedAnswers], pairs: list[CodePair], *, threshold: float,
-                         students: int) -> Path:
+                         students: int, not_compared: Sequence[NotCompared] = ()) -> Path:
     """Write the copying report to ``path`` and return it.
 
     Parameters
@@ -56,8 +68,12 @@ def write_copying_report(path: Path, answers: list[CopiedAnswers], pairs: list[C
     threshold : float
         The similarity from which a pair is listed (stated on the page).
     students : int
-        How many students were compared.
+        How many student folders there are.
+    not_compared : list of NotCompared
+        Every student left out of a comparison, with the part and the reason.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, render("copying.html.j2", answers=answers, pairs=pairs, threshold=threshold, students=students))
+    everything = sum(1 for row in not_compared if row.part == "everything")
+    write_atomic(path, render("copying.html.j2", answers=answers, pairs=pairs, threshold=threshold, students=students,
+                              compared=students - everything, not_compared=not_compared))
     return path

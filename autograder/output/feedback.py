@@ -30,6 +30,7 @@ STATUS_TEXT = {
     Status.MISSING: "No notebook was found for you.",
     Status.NOT_ATTEMPTED: "Your notebook's code is the released notebook's, unchanged: there was nothing to grade.",
     Status.NOT_GRADED: "Your notebook has not been graded yet (the grading machine was too busy); it will be.",
+    Status.REFUSED: "This folder was not graded: its name is not a valid student id.",
 }
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from ..errors import CourseError, GradebookError
 from ..files import holders
 from ..grading import BatchResult, Exercise, Status
+from ..grading.student_ids import check_ids, name_problem
 from .gradebook_db import DEFAULT_COURSE, driver_problem, open_gradebook, schema_lock, shown_url
 from .gradebook_rows import StudentScores, read_layout, write_scores
 
@@ -61,12 +62,11 @@ def tool_environment() -> dict[str, str]:
     return env
 
 
-#: nbgrader's column for a student id (``String(128)``; PostgreSQL enforces it, SQLite does not).
-MAX_STUDENT_ID = 128
-
-
 def student_id_problem(student_id: str) -> str | None:
-    """Why nbgrader's gradebook cannot store ``student_id`` (a folder's name), or None if it can.
+    """Why ``student_id`` (a folder's name) may not be recorded, or None: the kit's student-id rule.
+
+    The gradebook's door of the rule :mod:`autograder.grading.student_ids` states (the batch has
+    refused such a folder before grading it; a result built elsewhere is held to it here too).
 
     Examples
     --------
@@ -76,15 +76,8 @@ def student_id_problem(student_id: str) -> str | None:
     >>> student_id_problem("alice") is None
     True
     """
-    try:
-        student_id.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: bytes os.fsdecode kept from an old archive
-        return "its name is not valid UTF-8 (rename the folder)"
-    if "\x00" in student_id:
-        return "its name holds a NUL character"
-    if len(student_id) > MAX_STUDENT_ID:
-        return f"its name is {len(student_id)} characters long, over nbgrader's {MAX_STUDENT_ID} (rename the folder)"
-    return None
+    problem = name_problem(student_id)
+    return None if problem is None else f"its name {problem} (rename the folder)"
 
 
 @dataclass(frozen=True)
@@ -135,9 +128,12 @@ def record_scores(
     refused: dict[str, str] = {}
     scores = []
     for student in batch.students:  # one pass, one record at a time: only the points are kept
-        if student.status is not Status.MISSING and (problem := student_id_problem(student.student_id)):
+        unrecorded = student.status in (Status.MISSING, Status.REFUSED)
+        if not unrecorded and (problem := student_id_problem(student.student_id)):
             refused[student.student_id] = problem
             continue
+        if student.status is Status.REFUSED:
+            continue  # its name is no student id (grading/student_ids.py): never in nbgrader's pages
         if student.status in (Status.MISSING, Status.NOT_GRADED):
             continue  # a student the machine could not grade keeps what the gradebook holds (no 0 until the next run)
         points = {test.name: test.points for test in student.tests}
@@ -154,6 +150,10 @@ def record_scores(
                 gradebook.update_or_create_grade_cell(
                     group.grade_id, notebook_id, assignment, max_score=group.points, cell_type="code"
                 )
+        # two look-alike ids never both reach nbgrader's pages: the rule's decision with this gradebook's roster
+        ambiguous = check_ids([score.student_id for score in scores], [student.id for student in gradebook.students])
+        refused |= {refusal.folder: refusal.reason for refusal in ambiguous.refused}
+        scores = [score for score in scores if score.student_id not in refused]
         refused |= write_scores(gradebook, read_layout(gradebook, assignment, notebook_id), scores)
     return Recorded(sum(score.student_id not in refused for score in scores), refused)
 

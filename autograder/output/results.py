@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from ..files import open_atomic
-from ..grading import SCHEMA_VERSION, BatchResult, StudentResult
+from ..grading import SCHEMA_VERSION, BatchResult, Status, StudentResult
 from .feedback import feedback_path
 from .lateness import lateness_note
 from .marks import manual_note
-from .safe_text import csv_cell, printable
+from .safe_text import csv_cell, printable, shown_student
 
 
 def _header(batch: BatchResult) -> dict[str, Any]:
@@ -37,7 +37,7 @@ def student_document(batch: BatchResult, student: StudentResult) -> dict[str, An
     return {
         **student.to_json(),
         # the folder's name as text: bytes that are not UTF-8 and control characters escaped
-        "student_id": printable(student.student_id),
+        "student_id": shown_student(student),
         "feedback": printable(feedback_path(batch, student).as_posix()),
     }
 
@@ -88,7 +88,9 @@ def grades_csv_rows(batch: BatchResult, students: Iterable[StudentResult] | None
     for student in batch.students if students is None else students:
         points = {test.name: test.points for test in student.tests}
         yield [
-            csv_cell(student.student_id), student.status.value, f"{student.score:g}", f"{student.max_score:g}",
+            # a refused folder's id is escaped already and starts with ' or a letter: no formula, not escaped twice
+            student.student_id if student.status is Status.REFUSED else csv_cell(student.student_id),
+            student.status.value, f"{student.score:g}", f"{student.max_score:g}",
             *(f"{points[name]:g}" if name in points else "" for name in names),
             "" if student.manual is None else f"{student.manual.score:g}",
             "yes" if student.manual is not None and student.manual.overridden else "",
@@ -129,14 +131,15 @@ def write_grades(out: Path, batch: BatchResult, students: Iterable[StudentResult
 def _table_message(student: StudentResult) -> str:
     message = student.message
     notes = [note for note in (lateness_note(student.late), manual_note(student.manual, student.score)) if note]
-    text = printable(", ".join(notes + student.diagnosis.ids + ([message] if message else [])
-                               + student.warnings))
+    text = ", ".join(notes + student.diagnosis.ids + ([message] if message else []) + student.warnings)
+    # a refused folder's message shows its name escaped already (printable ASCII): not escaped twice
+    text = text if student.status is Status.REFUSED and text.isascii() and text.isprintable() else printable(text)
     return text[:87] + "..." if len(text) > 90 else text
 
 
 def score_table(batch: BatchResult) -> str:
     """A plain-text table of the batch, for the terminal; the score is the final one (late penalty taken off)."""
-    ids = {s.student_id: printable(s.student_id) for s in batch.students}
+    ids = {s.student_id: shown_student(s) for s in batch.students}
     width = min(40, max([len("student")] + [len(shown) for shown in ids.values()]))
     status_width = max([len("status")] + [len(s.status.value) for s in batch.students])
     lines = [f"{'student':<{width}}  {'status':<{status_width}} {'score':>6} {'max':>5}  mistakes / message"]

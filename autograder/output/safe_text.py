@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from ..grading import Status, StudentResult
+
 #: C0 and C1 control characters and DEL, the bidirectional overrides that reorder a line, and lone
 #: surrogates (a file name's bytes that are not UTF-8, or a broken exception message).
 _UNSAFE = re.compile("[\\\\\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -46,3 +48,12 @@ def csv_cell(text: str) -> str:
     """
     text = printable(text)
     return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def shown_student(student: StudentResult) -> str:
+    """The student's id as text: :func:`printable`, but a refused folder's as it is (the rule escaped it already).
+
+    A refused folder's id is its name in Python's ``ascii()`` form (:mod:`autograder.grading.student_ids`):
+    printable ASCII whose backslashes are escapes; :func:`printable` would double them.
+    """
+    return student.student_id if student.status is Status.REFUSED else printable(student.student_id)

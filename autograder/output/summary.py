@@ -39,7 +39,9 @@ SCORED_STATUSES = tuple(
     status for status in Status if StudentResult(student_id="", status=status, score=0, max_score=0).counted
 )
 #: Statuses a tutor should look at, in the order the report lists them.
-TROUBLE_STATUSES = (Status.TIMEOUT, Status.ERROR, Status.NOT_ATTEMPTED, Status.MISSING, Status.NOT_GRADED)
+TROUBLE_STATUSES = (
+    Status.REFUSED, Status.TIMEOUT, Status.ERROR, Status.NOT_ATTEMPTED, Status.MISSING, Status.NOT_GRADED,
+)
 #: Each list of students who need a look (timeouts and errors, unexplained behaviour, late work,
 #: manual marks) shows at most this many; the rest are counted, and listed in the roster.
 LOOK_FIRST = 200

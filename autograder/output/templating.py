@@ -16,7 +16,7 @@ import jinja2
 from markupsafe import Markup
 
 from .markup import message_html
-from .safe_text import printable
+from .safe_text import printable, shown_student
 
 TEMPLATES = Path(__file__).with_name("templates")
 
@@ -34,6 +34,8 @@ def _environment() -> jinja2.Environment:
         finalize=_printable,
     )
     environment.filters["message"] = message_html
+    # a student's id: a refused folder's is escaped already (finalize would escape its backslashes again)
+    environment.filters["student_id"] = lambda student: Markup.escape(shown_student(student))
     return environment
 
 

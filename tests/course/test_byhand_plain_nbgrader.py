@@ -78,8 +78,8 @@ def _scores(root) -> dict[str, dict[str, object]]:
 
 def _expected(answer_cell: str, rels: tuple[int, ...]) -> dict[str, float]:
     """Each step's points as the kit marks them: the answers read as numbers, against ``ndcg_ref``'s values."""
-    answers, right = read_answers(answer_cell), every_steps(rels, CUTOFF)["right"]
-    return {step.grade_id: step.points if step_passes(step.step, answers, right, CUTOFF) else 0.0 for step in STEPS}
+    answers, ways = read_answers(answer_cell), every_steps(rels, CUTOFF)
+    return {step.grade_id: step.points if step_passes(step.step, answers, ways, CUTOFF) else 0.0 for step in STEPS}
 
 
 def test_each_step_scores_as_the_kit_marks_it(plain):

@@ -31,8 +31,8 @@ def test_copied_answers_and_code_are_listed_and_honest_work_is_not(tmp_path):
     _by_hand(course, "ada", answer_cell(ways["ada"]["right"]))
     _by_hand(course, "bob", answer_cell(ways["ada"]["right"]))  # bob hands in ada's numbers
     _by_hand(course, "cyd", answer_cell(ways["cyd"]["natural log"]))  # a mistake of cyd's own: no evidence
-    _, code, stub = gather(course, course / "submitted")
-    assert "raise NotImplementedError" in stub and CORRECT_DCG in code["ada"]
+    found = gather(course, course / "submitted")
+    assert "raise NotImplementedError" in found.stub and CORRECT_DCG in found.code["ada"]
     summary = write_report(course, course / "submitted", course / "graded" / "copying.html", 0.8)
     assert summary.startswith("3 students: 1 copied by-hand answers, 1 similar code pairs")
     page = (course / "graded" / "copying.html").read_text(encoding="utf-8")

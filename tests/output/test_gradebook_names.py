@@ -1,6 +1,7 @@
-"""A student folder's name is untrusted: the gradebook step records everyone it can and refuses only the rest.
+"""A student folder's name is untrusted: the gradebook step records every valid student id and refuses only the rest.
 
-Names are generated (any bytes a file system allows, as ``os.fsdecode`` gives them, and any text);
+The rule is the kit's one (autograder/grading/student_ids.py): a name it refuses, or a look-alike of a
+name the gradebook holds, is never recorded. Names are generated (any bytes a file system allows, as ``os.fsdecode`` gives them, and any text);
 each batch also holds honest students. Read back through nbgrader's own ``Gradebook``.
 """
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.exercises.ndcg import EXERCISE
+from autograder.grading.student_ids import check_ids
 from autograder.output.gradebook import record_scores, student_id_problem
 
 from records import batch_of, graded_result
@@ -33,9 +35,16 @@ def test_every_storable_name_is_recorded_and_the_others_refused(gradebook_url, n
     honest = [graded_result("honest-a", len(EXERCISE.graded_groups)), graded_result("honest-b", passed)]
     others = [graded_result(name, passed) for name in names if not name.startswith("honest-")]
     batch = batch_of(honest + others)
+    roster = []  # earlier examples' students (the first example creates the gradebook)
+    if os.path.exists(gradebook_url.removeprefix("sqlite:///")):
+        with warnings.catch_warnings(), Gradebook(gradebook_url) as gradebook:
+            warnings.simplefilter("ignore")
+            roster = [student.id for student in gradebook.students]
     recorded = record_scores(gradebook_url, EXERCISE, batch)
 
-    storable = [s for s in batch.students if student_id_problem(s.student_id) is None]
+    valid = [s.student_id for s in batch.students if student_id_problem(s.student_id) is None]
+    unambiguous = set(check_ids(valid, roster).accepted)
+    storable = [s for s in batch.students if s.student_id in unambiguous]
     assert set(recorded.refused) == {s.student_id for s in batch.students} - {s.student_id for s in storable}
     assert recorded.count == len(storable)
     assert all(reason.strip() for reason in recorded.refused.values())
@@ -57,3 +66,21 @@ def test_a_name_that_is_not_utf8_is_refused_with_its_reason(gradebook_url):
         assert gradebook.find_submission(EXERCISE.assignment, "alice").score == pytest.approx(expected)
         with pytest.raises(MissingEntry):
             gradebook.find_student("caf\\xe9")
+
+
+@pytest.mark.parametrize("name", ['<svg onload="alert(1)">', "*", "a,b\nbob", "=1+1", "x\x1b[2J\r", "bob\u200b",
+                                  "\u0430lice", "x" * 65, "-rf"])
+def test_a_name_the_rule_refuses_is_never_recorded(gradebook_url, name):
+    recorded = record_scores(gradebook_url, EXERCISE, batch_of([graded_result(name, 1), graded_result("dora", 2)]))
+    assert list(recorded.refused) == [name] and recorded.refused[name].startswith("its name ")
+    with warnings.catch_warnings(), Gradebook(gradebook_url) as gradebook:
+        warnings.simplefilter("ignore")
+        assert name not in {student.id for student in gradebook.students}
+        assert gradebook.find_submission(EXERCISE.assignment, "dora").score == pytest.approx(
+            sum(g.points for g in EXERCISE.graded_groups[:2]))
+
+
+def test_a_look_alike_of_a_recorded_student_is_refused_naming_them(gradebook_url):
+    record_scores(gradebook_url, EXERCISE, batch_of([graded_result("erin", 1)]))
+    recorded = record_scores(gradebook_url, EXERCISE, batch_of([graded_result("Erin", 2), graded_result("erin", 2)]))
+    assert list(recorded.refused) == ["Erin"] and "erin" in recorded.refused["Erin"]

@@ -155,8 +155,9 @@ def batch(tmp_path_factory):
     add_student(course, "many_cells", extra=tuple(f"raise ValueError('{i}' * 300)" for i in range(MANY_CELLS)))
     add_student(course, "time_magics", extra=(TIME_MAGICS,) * 3)
     # 7
-    add_student(course, '=HYPERLINK("example.invalid";"click")')
-    add_student(course, "lying\x1b[2J\r", dcg=LYING_DCG)
+    add_student(course, '=HYPERLINK("example.invalid";"click")')  # refused by the student-id rule, as the next
+    add_student(course, "lying\x1b[2J\r")
+    add_student(course, "lying", dcg=LYING_DCG)
     started = time.monotonic()
     run = grade_course(GradeOptions(
         EXERCISE, submitted=submitted, out=course / "graded", workers=2, timeout=5, sandbox="required",
@@ -169,8 +170,15 @@ def batch(tmp_path_factory):
 
 def test_honest_students_keep_full_marks(batch):
     students = batch[2]
-    for student in (*HONEST, batch[4], batch[5], '=HYPERLINK("example.invalid";"click")', "time_magics"):
+    for student in (*HONEST, "time_magics"):
         assert students[student].score == EXERCISE.max_score, (student, students[student].message)
+
+
+@pytest.mark.parametrize("index, words", [(4, "not valid UTF-8"), (5, "250 characters long")])
+def test_names_that_are_no_student_id_are_refused_with_the_reason(batch, index, words):
+    result = batch[2][ascii(batch[index])]  # listed under the name escaped
+    assert (result.status.value, result.score, result.tests) == ("refused", 0.0, [])
+    assert words in result.message
 
 
 @pytest.mark.parametrize("student, words", [
@@ -212,7 +220,7 @@ def test_odd_text_names_and_numbers_cost_no_one_else(batch):
     assert "returned an int, not a number" in " ".join(t.message for t in students["huge_number"].tests)
     document = json.loads((course / "graded" / "results.json").read_text(encoding="utf-8"))
     ids = {student["student_id"] for student in document["students"]}
-    assert "caf\\xe9" in ids and batch[5] in ids
+    assert ascii(batch[4]) in ids and ascii(batch[5]) in ids
     for student in run.batch.students:  # every page was written
         assert list((course / "graded" / "feedback").glob(f"{glob.escape(student.student_id)}/*.html"))
     assert all(len(name) <= 255 for name in os.listdir(course / "graded" / ".state"))
@@ -238,6 +246,7 @@ def test_output_does_not_lie_to_the_tutor(batch):
     csv = (course / "graded" / "grades.csv").read_text(encoding="utf-8")
     assert "\n'=HYPERLINK(" in csv.replace('"', "") or "'=HYPERLINK" in csv
     assert "\n=HYPERLINK" not in csv and '\n"=HYPERLINK' not in csv
-    page = next((course / "graded" / "feedback").glob("lying*/ndcg.html")).read_text(encoding="utf-8")
+    page = (course / "graded" / "feedback" / "lying" / "ndcg.html").read_text(encoding="utf-8")
     assert "\x1b" not in page and "\r" not in page
-    assert "lying\\x1b[2J\\r" in page and "\\r\\x1b[2Kalice" in page  # shown, as escapes
+    assert "\\r\\x1b[2Kalice" in page  # the code's lie shown, as escapes
+    assert table.count(ascii("lying\x1b[2J\r") + " ") == 1  # the id's, refused and escaped once

@@ -5,7 +5,8 @@ Every byte of a submission folder is untrusted, its name included. A ``timestamp
 bytes, a huge file, a FIFO or a link, and a folder whose name is not UTF-8, all beside honest
 students, graded by the real command: it exits 0 (students' problems are results, docs/tutor-guide.md),
 each bad timestamp is that student's "timestamp unknown" warning in the table, ``results.json`` and
-the report, the folder name is that student's gradebook refusal, and every other score is in
+the report, the folder name that is not UTF-8 is refused by the student-id rule (listed, escaped, with
+the reason; never graded or recorded), and every other score is in
 nbgrader's gradebook, read back with nbgrader's ``Gradebook``. The link points at a canary file
 this test created.
 """
@@ -89,12 +90,12 @@ def test_a_bad_timestamp_is_that_students_warning(graded, student):
         assert submission.score == pytest.approx(EXERCISE.max_score) and submission.timestamp is None
 
 
-def test_a_name_the_gradebook_cannot_store_is_that_students_error(graded):
+def test_a_name_that_is_not_utf8_is_refused_with_its_reason(graded):
     _, done, results = graded
-    result = results["caf\\xe9"]  # results.json shows the byte escaped
-    assert result["score"] == EXERCISE.max_score
-    assert "not recorded in the gradebook: its name is not valid UTF-8" in " ".join(result["warnings"])
-    assert "1 NOT recorded" in done.stdout
+    result = results[ascii(NON_UTF8)]  # results.json shows the name escaped: 'caf\udce9'
+    assert (result["status"], result["score"]) == ("refused", 0.0)
+    assert "its name is not valid UTF-8" in result["message"] and "rename the folder" in result["message"]
+    assert "NOT recorded" not in done.stdout  # refused before grading: nothing for the gradebook to refuse
 
 
 def test_every_other_score_is_in_nbgraders_gradebook(graded):

@@ -36,7 +36,8 @@ def task_markdown() -> str:
         "3. **iDCG@k**: the DCG@k of the ideal ranking;\n"
         "4. **nDCG@k** = DCG@k / iDCG@k.\n\n"
         f"Points: {split}. An answer counts when it is within {TOLERANCE:g} of the exact value (two decimals are "
-        "enough). nDCG@k also counts when it is your own DCG@k / iDCG@k, so one mistake costs only its steps. "
+        "enough). nDCG@k also counts when it is your own DCG@k / iDCG@k, so one mistake costs only its steps "
+        "(when DCG@k is below iDCG@k and one of them is worked out from your list). "
         "Answers are read as numbers (`+ - * /` allowed), never run as code. The grader derives your list again "
         "from the name your submission is filed under, whatever the cell below printed."
     )
@@ -103,8 +104,11 @@ def _value_check(step: str) -> list[str]:
     elif step == "ndcg":
         lines += [
             "_right = _dcg / _idcg if _idcg else 0.0",
-            "_own = globals().get('DCG_AT_K'), globals().get('IDCG_AT_K')",
-            "_follows = (all(isinstance(v, (int, float)) for v in _own) and bool(_own[1])"
+            *_worked_values(),
+            "_own = [globals().get('DCG_AT_K'), globals().get('IDCG_AT_K')]",
+            "_own = [float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None for v in _own]",
+            "_follows = (None not in _own and 0 < _own[0] < _own[1] and _own[1] - _own[0] > _tol"
+            " and (any(abs(_own[0] - v) <= _tol for v in _dcgs) or any(abs(_own[1] - v) <= _tol for v in _idcgs))"
             " and abs(NDCG_AT_K - _own[0] / _own[1]) <= _tol)",
             "_what = 'nDCG@k of your list, nor your own DCG_AT_K / IDCG_AT_K'",
             f"assert abs({name} - _right) <= _tol or _follows, {wrong}",
@@ -114,6 +118,25 @@ def _value_check(step: str) -> list[str]:
         lines += [f"_what = '{label} of your list (within {TOLERANCE:g})'",
                   f"assert abs({name} - _{step}) <= _tol, {wrong}"]
     return ["### BEGIN HIDDEN TESTS", *lines, "### END HIDDEN TESTS"]
+
+
+def _worked_values() -> list[str]:
+    """Hidden lines: ``_dcgs`` and ``_idcgs``, what the right way and each hand mistake give on the list.
+
+    The same values as :func:`.steps.every_steps` (a test runs these lines against it): the
+    follow-through of :func:`.marking.follows_through` needs one of the student's own values among them.
+    """
+    return [
+        "_m = __import__('math')",
+        "_discounts = (lambda i: _m.log2(i + 1), lambda i: _m.log(i + 1), lambda i: _m.log10(i + 1),"
+        " lambda i: _m.log2(i) if i > 1 else 1.0)",
+        "_ways = [(lambda g: g, d) for d in _discounts] + [(lambda g: 2.0 ** g - 1.0, _discounts[0])]",
+        "_sum = lambda gain, discount, grades, n: sum(gain(g) / discount(i) for i, g in enumerate(grades[:n], 1))",
+        "_dcgs = [_sum(gain, discount, _rels, CUTOFF) for gain, discount in _ways]",
+        "_idcgs = [_sum(gain, discount, _ideal, CUTOFF) for gain, discount in _ways] + [_dcg, _sum(_ways[0][0], "
+        "_discounts[0], sorted(_rels[:CUTOFF], reverse=True), CUTOFF), _sum(_ways[0][0], _discounts[0], _ideal, "
+        "len(_ideal))]",
+    ]
 
 
 def step_source(grade_id: str) -> str:

@@ -52,7 +52,10 @@ def mark_answers(student_id: str, cells: Mapping[str, str], release: Mapping[str
     except (ValueError, SyntaxError) as error:
         return _unmarked(student_id, f"the release's derivation cell is damaged ({error}): regenerate it")
     rels = list_for(student_id, salt, pool)
-    result = mark(student_id, read_answers(cells.get(ANSWERS_ID, "")), rels, CUTOFF)
+    try:
+        result = mark(student_id, read_answers(cells.get(ANSWERS_ID, "")), rels, CUTOFF)
+    except Exception as error:  # the reader is bounded and total; a bug here must cost the by-hand steps only
+        return _unmarked(student_id, f"your answers could not be marked ({type(error).__name__}): ask your tutor")
     last = result.tests[-1]
     worked = " | ".join((result.message or "").splitlines())
     result.tests[-1] = replace(last, message=f"{last.message}. Your list worked through: {worked}")

@@ -5,8 +5,9 @@ same points as the batch command (an error output scores 0, anything else full p
 
 - the ideal ranking: the list sorted best first (the whole list, or its top k);
 - DCG@k and iDCG@k: within :data:`.steps.TOLERANCE` of the value from ``ndcg_ref``;
-- nDCG@k: within the tolerance of the right value, *or* of the student's own DCG / iDCG
-  (follow-through: a wrong DCG costs the DCG step only).
+- nDCG@k: within the tolerance of the right value, *or* of the student's own DCG / iDCG where
+  those are the student's work (follow-through, :func:`follows_through`: a wrong DCG costs the DCG
+  step only, a division of made-up numbers earns nothing).
 
 A wrong answer that is what a catalogue mistake gives on this list names that mistake.
 """
@@ -14,6 +15,7 @@ A wrong answer that is what a catalogue mistake gives on this list names that mi
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ....grading import Diagnosis, Finding, Status, StudentResult, TestResult
@@ -46,15 +48,33 @@ def _ideal_right(answer: tuple[float, ...] | None, right: tuple[float, ...], k: 
     return answer is not None and answer in (right, right[:k])
 
 
-def step_passes(step: str, answers: Answers, right: Steps, k: int) -> bool:
-    """Whether ``step``'s answer earns its points (nDCG also by follow-through)."""
+def follows_through(answers: Answers, ways: Mapping[str, Steps]) -> bool:
+    """Whether the student's nDCG@k is their own DCG@k / iDCG@k, of values that are their work.
+
+    Their values count when both are positive, DCG@k lies below iDCG@k by more than the tolerance
+    (x / x = 1 divides nothing, and no list has an nDCG above 1), and at least one of the two is a
+    value some way of working *their* list out gives (``ways``: the right one or a hand mistake's,
+    :func:`.steps.every_steps`): ``DCG = IDCG = NDCG = 1``, ``1 / 2 = 0.5`` or a classmate's
+    numbers divided earn nothing; a DCG@k from a hand mistake, divided correctly, keeps the step.
+    """
+    dcg, idcg, ndcg = answers.dcg, answers.idcg, answers.ndcg
+    if dcg is None or idcg is None or ndcg is None or not 0 < dcg < idcg or answer_matches(dcg, idcg):
+        return False
+    worked = any(answer_matches(dcg, way.dcg) or answer_matches(idcg, way.idcg) for way in ways.values())
+    return worked and answer_matches(ndcg, dcg / idcg)
+
+
+def step_passes(step: str, answers: Answers, ways: Mapping[str, Steps], k: int) -> bool:
+    """Whether ``step``'s answer earns its points (nDCG also by :func:`follows_through`).
+
+    ``ways`` is :func:`.steps.every_steps` of the student's list: the right values under "right".
+    """
+    right = ways["right"]
     if step == "ideal":
         return _ideal_right(answers.ideal, right.ideal, k)
     if answer_matches(answers.number(step), right.number(step)):
         return True
-    if step == "ndcg" and answers.dcg is not None and answers.idcg:
-        return answer_matches(answers.ndcg, answers.dcg / answers.idcg)
-    return False
+    return step == "ndcg" and follows_through(answers, ways)
 
 
 def _explains(mistake: HandMistake, theirs: Steps, right: Steps, step: str, answers: Answers, k: int) -> bool:
@@ -65,16 +85,17 @@ def _explains(mistake: HandMistake, theirs: Steps, right: Steps, step: str, answ
     value = theirs.number(step)
     if not math.isclose(value, right.number(step), abs_tol=1e-9) and answer_matches(answers.number(step), value):
         return True
-    # an inverted ratio, on the student's own DCG and iDCG (follow-through)
-    return (step == "ndcg" and mistake.ratio.name == "inverted" and bool(answers.dcg)
-            and answer_matches(answers.ndcg, (answers.idcg or 0.0) / (answers.dcg or 1.0)))
+    # an inverted ratio, on the student's own DCG and iDCG (follow-through); x / x = 1 inverts nothing
+    dcg, idcg = answers.dcg, answers.idcg
+    return (step == "ndcg" and mistake.ratio.name == "inverted" and bool(dcg) and idcg is not None
+            and not answer_matches(dcg, idcg) and answer_matches(answers.ndcg, idcg / (dcg or 1.0)))
 
 
 def named_mistakes(answers: Answers, rels: tuple[int, ...], k: int) -> list[tuple[str, str, str]]:
     """``(catalogue id, mistake name, step)`` for each wrong answer a hand mistake explains."""
     steps = every_steps(rels, k)
     right = steps["right"]
-    wrong = [step for step in ("ideal", "dcg", "idcg", "ndcg") if not step_passes(step, answers, right, k)]
+    wrong = [step for step in ("ideal", "dcg", "idcg", "ndcg") if not step_passes(step, answers, steps, k)]
     return [
         (mistake.mistake, mistake.name, step)
         for mistake in HAND_MISTAKES for step in wrong
@@ -101,6 +122,8 @@ def _message(step: Step, answers: Answers, passed: bool, right: Steps, names: li
     written = answers.ideal if step.step == "ideal" else answers.number(step.step)
     if step.step in answers.problems:
         return f"{answers.problems[step.step]}: no points for {step.description}"
+    if written is None and "cell" in answers.problems:  # the whole cell refused: say why at every step
+        return f"{answers.problems['cell']}: no points for {step.description}"
     if written is None:
         return f"{NAMES[step.step]} is not answered"
     shown = list(written) if isinstance(written, tuple) else f"{written:g}"
@@ -108,6 +131,10 @@ def _message(step: Step, answers: Answers, passed: bool, right: Steps, names: li
         return f"{NAMES[step.step]} = {shown}: right"
     because = [name for _, name, where in names if where == step.step]
     cause = f" (this is what '{because[0]}' gives)" if because else ""
+    if step.step == "ndcg" and answers.dcg and answers.idcg is not None and \
+            answer_matches(answers.ndcg, answers.dcg / answers.idcg if answers.idcg else math.inf):
+        cause += (f": {NAMES['dcg']} / {NAMES['idcg']} counts only when {NAMES['dcg']} is below {NAMES['idcg']} "
+                  "and one of them is worked out from your list")
     return f"{NAMES[step.step]} = {shown} is not {step.description}{cause}"
 
 
@@ -120,11 +147,12 @@ def mark(student_id: str, answers: Answers, rels: tuple[int, ...], k: int) -> St
         One test result per step (:data:`STEPS`), the named mistakes as findings, and the list
         worked through in :attr:`StudentResult.message`.
     """
-    right = every_steps(rels, k)["right"]
+    ways = every_steps(rels, k)
+    right = ways["right"]
     names = named_mistakes(answers, rels, k)
     tests = []
     for step in STEPS:
-        passed = step_passes(step.step, answers, right, k)
+        passed = step_passes(step.step, answers, ways, k)
         tests.append(TestResult(
             name=step.grade_id, description=step.description, points=step.points if passed else 0.0,
             max_points=step.points, passed=passed, message=_message(step, answers, passed, right, names),

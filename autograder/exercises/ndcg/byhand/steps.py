@@ -68,13 +68,17 @@ class HandMistake:
         """The steps this mistake makes wrong on a fair list (nDCG follows through from the student's own values).
 
         A wrong gain or discount changes DCG@k and iDCG@k; a wrong ideal ranking changes the ranking
-        and iDCG@k; an ideal not cut at k only iDCG@k; an inverted ratio only nDCG@k.
+        and iDCG@k; an ideal not cut at k only iDCG@k; an inverted ratio only nDCG@k. An ideal not
+        sorted at all gives iDCG@k = DCG@k, so nDCG@k = 1, which no follow-through credits
+        (:func:`.marking.follows_through`): it costs nDCG@k too.
         """
         steps: set[str] = set()
         if self.gain is not GAINS[0] or self.weight is not WEIGHTS[0]:
             steps |= {"dcg", "idcg"}
         if self.order is not ORDERS[0] or self.scope is not SCOPES[0]:
             steps |= {"ideal", "idcg"}
+        if self.order.name == "none":
+            steps.add("ndcg")
         if self.cut is not CUTS[0]:
             steps.add("idcg")
         if self.ratio is not RATIOS[0]:
@@ -147,12 +151,17 @@ def is_fair(rels: tuple[int, ...], k: int) -> bool:
     gain of 2^rel - 1 is the grade itself for grades 0 and 1, and would leave DCG@k of a top k of
     such grades right); in every step, any two of the right calculation and the mistakes give the
     same value or values more than twice the tolerance apart (no answer can count for both); and
-    any two of them differ in some step.
+    any two of them differ in some step; and every calculation that sorts its ideal ranking gives a
+    DCG@k below its iDCG@k by more than twice the tolerance (so nDCG@k's follow-through,
+    :func:`.marking.follows_through`, is the same for a mistake on every list; an ideal not sorted
+    gives iDCG@k = DCG@k on every list).
     """
     steps = every_steps(rels, k)
     right = steps["right"]
     for mistake in HAND_MISTAKES:
         theirs = steps[mistake.name]
+        if mistake.order is ORDERS[0] and not 0 < theirs.dcg < theirs.idcg - 2 * TOLERANCE:
+            return False
         for step in mistake.wrong_steps:
             if step == "ideal" and theirs.ideal[:k] == right.ideal[:k]:
                 return False
