@@ -103,6 +103,9 @@ c.SandboxedExecute.sandbox = "required"
 # c.SandboxedExecute.cpu_seconds = 1200
 # Seconds one submission's whole grading may take (default: max(60, 10 x timeout); docs/security.md):
 # c.SandboxedExecute.budget_seconds = 300
+# A submission folder over 250 entries or 64 MiB is refused before it is copied (nbgrader's copy is quadratic
+# in the number of files): c.SandboxedExecute.max_folder_files = 250, c.SandboxedExecute.max_folder_mb = 64;
+# a notebook over c.SandboxedExecute.max_notebook_mb = 8 is refused unread, as by `grade --max-notebook-mb`
 
 # Late work. The due date is the gradebook's: `nbgrader db assignment add ndcg --duedate="2026-12-01 17:00:00 UTC"`.
 # The penalty is nbgrader's late-submission plugin's: "none" (lateness is shown, nothing taken off)

@@ -20,6 +20,7 @@ from .errors import KitError
 from .exercises import exercise_for
 from .files import write_atomic
 from .grading import default_workers
+from .grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES
 from .pipeline import DEFAULT_TIMEOUT, GradeOptions, grade_course
 from .sandbox import Limits
@@ -67,6 +68,12 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-notebook-mb", type=float, default=DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2,
                         help="refuse (status error) notebooks larger than this, unread "
                         f"(default: {DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2:g})")
+    parser.add_argument("--max-folder-files", type=int, default=DEFAULT_MAX_FOLDER_FILES,
+                        help="refuse (status error) a submission folder holding more files and folders than this, "
+                        f"before it is listed (default: {DEFAULT_MAX_FOLDER_FILES})")
+    parser.add_argument("--max-folder-mb", type=float, default=DEFAULT_MAX_FOLDER_BYTES / 1024**2,
+                        help="refuse (status error) a submission folder whose files hold more MiB than this "
+                        f"(default: {DEFAULT_MAX_FOLDER_BYTES / 1024**2:g})")
     parser.add_argument("--show-solution", action="store_true",
                         help="show the solution (the definition's Python one-liner) in the feedback pages; "
                         "for after the deadline (default: the definition without code)")
@@ -159,6 +166,7 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
         exercise=exercise, submitted=args.submitted, out=args.out, workers=args.workers, limits=limits,
         timeout=args.timeout, force=args.force, sandbox=args.sandbox, gradebook=args.gradebook,
         progress=not args.quiet, max_notebook_mb=args.max_notebook_mb, show_solution=args.show_solution,
+        max_folder_files=args.max_folder_files, max_folder_mb=args.max_folder_mb,
         students=tuple(args.student), wait=args.wait, scheduler=args.scheduler, processes=args.processes,
     )
 

@@ -35,6 +35,7 @@ from .grading import (
     grade_batch,
 )
 from .grading.batch import Executor, student_folders
+from .grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code, release_sources
 from .grading.store import ResultStore
 from .output.feedback import write_feedback
@@ -70,6 +71,9 @@ class GradeOptions:
     course_root: Path | None = None
     #: Notebooks larger than this are refused unread.
     max_notebook_mb: float = DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2
+    #: A submission folder with more entries (files, folders, links), or more MiB of files, is refused unlisted.
+    max_folder_files: int = DEFAULT_MAX_FOLDER_FILES
+    max_folder_mb: float = DEFAULT_MAX_FOLDER_BYTES / 1024**2
     #: Show the parts of the exercise's definition marked as the solution in the feedback pages
     #: (off by default: a tutor turns it on after the deadline).
     show_solution: bool = False
@@ -123,6 +127,9 @@ def _check(options: GradeOptions) -> None:
         raise UsageError(f"--timeout must be positive, got {options.timeout:g}")
     if not options.max_notebook_mb > 0:
         raise UsageError(f"--max-notebook-mb must be positive, got {options.max_notebook_mb:g}")
+    if options.max_folder_files < 1 or not options.max_folder_mb > 0:
+        raise UsageError(f"--max-folder-files and --max-folder-mb must be positive, got {options.max_folder_files} "
+                         f"and {options.max_folder_mb:g}")
     require_submissions(options.submitted, options.exercise.assignment, options.exercise.notebook)
     unknown = sorted(set(options.students) - set(student_folders(options.submitted)))
     if unknown:
@@ -148,7 +155,9 @@ def _collected_files(options: GradeOptions, store: ResultStore, root: Path | Non
         if student.status is Status.REFUSED:
             continue  # no folder of that name: its id is the folder's name escaped
         keep = shipped | {options.exercise.notebook, *([student.notebook] if student.notebook else [])}
-        found = read_collected(options.submitted, student.student_id, assignment, keep)
+        found = read_collected(options.submitted, student.student_id, assignment, keep,
+                               notebook=options.exercise.notebook, max_files=options.max_folder_files,
+                               max_bytes=int(options.max_folder_mb * 1024**2))
         if found.warnings:  # a record read from the store is a copy: put back what changed
             student.warnings.extend(found.warnings)
             store.put(student)
@@ -231,6 +240,7 @@ def _grade_course(options: GradeOptions) -> GradeRun:
         # a notebook whose code is exactly the release's was not attempted
         release_cells=release_code(release, skip),
         max_notebook_bytes=int(options.max_notebook_mb * 1024**2),
+        max_folder_files=options.max_folder_files, max_folder_bytes=int(options.max_folder_mb * 1024**2),
         # a submitted notebook that is one of these files (a hard link) is not the student's work
         course_files=file_ids([root / "source", root / "release"]) if root else frozenset(),
         # the key of the fresh hidden instances: the course's secret (outside a course: beside submitted/)

@@ -74,6 +74,46 @@ notebook_bytes = st.one_of(
     notebook_like.map(lambda document: json.dumps(document).encode()),
 )
 
+#: Where a deep or wide value goes in a notebook, and the depth (the notebook is level 1) it is put at.
+SHAPE_PLACES = {
+    "notebook metadata": 3, "code cell metadata": 5, "markdown cell metadata": 5, "output data": 7, "code source": 4,
+}
+
+
+def _shaped(place: str, levels: int, as_list: bool, width: int) -> tuple[bytes, int, int, str]:
+    """A small notebook with ``levels`` containers nested at ``place`` and a list of ``width`` numbers at the
+    innermost; returns its bytes, its deepest container's level, how many values it holds at least, and ``place``."""
+    value: object = [0] * width
+    for _ in range(levels):
+        value = [value] if as_list else {"k": value}
+    code = {"cell_type": "code", "id": "c1", "metadata": {}, "source": "x = 1", "execution_count": None,
+            "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"text/plain": "1"}}]}
+    markdown = {"cell_type": "markdown", "id": "m1", "metadata": {}, "source": "some *text*"}
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [code, markdown]}
+    if place == "notebook metadata":
+        notebook["metadata"]["x"] = value
+    elif place == "code cell metadata":
+        code["metadata"]["x"] = value
+    elif place == "markdown cell metadata":
+        markdown["metadata"]["x"] = value
+    elif place == "output data":
+        code["outputs"][0]["data"]["application/json"] = value
+    else:
+        code["source"] = value
+    # the base notebook's deepest container is an output's data (level 6); the list of numbers is one more
+    deepest = max(6, SHAPE_PLACES[place] + levels)
+    return json.dumps(notebook).encode(), deepest, width + levels, place
+
+
+#: A notebook with a deep (up to 1,500 levels of objects or lists) or wide (up to 250,000 values)
+#: structure somewhere: its bytes, its deepest level, a lower bound of its number of values, and where.
+shaped_notebooks = st.builds(
+    _shaped, st.sampled_from(sorted(SHAPE_PLACES)),
+    st.one_of(st.integers(0, 80), st.integers(0, 1500)), st.booleans(),
+    st.sampled_from([0, 3, 1000, 250_000]),
+)
+
+
 #: A student folder's name as the file system gives it: any bytes but ``/`` and NUL (a byte that is
 #: not UTF-8 becomes a lone surrogate, as ``os.fsdecode`` and unzip leave it), or any text.
 folder_names = st.one_of(

@@ -85,3 +85,14 @@ def test_the_by_hand_reader_s_bounds_are_the_codes():
         found = re.search(pattern, text)
         assert found is not None and int(found.group(1).replace(",", "")) == value, pattern
     assert "at most 10⁹ in size" in text and answers.MAX_MAGNITUDE == 1e9
+
+
+def test_the_readers_bounds_are_the_codes():
+    from autograder.grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
+    from autograder.grading.notebook_shape import MAX_DEPTH, MAX_VALUES
+
+    text = " ".join(SECURITY.split())
+    start = text.index("### A notebook's shape and its folder")
+    section = text[start:text.index("### ", start + 4)]
+    assert f"at most **{MAX_DEPTH} levels**" in section and f"**{MAX_VALUES:,} values**" in section
+    assert f"Over **{DEFAULT_MAX_FOLDER_FILES} entries** or **{DEFAULT_MAX_FOLDER_BYTES // 1024**2} MiB**" in section

@@ -17,7 +17,7 @@ import nbformat
 
 from ..files import write_atomic
 from ..grading import BatchResult, Exercise, Status, StudentResult
-from ..grading.notebook import SubmissionProblem, read_notebook
+from ..grading.notebook import NotebookFile, notebook_node, read_notebook
 from .feedback_page import result_document, result_name
 from .generated_cells import grade_id, skipped_cell_ids, student_code_cells
 from .notebook_nodes import checked_text
@@ -26,11 +26,17 @@ from .sanitise import sanitise_notebook
 
 
 def autograded_notebook(
-    data: bytes, release: nbformat.NotebookNode, exercise: Exercise, result: StudentResult, timeout: float,
+    file: NotebookFile, release: nbformat.NotebookNode, exercise: Exercise, result: StudentResult, timeout: float,
     skip: frozenset[str],
 ) -> nbformat.NotebookNode:
-    """The autograded version of a submitted notebook (``data``) for ``result``."""
-    notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
+    """The autograded version of a submitted notebook (``file``) for ``result``.
+
+    Raises
+    ------
+    SubmissionProblem
+        For a notebook outside the reader's bounds (:func:`~autograder.grading.notebook.notebook_node`).
+    """
+    notebook = notebook_node(file)
     locked = {grade_id(cell): cell for cell in release.cells if grade_id(cell) in skip}
     for cell in notebook.cells:
         original = locked.get(grade_id(cell))
@@ -62,9 +68,10 @@ def write_autograded(
             file = read_notebook(
                 submitted, student.student_id, exercise.assignment, exercise.notebook, max_bytes=max_bytes
             )
-            text = checked_text(autograded_notebook(file.data, release, exercise, student, timeout, skip))
-        except (SubmissionProblem, ValueError, KeyError, TypeError, AttributeError):
-            continue  # changed or unreadable since it was graded: the next run tries again
+            text = checked_text(autograded_notebook(file, release, exercise, student, timeout, skip))
+        except Exception:
+            # notebook: no autograded notebook for this student (as nbgrader leaves none), the others are written
+            continue
         folder = root / "autograded" / student.student_id / exercise.assignment
         write_atomic(folder / exercise.notebook, text)
         # the result the student's page is written from, whichever command writes it (.feedback_page)

@@ -44,10 +44,19 @@ from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.converters.base import NbGraderException
 from traitlets import List, Type
 
-from ..grading.notebook import SubmissionProblem, file_ids, read_side_file
+from ..exercises import exercise_for
+from ..grading.folder_bounds import check_folder
+from ..grading.notebook import (
+    SubmissionProblem,
+    file_ids,
+    notebook_document,
+    read_notebook,
+    read_side_file,
+)
 from ..output.safe_text import printable
 from ..output.timestamps import TimestampProblem, parse_timestamp
 from .feedback_page import RESULT_SUFFIX, CourseFeedbackExporter, result_name
+from .preprocessor import SandboxedExecute
 from .roster import submitted_ids
 from .sandbox_guard import SandboxGuard
 from .submission_folder import WHOLE_FOLDER_IS_A_LINK, screen_folder, shipped_files
@@ -70,6 +79,7 @@ def read_timestamp(log: Any, folder: str) -> datetime | None:
 class _Screened:
     """What both converters add to nbgrader's: the screening of each student's folder (see the module)."""
 
+    config: Any
     coursedir: Any
     log: Any
     notebooks: list[str]
@@ -100,14 +110,44 @@ class _Screened:
             elif (info.st_dev, info.st_ino) in course:
                 problem = f"{name} is a hard link to a file of the course"
             else:
+                self._check_content(student_id, Path(notebook))
                 continue
             message = f"{printable(student_id)}: {problem}, not graded: only the student's own notebook is"
             self.log.error(message)
             raise NbGraderException(message)
 
+    def _check_content(self, student_id: str, path: Path) -> None:
+        """Refuse the student, before nbgrader's readers, for a notebook the batch command refuses as well.
+
+        nbgrader's reader (``nbformat``'s ``from_dict``), its preprocessors and the kit's all recurse
+        into the JSON and take time per value: the same bounds as the batch's (:mod:`.notebook_shape`),
+        checked on the same bytes, and the same rule for an nbgrader cell id on two cells.
+        """
+        try:
+            limit = int(SandboxedExecute(config=self.config).max_notebook_mb * 1024**2)
+            file = read_notebook(path.parent.parent, path.parent.name, ".", path.name, max_bytes=limit, fallback=False)
+            notebook_document(file)
+        except SubmissionProblem as problem:
+            message = f"{printable(student_id)}: not graded: {printable(problem.message)}"
+            self.log.error(message)
+            raise NbGraderException(message) from None
+
+    def _check_folder(self, assignment_id: str, student_id: str, source: str) -> None:
+        """Refuse the student whose folder holds more than ``c.SandboxedExecute``'s limits, before it is listed."""
+        settings = SandboxedExecute(config=self.config)
+        try:
+            check_folder(Path(source), max_files=settings.max_folder_files,
+                         max_bytes=int(settings.max_folder_mb * 1024**2), notebook=exercise_for(assignment_id).notebook)
+        except SubmissionProblem as problem:
+            message = f"{printable(student_id)}: not graded: {problem.message}"
+            self.log.error(message)
+            raise NbGraderException(message) from None
+
     @contextmanager
     def _screened(self, assignment_id: str, student_id: str) -> Iterator[None]:
         source = self._format_source(assignment_id, student_id)
+        # before anything lists it: nbgrader's copy is quadratic in the number of files
+        self._check_folder(assignment_id, student_id, source)
         keep = shipped_files(Path(self.coursedir.root), assignment_id)
         dropped = screen_folder(Path(source), keep)
         if dropped == [WHOLE_FOLDER_IS_A_LINK]:

@@ -31,6 +31,7 @@ from ..exercises.ndcg.byhand.derive import CUTOFF
 from ..exercises.ndcg.byhand.pool import list_for
 from ..exercises.ndcg.byhand.steps import Steps, answer_matches, every_steps, right_steps
 from ..grading import student_folders
+from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES, check_folder
 from ..grading.notebook import (
     DEFAULT_MAX_NOTEBOOK_BYTES,
     FileId,
@@ -126,6 +127,9 @@ def _submission(submitted: Path, student: str, skip: frozenset[str], course_file
         When the grader could not grade that folder either; the message says why.
     """
     exercise = exercise_for("ndcg")
+    # a folder the grader refuses for its size is not read here either (the default limits: the report has none)
+    check_folder(submitted / student / exercise.assignment, max_files=DEFAULT_MAX_FOLDER_FILES,
+                 max_bytes=DEFAULT_MAX_FOLDER_BYTES, notebook=exercise.notebook)
     file = read_notebook(submitted, student, exercise.assignment, exercise.notebook,
                          max_bytes=DEFAULT_MAX_NOTEBOOK_BYTES, course_files=course_files)
     code = _executed_too("\n\n".join(student_code(file, skip)))

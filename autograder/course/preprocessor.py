@@ -34,7 +34,8 @@ from traitlets import Float, Int, Unicode
 
 from ..exercises import exercise_for
 from ..grading import Exercise, GradingSettings, Status, StudentResult, grade_submission
-from ..grading.notebook import NotebookFile, release_code, release_sources
+from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
+from ..grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, NotebookFile, release_code, release_sources
 from ..grading.submission import cell_message
 from ..output.safe_text import printable
 from ..sandbox import Limits, MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
@@ -105,6 +106,16 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         None, allow_none=True,
         help=f"Seconds one submission's grading may take in all, restarts included (default: {DEFAULT_BUDGET_TEXT}).",
     ).tag(config=True)
+    # read by the course's converters before nbgrader lists or copies the folder or reads the notebook (.converters)
+    max_notebook_mb = Float(DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2, min=0.001, help=(
+        "A notebook larger than this is refused unread (as grade --max-notebook-mb)."
+    )).tag(config=True)
+    max_folder_files = Int(DEFAULT_MAX_FOLDER_FILES, min=1, help=(
+        "A submission folder holding more files and folders than this is refused before it is copied."
+    )).tag(config=True)
+    max_folder_mb = Float(DEFAULT_MAX_FOLDER_BYTES / 1024**2, min=0.001, help=(
+        "A submission folder whose files hold more MiB than this is refused before it is copied."
+    )).tag(config=True)
 
     def sandbox_limits(self, base: Limits) -> Limits:
         """``base`` (the exercise's limits) with those set in ``nbgrader_config.py``.

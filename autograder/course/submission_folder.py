@@ -20,12 +20,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-import nbformat
 from nbformat.notebooknode import NotebookNode
 
 from ..errors import UsageError
-from ..grading import Status
-from ..grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, SubmissionProblem, read_notebook, read_side_file
+from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES, check_folder
+from ..grading.notebook import (
+    DEFAULT_MAX_NOTEBOOK_BYTES,
+    SubmissionProblem,
+    notebook_node,
+    read_notebook,
+    read_side_file,
+)
 from ..output.safe_text import printable
 from ..output.timestamps import TimestampProblem, parse_timestamp
 
@@ -137,9 +142,20 @@ class Collected:
 NAMED = 5
 
 
-def read_collected(submitted: Path, student: str, assignment: str, keep: frozenset[str]) -> Collected:
-    """The files and warnings of ``submitted/<student>/<assignment>/``; ``keep`` as for :func:`screen_folder`."""
+def read_collected(
+    submitted: Path, student: str, assignment: str, keep: frozenset[str], *, notebook: str | None = None,
+    max_files: int = DEFAULT_MAX_FOLDER_FILES, max_bytes: int = DEFAULT_MAX_FOLDER_BYTES,
+) -> Collected:
+    """The files and warnings of ``submitted/<student>/<assignment>/``; ``keep`` as for :func:`screen_folder`.
+
+    A folder over ``max_files`` entries or ``max_bytes`` bytes (:func:`~autograder.grading.folder_bounds.check_folder`,
+    ``notebook`` the assignment's) is not listed: that student was refused for it, and nothing in it is used.
+    """
     folder = submitted / student / assignment
+    try:
+        check_folder(folder, max_files=max_files, max_bytes=max_bytes, notebook=notebook)
+    except SubmissionProblem:
+        return Collected({}, None, ())
     try:
         dropped = screen_folder(folder, keep)
     except OSError as error:
@@ -187,11 +203,7 @@ def read_submitted_notebook(submitted: Path, student: str, assignment: str, note
     """
     file = read_notebook(submitted, student, assignment, notebook, max_bytes=DEFAULT_MAX_NOTEBOOK_BYTES,
                          fallback=False)
-    try:
-        return nbformat.reads(file.data.decode("utf-8"), as_version=4)
-    except Exception as error:  # any unreadable file is that student's problem only
-        raise SubmissionProblem(Status.ERROR, f"{notebook} is not a readable notebook ({type(error).__name__})") \
-            from None
+    return notebook_node(file)  # within the reader's bounds (depth, values, unique ids), or that student's problem
 
 
 def require_submissions(submitted: Path, assignment: str, notebook: str) -> None:

@@ -31,6 +31,7 @@ from tqdm import tqdm
 from ..files import source_digest, write_atomic
 from ..sandbox import MachineOverloaded, Sandbox
 from .exercise import Exercise
+from .folder_bounds import check_folder
 from .model import SCHEMA_VERSION, Status, StudentResult
 from .notebook import FileId, NotebookFile, SubmissionProblem, read_notebook
 from .store import ResultStore
@@ -185,6 +186,28 @@ class ThreadedExecutor:
                     future.cancel()
 
 
+def _read_submission(
+    submitted: Path, student: str, settings: GradingSettings, shared: dict[FileId, list[str]]
+) -> NotebookFile | StudentResult:
+    """The student's notebook as read once, or their result when it cannot be graded (the message says why)."""
+    exercise = settings.exercise
+    try:
+        # before anything lists the folder, as nbgrader's path does before it copies it (.course.converters)
+        check_folder(submitted / student / exercise.assignment, max_files=settings.max_folder_files,
+                     max_bytes=settings.max_folder_bytes, notebook=exercise.notebook)
+        file = read_notebook(
+            submitted, student, exercise.assignment, exercise.notebook, max_bytes=settings.max_notebook_bytes,
+            course_files=settings.course_files,
+        )
+    except SubmissionProblem as problem:
+        return StudentResult.without_grading(student, problem.status, problem.message, exercise.max_score)
+    others = [other for other in shared.get(file.file_id, []) if other != student]
+    if others:
+        message = f"{file.name} is the same file as the notebook of {', '.join(others)} (a hard link)"
+        return StudentResult.without_grading(student, Status.ERROR, message, exercise.max_score)
+    return file
+
+
 def grade_batch(
     submitted: Path,
     out: Path,
@@ -229,16 +252,14 @@ def grade_batch(
 
     def prepare(student: str) -> StudentResult | Job:
         try:
-            file = read_notebook(
-                submitted, student, exercise.assignment, exercise.notebook, max_bytes=settings.max_notebook_bytes,
-                course_files=settings.course_files,
-            )
-        except SubmissionProblem as problem:
-            return ungraded(student, problem.status, problem.message)
-        others = [other for other in shared.get(file.file_id, []) if other != student]
-        if others:
-            message = f"{file.name} is the same file as the notebook of {', '.join(others)} (a hard link)"
-            return ungraded(student, Status.ERROR, message)
+            return read_job(student)
+        except Exception as error:  # a grader bug on one notebook must not stop the batch (its thread re-raises)
+            return ungraded(student, Status.ERROR, f"internal grader error: {type(error).__name__}: {error}")
+
+    def read_job(student: str) -> StudentResult | Job:
+        file = _read_submission(submitted, student, settings, shared)
+        if isinstance(file, StudentResult):
+            return file
         saved = None if force or student in regrade else _load_state(state_dir / state_name(student), fingerprint,
                                                                       file.sha256)
         if saved is not None:

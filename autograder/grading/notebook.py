@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import stat
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from pathlib import Path
 import nbformat
 
 from .model import Status
+from .notebook_shape import MAX_DEPTH, ShapeProblem, check_shape, duplicate_grade_ids, json_error_text
 
 #: Default cap on a notebook's size (outputs of a print flood, embedded data): larger ones are refused unread.
 DEFAULT_MAX_NOTEBOOK_BYTES = 8 * 1024**2
@@ -229,6 +231,39 @@ def cell_sources(file: NotebookFile, ids: frozenset[str]) -> dict[str, str]:
 
 def _cells(file: NotebookFile) -> list[object]:
     """The notebook's cells as JSON (an older format upgraded); :class:`SubmissionProblem` if it is none."""
+    cells = notebook_document(file)["cells"]
+    return cells if isinstance(cells, list) else []  # a list: notebook_document checked it (for the type checker)
+
+
+def notebook_document(file: NotebookFile) -> dict[str, object]:
+    """The notebook as JSON within the bounds of :mod:`.notebook_shape` (an older format upgraded), ids unique.
+
+    Every reader of a submitted notebook on both grading paths goes through this (or
+    :func:`notebook_node`) first, so that no reader after it meets a shape it cannot take.
+
+    Raises
+    ------
+    SubmissionProblem
+        With status ``error`` for a file that is empty, not UTF-8, not JSON, nested too deeply or too
+        large in values (:func:`.notebook_shape.check_shape`), not a notebook nbformat can read, or
+        that has one nbgrader cell id on two cells; the message says which.
+    """
+    return _checked(file)[0]
+
+
+def notebook_node(file: NotebookFile) -> nbformat.NotebookNode:
+    """The notebook as nbformat reads it, once :func:`notebook_document`'s checks accepted it.
+
+    Raises
+    ------
+    SubmissionProblem
+        As :func:`notebook_document`.
+    """
+    return _checked(file)[1]
+
+
+def _checked(file: NotebookFile) -> tuple[dict[str, object], nbformat.NotebookNode]:
+    """See :func:`notebook_document`: the JSON and nbformat's notebook of ``file``, both checked."""
     name, data = file.name, file.data
     if not data.strip():
         raise SubmissionProblem(Status.ERROR, f"{name} is empty ({len(data)} bytes): the upload probably failed")
@@ -239,24 +274,48 @@ def _cells(file: NotebookFile) -> list[object]:
         raise SubmissionProblem(Status.ERROR, message) from error
     try:
         document = json.loads(text)
-    except RecursionError:
-        raise SubmissionProblem(Status.ERROR, f"{name} is JSON nested too deeply to be a notebook") from None
+        check_shape(document)
+    except RecursionError:  # deeper than the C parser nests: far beyond MAX_DEPTH
+        raise SubmissionProblem(Status.ERROR, f"{name}: the notebook is nested deeper than {MAX_DEPTH} levels") \
+            from None
+    except ShapeProblem as problem:
+        raise SubmissionProblem(Status.ERROR, f"{name}: {problem}") from None
     except json.JSONDecodeError as error:
         raise SubmissionProblem(
             Status.ERROR, f"{name} is not valid JSON ({json_error_text(error)}); "
             "the file is truncated or was edited outside Jupyter"
         ) from error
+    except ValueError:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+        raise SubmissionProblem(Status.ERROR, f"{name} holds a number of more than {sys.get_int_max_str_digits()} "
+                                "digits: the file was edited outside Jupyter") from None
+    return _as_notebook(name, text, document)
+
+
+def _as_notebook(name: str, text: str, document: object) -> tuple[dict[str, object], nbformat.NotebookNode]:
+    """``document`` (an older format upgraded) and the notebook as nbformat reads ``text``; ids checked.
+
+    nbformat's reader must take it too: nbgrader's path reads every notebook with it, so a file it
+    cannot read (a cell's metadata that is a list, a cell that is a string) would be graded by one
+    path and refused by the other. It reads an honest notebook in about a millisecond.
+    """
     try:
-        if not (isinstance(document, dict) and document.get("nbformat") == 4):
-            # an older format: nbformat upgrades it (its validation is slow, so only here)
-            document = nbformat.reads(text, as_version=4)
-        cells = document["cells"]
-        if not isinstance(cells, list):
+        current = isinstance(document, dict) and document.get("nbformat") == 4
+        if current and not isinstance(document["cells"], list):  # type: ignore[index]  # a dict: checked
             raise TypeError("its cells are not a list")
-        return cells
+        # validation problems are only logged by nbformat (and only repaired ones matter): not once a call here
+        node = nbformat.reads(text, as_version=4, capture_validation_error={})
+        if not current:
+            document = node  # an older format, upgraded
+        if not isinstance(document, dict) or not isinstance(document["cells"], list):
+            raise TypeError("its cells are not a list")
     except Exception as error:
-        message = f"{name} is JSON but not a Jupyter notebook ({type(error).__name__}: {error})"
-        raise SubmissionProblem(Status.ERROR, message) from error
+        text = str(error).splitlines()[0][:200] if str(error) else ""
+        message = f"{name} is JSON but not a Jupyter notebook ({type(error).__name__}: {text})"
+        raise SubmissionProblem(Status.ERROR, message) from None
+    twice = duplicate_grade_ids(document["cells"])
+    if twice is not None:
+        raise SubmissionProblem(Status.ERROR, f"{name}: {twice}")
+    return dict(document), node
 
 
 def release_code(release: Path | None, skip_ids: frozenset[str]) -> tuple[str, ...] | None:
@@ -288,12 +347,11 @@ def cell_labels(file: NotebookFile, skip_ids: frozenset[str], functions: frozens
     notebook shows them. Empty where the file cannot be read (:func:`student_code` says why).
     """
     try:
-        document = json.loads(file.data.decode("utf-8"))
-        cells = document["cells"]
-    except Exception:
+        cells = _cells(file)
+    except SubmissionProblem:
         return []
     labels = []
-    for number, cell in enumerate(cells if isinstance(cells, list) else [], start=1):
+    for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         metadata = cell.get("metadata", {})
@@ -326,28 +384,3 @@ def _code_cells(cells: object, skip_ids: frozenset[str]) -> list[str]:
             raise TypeError("a code cell's source is not text")
         sources.append(source)
     return sources
-
-
-def json_error_text(error: json.JSONDecodeError) -> str:
-    """What is wrong with a JSON text and where, as one readable clause.
-
-    The decoder's ``msg`` is written to be followed by the position: some end in "at"
-    ("Invalid control character at"), which read as cut off on their own.
-
-    Examples
-    --------
-    >>> import json
-    >>> try:
-    ...     json.loads('{"a": "x' + chr(9) + 'y"}')  # a tab typed inside a string
-    ... except json.JSONDecodeError as error:
-    ...     print(json_error_text(error))
-    invalid control character at line 1, column 9
-    >>> try:
-    ...     json.loads('{"a": ')
-    ... except json.JSONDecodeError as error:
-    ...     print(json_error_text(error))
-    expecting value at line 1, column 7
-    """
-    where = f"line {error.lineno}, column {error.colno}"
-    what = error.msg[:1].lower() + error.msg[1:]
-    return f"{what} {where}" if what.endswith(" at") else f"{what} at {where}"

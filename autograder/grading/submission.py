@@ -23,6 +23,7 @@ from ..sandbox.deadline import OUT_OF_BUDGET, default_budget
 from .calls import CallPlan, call_orders, extra_call_orders, next_call_id, plan_calls, skip_rest_of_group
 from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
 from .exercise import Call, Exercise
+from .folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
 from .model import CellProblem, Status, StudentResult, TestResult
 from .notebook import (
     DEFAULT_MAX_NOTEBOOK_BYTES,
@@ -56,6 +57,9 @@ class GradingSettings:
     skip_ids: frozenset[str]
     #: Larger notebooks are refused unread.
     max_notebook_bytes: int = DEFAULT_MAX_NOTEBOOK_BYTES
+    #: A submission folder with more entries, or more bytes of files, is refused unlisted (:mod:`.folder_bounds`).
+    max_folder_files: int = DEFAULT_MAX_FOLDER_FILES
+    max_folder_bytes: int = DEFAULT_MAX_FOLDER_BYTES
     #: The course's own files: a notebook that is one of them (a hard link) is refused.
     course_files: frozenset[FileId] = frozenset()
     #: The course's secret that keys the draw of fresh hidden instances (:mod:`.draws`); never

@@ -100,11 +100,13 @@ def test_every_copier_is_paired_with_ada_and_every_student_left_out_is_named(tmp
 
     summary, page = _report(course)
     pairs = _table(page, "code-pairs")
-    for copier in ("bob", "cyd", "eve", "fay"):
+    for copier in ("bob", "eve", "fay"):
         assert f"<td>ada</td><td>{copier}</td>" in pairs, (copier, pairs)
     left_out = _table(page, "not-compared")
-    # metadata nested 600 deep: compared like the others, or refused (as the grader refuses it) and named
-    assert "<td>ada</td><td>dee</td>" in pairs or "<td>dee</td><td>everything</td>" in left_out
+    # metadata nested 600 deep, and a cell's metadata that is a list (which nbformat's reader, so nbgrader's
+    # path, cannot read): compared like the others, or refused (as both grading paths refuse them) and named
+    for hidden in ("cyd", "dee"):
+        assert f"<td>ada</td><td>{hidden}</td>" in pairs or f"<td>{hidden}</td><td>everything</td>" in left_out
     assert "<td>ada</td><td>gus</td>" not in pairs and "<td>gus</td><td>ada</td>" not in pairs
     copied = _table(page, "copied-answers")
     assert "<td>bob</td><td>ada</td>" in copied and "<td>eve</td><td>ada</td>" in copied
@@ -117,7 +119,7 @@ def test_every_copier_is_paired_with_ada_and_every_student_left_out_is_named(tmp
     assert "<td>&#39;ada\\u200b&#39;</td><td>everything</td><td>not graded: " in left_out, left_out
     assert "\n  'ada\\u200b' (everything): not graded: " in summary and "\u200b" not in summary
     assert summary.startswith("13 students:")
-    assert "9 of 13 students compared" in page or "8 of 13 students compared" in page  # dee either way
+    assert any(f"{compared} of 13 students compared" in page for compared in (7, 8, 9))  # cyd, dee either way
 
 
 def _answer(course, student: str, source: str) -> None:
