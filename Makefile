@@ -2,11 +2,11 @@
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
-BIN := $(abspath $(VENV))/bin
+BIN := $(CURDIR)/$(VENV)/bin
 # The benchmarks' comparison tools get an environment of their own, so that the course's .venv holds
 # what the course runs on and nothing more (the comparison tools bring numba, llvmlite, pandas, orjson and more).
 BENCH_VENV := .venv-bench
-BENCH_BIN := $(abspath $(BENCH_VENV))/bin
+BENCH_BIN := $(CURDIR)/$(BENCH_VENV)/bin
 # nbgrader runs the `alembic` program when it creates the gradebook: the venv's bin/ must be on PATH.
 export PATH := $(BIN):$(PATH)
 # Python's default is to cache compiled modules (__pycache__/, git-ignored). An environment that turns it
@@ -27,61 +27,61 @@ EXTRAS := test,distributed$(if $(POSTGRESQL),$(comma)postgresql)
 
 $(VENV)/.installed: pyproject.toml constraints.txt nbgrader_config.py
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[$(EXTRAS)]'
+	"$(BIN)/pip" install --quiet --upgrade pip
+	"$(BIN)/pip" install --quiet -c constraints.txt -e '.[$(EXTRAS)]'
 	touch $@
 
 venv: $(VENV)/.installed  ## create .venv with the pinned dependencies
 
 $(BENCH_VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(BENCH_VENV)
-	$(BENCH_BIN)/pip install --quiet --upgrade pip
-	$(BENCH_BIN)/pip install --quiet -c constraints.txt -e '.[test,distributed,bench]'
+	"$(BENCH_BIN)/pip" install --quiet --upgrade pip
+	"$(BENCH_BIN)/pip" install --quiet -c constraints.txt -e '.[test,distributed,bench]'
 	touch $@
 
 demo: venv  ## grade the bundled example submissions in a scratch course (demo/), print the table
-	$(BIN)/python -m autograder demo
+	"$(BIN)/python" -m autograder demo
 
 # The suite runs on both cores (pytest-xdist, a test file per worker at a time, so that a module's
 # fixture is made once); the tests marked `serial` load both cores on purpose or judge the machine's
 # load, so they run alone afterwards. Both parts always run; the target fails if either did.
 TEST_WORKERS ?= 2
 test: venv lint  ## lint and type-check, then the whole test suite on both cores, then the serial tests (quick part: .venv/bin/pytest -m 'not slow')
-	@$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m 'not serial' --durations=25; parallel=$$?; \
-	$(BIN)/python -m pytest -m serial; serial=$$?; \
+	@"$(BIN)/python" -m pytest -n $(TEST_WORKERS) --dist loadfile -m 'not serial' --durations=25; parallel=$$?; \
+	"$(BIN)/python" -m pytest -m serial; serial=$$?; \
 	exit $$(( parallel != 0 ? parallel : serial ))
 
 e2e: venv  ## only the browser tests: formgrader and the student's notebook in headless chromium (apt-get install chromium)
-	$(BIN)/python -m pytest -m e2e
+	"$(BIN)/python" -m pytest -m e2e
 
 lint: venv  ## ruff (style and common bugs) and mypy (types; strict for ndcg_ref and the engine)
-	$(BIN)/ruff check .
-	$(BIN)/mypy
+	"$(BIN)/ruff" check .
+	"$(BIN)/mypy"
 
 grade: venv  ## grade submitted/ into graded/ in the sandbox (python -m autograder grade)
-	$(BIN)/python -m autograder grade
+	"$(BIN)/python" -m autograder grade
 
 # The formgrader reads nbgrader_config.py (course id, exchange, gradebook) from the folder Jupyter
 # starts in: this one. Jupyter refuses to run as root without --allow-root; anyone else never needs it.
 formgrader: venv  ## start JupyterLab for this course (Nbgrader > Formgrader); Ctrl-C stops it
-	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root)
+	"$(BIN)/jupyter" lab $(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench: $(BENCH_VENV)/.installed  ## in .venv-bench: the grader against nbgrader, ndcg_ref against pytrec_eval, ranx, sklearn, ir-measures, ragged files
-	PATH=$(BENCH_BIN):$$PATH $(BENCH_BIN)/python scripts/bench_grading.py
-	$(BENCH_BIN)/python scripts/bench_ndcg.py
-	$(BENCH_BIN)/python scripts/bench_ragged.py
+	PATH="$(BENCH_BIN):$$PATH" "$(BENCH_BIN)/python" scripts/bench_grading.py
+	"$(BENCH_BIN)/python" scripts/bench_ndcg.py
+	"$(BENCH_BIN)/python" scripts/bench_ragged.py
 
 sync: venv  ## rewrite the source notebook's test cells from the exercise's cases (autograder/exercises/)
-	$(BIN)/python -m autograder sync
+	"$(BIN)/python" -m autograder sync
 
 docs: venv  ## regenerate docs/misconceptions.md from the misconception catalogue
-	$(BIN)/python -m autograder docs
+	"$(BIN)/python" -m autograder docs
 
 release: venv  ## sync the test cells, then regenerate release/ with nbgrader
-	$(BIN)/python -m autograder release
+	"$(BIN)/python" -m autograder release
 
 lock: venv  ## rewrite constraints.txt from the current .venv
-	$(BIN)/pip freeze --exclude-editable --exclude ndcg-kit > constraints.txt
+	"$(BIN)/pip" freeze --exclude-editable --exclude ndcg-kit > constraints.txt
 
 # What `make clean` may delete: only what a command regenerates. Student work (submitted/, exchange/)
 # and grades (the gradebook, graded/, autograded/, feedback/, exports) are never among it.

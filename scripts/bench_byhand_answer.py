@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import nbformat  # noqa: E402
+from bench_grading import code_at  # noqa: E402
 
 from autograder.course.example_notebooks import fill_solutions  # noqa: E402
 from autograder.course.nbgrader import run_nbgrader  # noqa: E402
@@ -56,15 +57,6 @@ def build_course(folder: Path) -> None:
         target = folder / "submitted" / student / "ndcg" / "ndcg.ipynb"
         target.parent.mkdir(parents=True)
         nbformat.write(notebook, target)
-
-
-def code_at(revision: str, folder: Path) -> Path:
-    """``folder`` (made here) holding the kit's packages as they are at git ``revision``."""
-    folder.mkdir()
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "autograder", "ndcg_ref"],
-                             capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    return folder
 
 
 def measured(code: Path, course: Path, *command: str) -> tuple[float, float, str]:

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import nbformat  # noqa: E402
+from bench_grading import code_at  # noqa: E402
 
 from autograder.course.example_notebooks import fill_solutions  # noqa: E402
 from autograder.course.nbgrader import run_nbgrader  # noqa: E402
@@ -48,15 +49,6 @@ def build_course(folder: Path, counts: list[int]) -> None:
         nbformat.write(notebook, target)
         for number in range(files):
             (target.parent / f"empty-{number}.txt").touch()
-
-
-def code_at(revision: str, folder: Path) -> Path:
-    """``folder`` (made here) holding the kit's packages as they are at git ``revision``."""
-    folder.mkdir()
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "autograder", "ndcg_ref"],
-                             capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    return folder
 
 
 def autograde_seconds(course: Path, student: str, code: Path) -> tuple[float, str]:

@@ -42,3 +42,27 @@ def test_clean_grades_asks_first(tmp_path):
     assert _make(course, "clean-grades", "CONFIRM=yes").returncode == 0
     assert not any((course / name).exists() for name in GRADES)
     assert all((course / name).exists() for name in STUDENT_WORK)
+
+
+def test_every_target_runs_from_a_folder_with_a_space(tmp_path):
+    """A kit cloned into `.../kit copy/` runs its venv's programs (each recipe quotes the venv's path)."""
+    course = tmp_path / "kit copy"
+    course.mkdir()
+    shutil.copy(ROOT / "Makefile", course)
+    for name in ("pyproject.toml", "constraints.txt", "nbgrader_config.py"):
+        (course / name).write_text("")
+    log = tmp_path / "ran.log"
+    programs = course / ".venv" / "bin"
+    programs.mkdir(parents=True)
+    for program in ("python", "pip", "ruff", "mypy", "jupyter"):  # stand-ins that say how they were called
+        (programs / program).write_text(f'#!/bin/sh\necho "$(basename "$0") $*" >> "{log}"\n')
+        (programs / program).chmod(0o755)
+    (course / ".venv" / ".installed").touch()  # newer than the files it depends on: no new venv
+    targets = ("demo", "grade", "sync", "docs", "release", "lint", "test")
+    done = _make(course, *targets)
+    assert done.returncode == 0, done.stderr
+    assert log.read_text().splitlines() == [
+        "python -m autograder demo", "python -m autograder grade", "python -m autograder sync",
+        "python -m autograder docs", "python -m autograder release", "ruff check .", "mypy ",
+        "python -m pytest -n 2 --dist loadfile -m not serial --durations=25", "python -m pytest -m serial",
+    ]
