@@ -311,3 +311,12 @@ def test_the_nesting_and_length_check_finds_a_deep_long_function(tmp_path):
 
 def test_no_function_nests_deep_or_runs_long_without_saying_why():
     assert _unexplained(_modules(PACKAGE)) == []
+
+
+def test_no_two_test_files_share_a_name():
+    """pytest imports a test file by its name (rootdir mode, no packages): two files of one name in
+    different folders pass apart under xdist but stop `pytest -m serial`, which collects every file."""
+    names: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        names.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}
