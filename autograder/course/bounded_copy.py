@@ -116,17 +116,22 @@ def _copy_file(folder: int, name: str, target: Path, left: _Left) -> None:
             raise CopyRefused(f"{printable(name)} is no longer a regular file")
         out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
-            while chunk := os.read(source, min(_CHUNK, left.bytes + 1)):
-                left.bytes -= len(chunk)
-                if left.bytes < 0:
-                    raise CopyRefused("its files hold more bytes than when it was measured")
-                _write_all(out, chunk)
+            _copy_bytes(source, out, left)
             os.fchmod(out, stat.S_IMODE(info.st_mode) & 0o777 | 0o600)
             os.utime(out, ns=(info.st_atime_ns, info.st_mtime_ns))
         finally:
             os.close(out)
     finally:
         os.close(source)
+
+
+def _copy_bytes(source: int, out: int, left: _Left) -> None:
+    """Copy ``source`` to ``out``, reading at most one byte past the bytes ``left`` (then refused)."""
+    while chunk := os.read(source, min(_CHUNK, left.bytes + 1)):
+        left.bytes -= len(chunk)
+        if left.bytes < 0:
+            raise CopyRefused("its files hold more bytes than when it was measured")
+        _write_all(out, chunk)
 
 
 def _write_all(out: int, data: bytes) -> None:

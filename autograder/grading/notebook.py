@@ -85,7 +85,7 @@ def choose_notebook(names: list[str], notebook: str, fallback: bool = True) -> t
     """The file to grade of a folder's ``names`` and the note said of it: ``notebook``, or the only other ``.ipynb``.
 
     The one rule of both grading paths (the course's ``autograde`` gives nbgrader the file chosen here), so
-    an honest student whose notebook was saved as ``ndcg-Copy1.ipynb`` keeps the grade; ``fallback=False``: none.
+    an honest student whose notebook was saved as ``exercise-Copy1.ipynb`` keeps the grade; ``fallback=False``: none.
 
     Raises
     ------
