@@ -67,7 +67,7 @@ def copy_folder(source: str, dest: str, measured: FolderSize, leave_out: LeaveOu
         while pending:
             folder, target, prefix = pending.pop()
             try:
-                pending += _copy_entries(folder, target, prefix, left, leave_out, log)
+                _copy_entries(folder, target, prefix, left, leave_out, log, pending)
             finally:
                 os.close(folder)
     finally:
@@ -76,9 +76,8 @@ def copy_folder(source: str, dest: str, measured: FolderSize, leave_out: LeaveOu
 
 
 def _copy_entries(folder: int, target: Path, prefix: str, left: _Left, leave_out: LeaveOut,
-                  log: Callable[[str], None]) -> list[tuple[int, Path, str]]:
-    """Copy the files of one folder (a descriptor) into ``target``; its subfolders, opened, to copy next."""
-    subfolders = []
+                  log: Callable[[str], None], subfolders: list[tuple[int, Path, str]]) -> None:
+    """Copy the files of one folder (a descriptor) into ``target``; add its subfolders, opened, to ``subfolders``."""
     with os.scandir(folder) as listing:
         for entry in listing:  # counted as listed: a folder that grows is stopped at the bound, not listed whole
             left.entries -= 1
@@ -95,7 +94,6 @@ def _copy_entries(folder: int, target: Path, prefix: str, left: _Left, leave_out
             else:
                 _copy_file(folder, entry.name, target / entry.name, left)
     os.chmod(target, stat.S_IMODE(os.fstat(folder).st_mode) & 0o777 | 0o700)
-    return subfolders
 
 
 def _kind(info: os.stat_result) -> str | None:

@@ -111,3 +111,16 @@ def test_a_fifo_is_left_out_without_blocking(tmp_path):
     os.mkfifo(entry / "sub" / "pipe")
     assert _copy(entry, tmp_path / "dest", _measure(entry)) == ["sub/pipe (not a regular file)"]
     assert not (tmp_path / "dest" / "sub" / "pipe").exists()
+
+
+def test_a_refused_copy_leaves_no_folder_open(tmp_path):
+    entry = _entry(tmp_path)
+    for number in range(5):
+        (entry / f"folder{number}").mkdir()
+    measured = _measure(entry)
+    with open(entry / "ndcg.ipynb", "ab") as handle:  # refused in the top folder, its subfolders opened by then
+        handle.write(b" " * 5 * 1024**2)
+    before = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(CopyRefused):
+        _copy(entry, tmp_path / "dest", measured)
+    assert len(os.listdir("/proc/self/fd")) == before
