@@ -11,29 +11,40 @@ registered in ``nbgrader_config.py`` through nbgrader's own setting (``c.Exchang
   gradebook's roster, as both grading paths check it), with one escaped log line;
 - skips an entry that is a link or not a folder, or whose name it cannot parse or holds control
   characters (nbgrader's own lines print it whole), with one line each;
+- refuses an entry over the grading's folder bounds (:mod:`autograder.grading.folder_bounds`: entries,
+  and bytes by apparent size, the notebook's limit added, at most nbgrader's ``CourseDirectory.max_dir_size``),
+  measured before anything is copied or a previous copy removed, with one escaped line naming the
+  student and the limit (nbgrader's own ``do_copy`` checks ``max_dir_size``; the copy here replaces it);
 - copies only folders and regular files, never following a link (a link is left out and named
-  in the log), so nothing outside the student's folder is read;
-- gives up on one student's copy (a file swapped for a FIFO meanwhile, a full folder) with one line,
-  never on the others.
+  in the log), within the bytes and entries measured (:mod:`.bounded_copy`), so nothing outside the
+  student's folder is read and a copy never holds more than the bound, even of an entry that grows
+  meanwhile; files over ``CourseDirectory.max_file_size`` are left out as nbgrader leaves them out,
+  every left-out name escaped in the log (nbgrader's filter prints it raw);
+- gives up on one student's copy (a file swapped for a FIFO meanwhile, a full folder, an entry grown
+  past what was measured) with one line, never on the others, and leaves no partial copy.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
 import shutil
 import stat
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default import ExchangeCollect
 from nbgrader.exchange.default.collect import groupby
-from nbgrader.utils import check_mode, ignore_patterns, parse_utc
+from nbgrader.utils import check_mode, parse_utc
 
 from ..grading.batch import student_folders
+from ..grading.folder_bounds import FolderSize, check_folder
+from ..grading.notebook import SubmissionProblem
 from ..output.safe_text import printable
+from .bounded_copy import CopyRefused, copy_folder
+from .preprocessor import SandboxedExecute
 from .roster import course_ids
 
 
@@ -104,47 +115,64 @@ class CourseCollect(ExchangeCollect):  # type: ignore[misc]  # nbgrader ships no
         return {"username": parts[0], "filename": name, "timestamp": timestamp}
 
     def do_copy(self, src: str, dest: str, log: Any = None) -> None:
-        """nbgrader's copy (its size limits and filters), of folders and regular files only, links never followed."""
-        if not stat.S_ISDIR(os.lstat(src).st_mode):  # swapped for a link since it was listed
-            raise OSError(f"{printable(os.path.basename(src))} is no longer a folder")
-        nbgrader_filter = ignore_patterns(exclude=self.coursedir.ignore, include=self.coursedir.include,
-                                          max_file_size=self.coursedir.max_file_size, log=self.log)
+        """nbgrader's copy within the folder bounds, of folders and regular files only, links never followed."""
         shown = printable(os.path.basename(src))
-        # symlinks=True: a link made after the filter looked is copied as a link (never read through); the
-        # course's autograde then leaves it out as any link
-        shutil.copytree(src, dest, symlinks=True, ignore=_only_plain(nbgrader_filter, self.log, shown))
+        copy_folder(src, dest, self._measure(src), self._leave_out,
+                    lambda entry: self.log.warning("Not collected from %s: %s", shown, entry))
+
+    def _limits(self) -> tuple[int, int]:
+        """The most entries and bytes (apparent) an inbound entry may hold, and the settings they come from."""
+        settings = SandboxedExecute(config=self.config)
+        graded = int((settings.max_folder_mb + settings.max_notebook_mb) * 1024**2)  # the notebook counts here
+        return settings.max_folder_files, min(graded, 1000 * self.coursedir.max_dir_size)
+
+    def _measure(self, src: str) -> FolderSize:
+        """What ``src`` holds, walked as grading walks it; :class:`CopyRefused` (naming the limit) when over one."""
+        max_files, max_bytes = self._limits()
+        try:
+            return check_folder(Path(src), max_files=max_files, max_bytes=max_bytes)
+        except SubmissionProblem as problem:
+            # the grader's words are the student's ("hand in ..."): the tutor is told which settings
+            limit = problem.message.split(": hand in")[0].removeprefix("the submission's folder ")
+            raise CopyRefused(f"the entry {limit} (c.SandboxedExecute.max_folder_files; c.SandboxedExecute."
+                              "max_folder_mb + max_notebook_mb, at most c.CourseDirectory.max_dir_size)") from None
+
+    def _leave_out(self, path: str, info: os.stat_result) -> str | None:
+        """nbgrader's filters (``CourseDirectory.ignore``, ``include``, ``max_file_size``) for one entry, or None."""
+        name = os.path.basename(path)
+        if any(fnmatch.fnmatch(name, pattern) for pattern in self.coursedir.ignore):
+            return "excluded by CourseDirectory.ignore"
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        if self.coursedir.include and not any(fnmatch.fnmatch(name, pattern) for pattern in self.coursedir.include):
+            return "not in CourseDirectory.include"
+        if self.coursedir.max_file_size and info.st_size > 1000 * self.coursedir.max_file_size:
+            return "over CourseDirectory.max_file_size"
+        return None
 
     def copy_files(self) -> None:
-        """nbgrader's collection, one student's failed copy costing no one else."""
+        """nbgrader's collection, one student's failed copy costing no one else.
+
+        An entry over the bounds is refused before nbgrader's step, which would first remove the
+        student's previous copy in ``submitted/`` (``--update``): that copy stays.
+        """
         records = self.src_records
         for record in records:
             self.src_records = [record]
             try:
+                self._measure(os.path.join(self.inbound_path, record["filename"]))
+            except CopyRefused as refused:
+                self._not_collected(record, refused)
+                continue
+            try:
                 super().copy_files()
-            except (OSError, shutil.Error, RuntimeError) as error:  # RuntimeError: nbgrader's size limit
-                self.log.error("Not collected: %s: %s", printable(record["filename"]), printable(str(error)))
+            except (OSError, CopyRefused) as error:
+                self._not_collected(record, error)
                 dest = self.coursedir.format_path(self.coursedir.submitted_directory, record["username"],
                                                   self.coursedir.assignment_id)
                 shutil.rmtree(dest, ignore_errors=True)  # nothing half-copied is graded
         self.src_records = records
 
-
-def _only_plain(nbgrader_filter: Callable[[str, list[str]], Any], log: Any,
-                shown: str) -> Callable[[str, list[str]], set[str]]:
-    """A ``copytree`` filter: nbgrader's, and every entry that is neither a folder nor a regular file."""
-
-    def ignored(folder: str, names: list[str]) -> set[str]:
-        left_out = set(nbgrader_filter(folder, names))
-        for name in names:
-            try:
-                mode = os.lstat(os.path.join(folder, name)).st_mode
-            except OSError:
-                left_out.add(name)
-                continue
-            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
-                what = "a link" if stat.S_ISLNK(mode) else "not a regular file"
-                log.warning("Not collected from %s: %s (%s)", shown, printable(name), what)
-                left_out.add(name)
-        return left_out
-
-    return ignored
+    def _not_collected(self, record: dict[str, Any], error: Exception) -> None:
+        self.log.error("Not collected: %s (%s): %s", printable(record["username"]), printable(record["filename"]),
+                       printable(str(error)))

@@ -19,7 +19,13 @@ student. nbgrader reads ``timestamp.txt`` with ``open`` (a FIFO hangs the whole 
   log line (:mod:`autograder.grading.student_ids`), and keep such folders out of the formgrader's
   lists (``NbGraderAPI.get_submitted_students``);
 - read ``timestamp.txt`` through the kit's reader (:mod:`autograder.output.timestamps`): a bad one
-  is "timestamp unknown" in the log, never a stop.
+  is "timestamp unknown" in the log, never a stop;
+- give nbgrader one notebook per student, chosen by the batch's rule
+  (:func:`~autograder.grading.notebook.choose_notebook`: the release's, else the only other), always
+  under the release's name (so the autograded copy and the gradebook's notebook are the release's,
+  and the log says which file was graded); nbgrader never sees another notebook's name, which its
+  "Skipping unknown notebook" line printed raw (``generate_feedback`` takes only the release's name,
+  which autograde wrote).
 
 nbgrader has no setting for the converter class, so :func:`install` (called from the course's
 ``nbgrader_config.py``) binds these classes where nbgrader's apps and its API (the formgrader)
@@ -28,6 +34,7 @@ look them up; ``tests/sandbox/test_threat_extra_files_to_exchange.py`` fails if 
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import glob
 import os
@@ -44,22 +51,25 @@ from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.converters.base import NbGraderException
 from traitlets import List, Type
 
+from ..errors import UsageError
 from ..exercises import exercise_for
 from ..grading.folder_bounds import check_folder
 from ..grading.notebook import (
     SubmissionProblem,
+    choose_notebook,
     file_ids,
     notebook_document,
     read_notebook,
     read_side_file,
+    renamed_note,
 )
 from ..output.safe_text import printable
 from ..output.timestamps import TimestampProblem, parse_timestamp
 from .feedback_page import RESULT_SUFFIX, CourseFeedbackExporter, result_name
-from .preprocessor import SandboxedExecute
+from .preprocessor import GRADED_FILE, SandboxedExecute
 from .roster import submitted_ids
 from .sandbox_guard import SandboxGuard
-from .submission_folder import WHOLE_FOLDER_IS_A_LINK, screen_folder, shipped_files
+from .submission_folder import NAMED, WHOLE_FOLDER_IS_A_LINK, screen_folder, shipped_files
 
 
 def read_timestamp(log: Any, folder: str) -> datetime | None:
@@ -88,6 +98,13 @@ class _Screened:
     assignments: dict[str, list[str]]
     #: What a refused folder does not get, in the log line.
     _refused_as = "not graded"
+    #: Whether a folder without the release's notebook is graded from its only other one (the batch's rule).
+    _fallback = True
+    exporter: Any
+    #: The notebook path given to nbgrader (the release's name) -> the file it is read from.
+    _sources: dict[str, str]
+    #: (assignment, student) -> the file's name, where it is not the release's.
+    _renamed: dict[tuple[str, str], str]
 
     @contextmanager
     def _safe_timestamps(self) -> Iterator[None]:
@@ -100,7 +117,8 @@ class _Screened:
 
     def _check_notebooks(self, student_id: str) -> None:
         course = file_ids([Path(self.coursedir.root) / "source", Path(self.coursedir.root) / "release"])
-        for notebook in self.notebooks:
+        for given in self.notebooks:
+            notebook = self._sources.get(given, given)
             info = os.lstat(notebook)
             name = printable(os.path.basename(notebook))
             if stat.S_ISLNK(info.st_mode):
@@ -183,8 +201,7 @@ class _Screened:
         one escaped line each in the log, and escaped messages; the rule and the roster are the
         batch command's (:mod:`autograder.grading.student_ids`).
         """
-        self.assignments = {}
-        self.notebooks = []
+        self.assignments, self.notebooks, self._sources, self._renamed = {}, [], {}, {}
         root = Path(self.coursedir.root)
         # submitted/ for autograde, autograded/ for generate_feedback (a folder left by a plain nbgrader run)
         ids = submitted_ids(root, root / self._input_directory, self.coursedir.db_url)
@@ -196,16 +213,70 @@ class _Screened:
             match = re.fullmatch(pattern, assignment, re.DOTALL)
             if match is None or match["student_id"] not in ids.accepted:
                 continue  # refused above (or no student folder at all)
-            notebook_glob = os.path.join(glob.escape(assignment), self.coursedir.notebook_id + ".ipynb")
-            found = glob.glob(notebook_glob)
-            if not found:
-                self.log.warning("No notebooks were matched by '%s'", printable(notebook_glob))
-                continue
-            self.assignments[assignment] = found
+            notebook = self._chosen(assignment, match["assignment_id"], match["student_id"])
+            if notebook is not None:
+                self.assignments[assignment] = [notebook]
         if not self.assignments:
             message = f"No notebooks were matched by '{printable(assignment_glob)}'"
             self.log.error(message)
             raise NbGraderException(message)
+
+    def _chosen(self, folder: str, assignment_id: str, student_id: str) -> str | None:
+        """The notebook nbgrader converts for one student: the release's path, read from the file the rule chose.
+
+        None (with one escaped line) when the rule finds none, as the batch's ``missing``.
+        """
+        try:
+            expected = exercise_for(assignment_id).notebook
+        except UsageError as error:  # the course's steps grade only the kit's exercises
+            self.log.error(printable(str(error)))
+            raise NbGraderException(printable(str(error))) from None
+        if not fnmatch.fnmatch(Path(expected).stem, self.coursedir.notebook_id):
+            return None  # the tutor asked for another notebook (--notebook)
+        try:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:  # a link, not a folder: refused with its reason when nbgrader starts on it
+            return os.path.join(folder, expected)
+        try:
+            names = os.listdir(fd)
+        finally:
+            os.close(fd)
+        try:
+            name, note = choose_notebook(names, expected, self._fallback)
+        except SubmissionProblem as problem:
+            self.log.warning("%s: %s: %s", printable(student_id), self._refused_as, printable(problem.message))
+            return None
+        others = sorted(other for other in names if other.endswith(".ipynb") and other != name)
+        if others:  # never given to nbgrader, which would print their names raw
+            more = f" and {len(others) - NAMED} more" if len(others) > NAMED else ""
+            self.log.warning("%s: left out, not the assignment's notebook: %s%s", printable(student_id),
+                             ", ".join(printable(other) for other in others[:NAMED]), more)
+        given = os.path.join(folder, expected)
+        self._sources[given] = os.path.join(folder, name)
+        if note is not None:
+            self._renamed[(assignment_id, student_id)] = name
+        return given
+
+    def init_single_notebook_resources(self, notebook_filename: str) -> dict[str, Any]:
+        """nbgrader's resources, naming the file graded where it is not the release's (for the grader's note)."""
+        resources: dict[str, Any] = super().init_single_notebook_resources(notebook_filename)  # type: ignore[misc]
+        info = resources["nbgrader"]
+        graded = self._renamed.get((info["assignment"], info["student"]))
+        if graded is not None:
+            info[GRADED_FILE] = graded
+        return resources
+
+    def convert_single_notebook(self, notebook_filename: str) -> None:
+        """nbgrader's conversion of the release's path, its exporter reading the file the rule chose."""
+        source = self._sources.get(notebook_filename, notebook_filename)
+        if source == notebook_filename:
+            super().convert_single_notebook(notebook_filename)  # type: ignore[misc]
+            return
+        student = os.path.basename(os.path.dirname(os.path.dirname(source)))  # submitted/<student>/<assignment>/
+        self.log.warning("%s: %s", printable(student),
+                         printable(renamed_note(os.path.basename(source), os.path.basename(notebook_filename))))
+        with _reading(self.exporter, notebook_filename, source):
+            super().convert_single_notebook(notebook_filename)  # type: ignore[misc]
 
     # the converters' own steps, with the screening around them (super(): the nbgrader converter)
     def start(self) -> None:
@@ -228,6 +299,7 @@ class CourseGenerateFeedback(_Screened, GenerateFeedback):  # type: ignore[misc]
     """
 
     _refused_as = "no feedback written"
+    _fallback = False  # autograde wrote the release's name
     preprocessors: Any = List([]).tag(config=True)
     exporter_class = Type(CourseFeedbackExporter, klass=Exporter).tag(config=True)
 
@@ -256,6 +328,21 @@ class CourseGenerateFeedback(_Screened, GenerateFeedback):  # type: ignore[misc]
                 return False
         result: bool = super().init_destination(assignment_id, student_id)
         return result
+
+
+@contextmanager
+def _reading(exporter: Any, path: str, source: str) -> Iterator[None]:
+    """Make nbgrader's ``exporter`` read ``source`` when asked for ``path`` (nbgrader names all after ``path``)."""
+    from_filename = exporter.from_filename
+
+    def reading(filename: str, resources: Any = None, **options: Any) -> Any:
+        return from_filename(source if filename == path else filename, resources=resources, **options)
+
+    exporter.from_filename = reading
+    try:
+        yield
+    finally:
+        del exporter.from_filename  # the exporter's own method again
 
 
 def install() -> None:

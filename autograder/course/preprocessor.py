@@ -35,7 +35,7 @@ from traitlets import Float, Int, Unicode
 from ..exercises import exercise_for
 from ..grading import Exercise, GradingSettings, Status, StudentResult, grade_submission
 from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
-from ..grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, NotebookFile, release_code, release_sources
+from ..grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, NotebookFile, release_code, release_sources, renamed_note
 from ..grading.submission import cell_message
 from ..output.safe_text import printable
 from ..sandbox import Limits, MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
@@ -46,6 +46,9 @@ from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, stud
 from .notebook_nodes import new_output
 from .sanitise import sanitise_notebook
 from .secret import course_secret
+
+#: nbgrader's notebook resources name here the file graded, where it is not the release's (set by ``.converters``).
+GRADED_FILE = "graded_file"
 
 _SANDBOXES: dict[tuple[str, Limits], Sandbox] = {}
 
@@ -142,7 +145,10 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         exercise = exercise_for(resources["nbgrader"]["assignment"])
         skip = locked_cell_ids(exercise, nb)  # nbgrader has put the release's locked cells back
         data = nbformat.writes(nb).encode("utf-8")
-        file = NotebookFile(exercise.notebook, data, hashlib.sha256(data).hexdigest(), (0, 0))
+        # the course's converter gives nbgrader the file the batch's rule chose under the release's name
+        graded = resources["nbgrader"].get(GRADED_FILE)
+        note = None if graded is None else renamed_note(graded, exercise.notebook)
+        file = NotebookFile(graded or exercise.notebook, data, hashlib.sha256(data).hexdigest(), (0, 0), note)
         # nbgrader's converters run from the course directory (they chdir to CourseDirectory.root):
         # the same secret as the batch command's, so the same fresh instances for the same submission
         release = Path.cwd() / "release" / exercise.assignment / exercise.notebook

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 from .model import Status
@@ -30,13 +31,28 @@ DEFAULT_MAX_FOLDER_FILES = 250
 DEFAULT_MAX_FOLDER_BYTES = 64 * 1024**2
 
 
-def check_folder(folder: Path, *, max_files: int, max_bytes: int, notebook: str | None = None) -> None:
+@dataclass(frozen=True)
+class FolderSize:
+    """What a folder held when :func:`check_folder` walked it."""
+
+    #: Entries of every kind, its subfolders' included.
+    entries: int
+    #: Apparent bytes of its regular files (the notebook's aside when it was named).
+    bytes: int
+
+
+def check_folder(folder: Path, *, max_files: int, max_bytes: int, notebook: str | None = None) -> FolderSize:
     """Refuse ``folder`` when it holds more than ``max_files`` entries or ``max_bytes`` bytes of files.
 
     The assignment's ``notebook`` directly in ``folder`` is counted as an entry but not in bytes:
     it has its own limit, which its reader checks before reading a byte (and says so in its own
     words: a sparse 4 GiB notebook is "over the 8 MiB limit"). A folder that is missing, a link
-    or not a folder is left to the notebook's reader too.
+    or not a folder is left to the notebook's reader too (and measures as empty).
+
+    Returns
+    -------
+    FolderSize
+        What it holds, within the limits (a copy can hold it to that: ``course/bounded_copy.py``).
 
     Raises
     ------
@@ -44,7 +60,7 @@ def check_folder(folder: Path, *, max_files: int, max_bytes: int, notebook: str 
         With status ``error``, naming the limit passed (files or bytes).
     """
     if folder.is_symlink() or folder.parent.is_symlink():  # refused by the reader; never walked into
-        return
+        return FolderSize(0, 0)
     counted = _Count(max_files, max_bytes, os.path.join(folder, notebook) if notebook else None)
     pending = [str(folder)]
     while pending:
@@ -54,6 +70,7 @@ def check_folder(folder: Path, *, max_files: int, max_bytes: int, notebook: str 
             continue
         with listing:
             pending += [entry.path for entry in listing if counted.add(entry)]
+    return FolderSize(counted.entries, counted.bytes)
 
 
 class _Count:

@@ -81,18 +81,31 @@ def _open_folder(name: str, parent: int | None, what: str, status_if_missing: St
         os.close(fd)
 
 
-def _candidates(folder_fd: int, notebook: str, fallback: bool) -> tuple[str, str | None]:
-    """The file to read in the assignment folder: the expected one, or (``fallback``) the only other ``.ipynb``."""
-    names = os.listdir(folder_fd)
+def choose_notebook(names: list[str], notebook: str, fallback: bool = True) -> tuple[str, str | None]:
+    """The file to grade of a folder's ``names`` and the note said of it: ``notebook``, or the only other ``.ipynb``.
+
+    The one rule of both grading paths (the course's ``autograde`` gives nbgrader the file chosen here), so
+    an honest student whose notebook was saved as ``exercise-Copy1.ipynb`` keeps the grade; ``fallback=False``: none.
+
+    Raises
+    ------
+    SubmissionProblem
+        ``missing``, naming what the folder holds, when there is no ``notebook`` and not exactly one other.
+    """
     if notebook in names:
         return notebook, None
     if not fallback:
         raise SubmissionProblem(Status.MISSING, f"no {notebook} in the assignment folder")
     found = sorted(name for name in names if name.endswith(".ipynb"))
     if len(found) == 1:
-        return found[0], f"graded {found[0]} (expected {notebook})"
+        return found[0], renamed_note(found[0], notebook)
     listed = ", ".join(found) or "no notebook at all"
     raise SubmissionProblem(Status.MISSING, f"no {notebook} in the assignment folder (found {listed})")
+
+
+def renamed_note(graded: str, notebook: str) -> str:
+    """What the student is told when the file graded is ``graded``, not the release's ``notebook``."""
+    return f"graded {graded} (expected {notebook})"
 
 
 def read_notebook(
@@ -114,7 +127,7 @@ def read_notebook(
             _open_folder(student, root, "the student's folder", Status.MISSING) as student_fd,
             _open_folder(assignment, student_fd, f"{assignment}/", Status.MISSING) as folder_fd,
         ):
-            name, note = _candidates(folder_fd, notebook, fallback)
+            name, note = choose_notebook(os.listdir(folder_fd), notebook, fallback)
             return _read_file(folder_fd, name, note, max_bytes, course_files)
     finally:
         os.close(root)
