@@ -98,7 +98,7 @@ def _add_limit_arguments(parser: argparse.ArgumentParser) -> None:
     limits.add_argument("--scratch", metavar="MB", help="size in MiB of a sandbox's writable home and /tmp "
                         f"(default: {Limits().scratch_bytes // 1024**2})")
     limits.add_argument("--budget", metavar="S", help="seconds one submission's grading may take in all, every run "
-                        "and restart together; the tests not run by then score 0 "
+                        "and restart together; beyond it every code test scores 0 "
                         f"(default: {DEFAULT_BUDGET_TEXT}, timeout being --timeout)")
 
 

@@ -40,6 +40,8 @@ from .scoring import HIDDEN_EXCEPTIONS, hidden_exception_name, hidden_type_name,
 BLIND_FAILED = "the hidden tests could not be run: the process running them broke the grader's protocol"
 #: The message of a notebook whose code is the release's, unchanged.
 NOT_ATTEMPTED = "not attempted: the notebook's code is the released notebook's, unchanged"
+#: A code test's message when the submission used up its time budget (every code test then scores 0).
+OUT_OF_TIME = "not scored: the notebook used up its time budget before every test had run (see above)"
 #: Cells with a problem listed in a result, named in its message (the rest are counted), the longest message.
 MAX_LISTED_CELLS = 20
 MAX_NAMED_CELLS = 5
@@ -254,6 +256,7 @@ def _run(
         # the blind processes' own words are never shown: a fixed sentence stands for them
         fatal=shown.fatal or (BLIND_FAILED if any(run.fatal for run in blind_runs) else None),
         notes=list(dict.fromkeys(shown.notes + [note for run in blind_runs for note in run.notes])),
+        out_of_budget=shown.out_of_budget or any(run.out_of_budget for run in blind_runs),
     )
 
 
@@ -273,6 +276,10 @@ def _score(
     exercise = settings.exercise
     witnessed = {call: outcome.calls.get(call_id, NOT_RUN_CALL) for call_id, call in calls.witnesses.items()}
     tests = score(exercise, calls.plan, outcome.calls, settings.timeout, witnessed if calls.witnesses else None)
+    if outcome.out_of_budget:
+        # which tests had run when the time ran out depends on the machine's speed: none counts, so that
+        # two runs (or the two grading paths) give one score
+        tests = [replace(test, points=0.0, passed=False, message=OUT_OF_TIME) for test in tests]
     probe_records = {probe: outcome.calls.get(call_id, NOT_RUN_CALL) for call_id, probe in calls.probes.items()}
     result.diagnosis = exercise.diagnose(probe_records)
     result.score = sum(test.points for test in tests)

@@ -17,7 +17,8 @@ def budget_note(seconds: float) -> str:
     """What the student is told when their submission used up its time budget (in their terms, not the grader's)."""
     return (
         f"grading stopped when your notebook had used up its time budget of {seconds:g} s (its cells and every "
-        "test call together, counted from the start): the tests not run by then score 0; make each call quick, "
+        "test call together, counted from the start): every code test scores 0, also those that had run (where "
+        "the time runs out depends on the machine, the score must not); make each call quick, "
         "and leave no program running after a cell"
     )
 
@@ -31,6 +32,8 @@ class RunOutcome:
     #: Set when the runner could not start or broke the protocol: the submission cannot be graded.
     fatal: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: Set when the submission used up its time budget: its code tests score 0 (:func:`budget_note`).
+    out_of_budget: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ class Progress:
             self.outcome.cells.setdefault(index, CellRecord(CellOutcome.NOT_RUN))
         self._not_run(self.pending_calls)
         self.outcome.notes.append(budget_note(seconds))
+        self.outcome.out_of_budget = True
 
     def absorb(self, end: RunEnd, run_cells: list[int], skip_after_timeout: Callable[[int], list[int]]) -> bool:
         """Record one run's reports and how it ended; whether another run is needed."""

@@ -23,6 +23,7 @@ import pytest
 from autograder.course.nbgrader import gradebook_scores, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import batch
+from autograder.grading.submission import OUT_OF_TIME
 from autograder.pipeline import GradeOptions, grade_course
 from autograder.sandbox.progress import budget_note
 
@@ -136,14 +137,14 @@ def test_a_hostile_submission_costs_the_batch_about_its_budget(batch_run, name):
 def test_the_tests_a_budget_did_not_reach_score_0_and_the_student_is_told(batch_run, name):
     _, students, *_ = batch_run
     student = students[name]
-    assert f"time budget of {BUDGET} s" in student.message and "score 0" in student.message, student.message
+    assert f"time budget of {BUDGET} s" in student.message and "every code test scores 0" in student.message, student.message
     code = [test for test in student.tests if test.name in CODE_GROUPS]
     assert code and all(test.points == 0 for test in code), [(t.name, t.message) for t in code]
     # the by-hand part runs nothing: its answers are marked as any honest student's
     by_hand = [test for test in student.tests if test.name not in CODE_GROUPS]
     assert by_hand and student.score == sum(test.max_points for test in by_hand) == sum(t.points for t in by_hand)
-    reasons = ("was not run (the submission used up its time)", "not checked:", "did not finish within")
-    assert all(any(reason in test.message for reason in reasons) for test in code), [t.message for t in code]
+    # every code test, also one that had run: where the time ran out depends on the machine's speed
+    assert all(test.message == OUT_OF_TIME for test in code), [t.message for t in code]
 
 
 def test_a_cell_the_budget_stopped_is_not_said_to_have_timed_out(batch_run):
