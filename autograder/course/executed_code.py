@@ -155,13 +155,11 @@ def constants(source: str) -> list[Constant]:
 
 def _codes(source: str) -> list[StringCode]:
     """The code of ``source``'s constants: a join's whole text if it is code, else its parts'."""
-    codes = []
+    codes: list[StringCode] = []
     for constant in constants(source):
         code = code_in(constant.text)
-        if code is not None:
-            codes.append(code)
-        else:
-            codes.extend(part for part in map(code_in, constant.parts) if part is not None)
+        whole = code.compared or code.parsed or not constant.parts  # a join that is no code: its parts may be
+        codes.extend([code] if whole else map(code_in, constant.parts))
     return list(dict.fromkeys(codes))  # the same text twice is compared once
 
 

@@ -28,7 +28,6 @@ import base64
 import binascii
 import builtins
 import codecs
-import keyword
 import re
 import textwrap
 import warnings
@@ -39,21 +38,25 @@ from dataclasses import dataclass
 MAX_PARSED_CHARS = 64 * 1024
 #: How many statements make code when none of them defines a function or class.
 MIN_STATEMENTS = 2
-_DEFINES = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+\w", re.MULTILINE)
+_DEFINES = re.compile(r"\b(?:def|class)[ \t]+[A-Za-z_]\w*[ \t]*[(:]")
 _BASE64 = re.compile(r"[A-Za-z0-9+/\-_=\s]{8,}")
 _HEX = re.compile(r"(?:[0-9A-Fa-f]{2}\s*){4,}")
-_WORDS = sorted(set(keyword.kwlist) | {name for name in dir(builtins) if name.isidentifier() and name[0] != "_"})
-_PYTHON_WORDS = re.compile(r"\b(?:" + "|".join(_WORDS) + r")\b")
+#: Names that make a text that parses look like Python rather than a decoding's gibberish that happens to parse.
+PYTHON_NAMES = frozenset(name for name in dir(builtins) if name[0] != "_") | {
+    "__import__", "get_ipython", "run_cell", "base64", "codecs", "b64decode", "fromhex", "decode", "join", "strip"}
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _BARE = (ast.Name, ast.Constant, ast.Attribute)
 
 
 @dataclass(frozen=True)
 class StringCode:
-    """A string constant's text as code: compared as code, or only searched for more strings inside."""
+    """A string constant's text: compared as code or only searched for strings inside; parsed or not."""
 
     text: str
     compared: bool
+    parsed: bool
+    #: how many of its names are Python's own (:data:`PYTHON_NAMES`): chooses among decodings that parse
+    likeness: int = 0
 
 
 def _parsed(text: str) -> StringCode | None:
@@ -63,14 +66,16 @@ def _parsed(text: str) -> StringCode | None:
             tree = ast.parse(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
         return None
-    if any(isinstance(node, _DEFINITIONS) for node in ast.walk(tree)):  # iterative, nodes bounded by the size
-        return StringCode(text, compared=True)
+    nodes = list(ast.walk(tree))  # iterative; the nodes are bounded by the text's size
     doing = [s for s in tree.body if not (isinstance(s, ast.Expr) and isinstance(s.value, _BARE))]
-    return StringCode(text, compared=len(tree.body) >= MIN_STATEMENTS and bool(doing))
+    compared = any(isinstance(node, _DEFINITIONS) for node in nodes) or (len(tree.body) >= MIN_STATEMENTS
+                                                                        and bool(doing))
+    likeness = sum(getattr(node, "id", getattr(node, "attr", None)) in PYTHON_NAMES for node in nodes)
+    return StringCode(text, compared=compared, parsed=True, likeness=likeness)
 
 
-def as_code(text: str) -> StringCode | None:
-    """The text as the code it is (indentation and blank ends normalised), or None when it is no code.
+def as_code(text: str) -> StringCode:
+    """The text as code (indentation and blank ends normalised), and whether it is compared as code.
 
     Parameters
     ----------
@@ -79,22 +84,23 @@ def as_code(text: str) -> StringCode | None:
 
     Returns
     -------
-    StringCode or None
-        The code, compared or only searched (see the module for the rule and its bounds), or None.
+    StringCode
+        The text, compared as code or only searched for strings inside (see the module for the rule
+        and its bounds).
 
     Examples
     --------
     >>> as_code("\\n    x = 1\\n    print(x)\\n")
-    StringCode(text='x = 1\\nprint(x)', compared=True)
-    >>> as_code("exec(text)")
-    StringCode(text='exec(text)', compared=False)
-    >>> as_code("Returns the DCG at k.") is None
+    StringCode(text='x = 1\\nprint(x)', compared=True, parsed=True, likeness=1)
+    >>> as_code("exec(text)").compared, as_code("Returns the DCG at k.").compared
+    (False, False)
+    >>> as_code("def dcg(r, k):\\n    return XX sum(r)").compared  # a copy broken on purpose
     True
     """
     if len(text) > MAX_PARSED_CHARS:  # not parsed: compared if it defines something, searched anyway
-        return StringCode(text, compared=_DEFINES.search(text) is not None)
+        return StringCode(text, compared=_DEFINES.search(text) is not None, parsed=False)
     code = textwrap.dedent(text).strip()
-    return _parsed(code) if code else None
+    return _parsed(code) or StringCode(code, compared=_DEFINES.search(code) is not None, parsed=False)
 
 
 def _rot13(text: str) -> str | None:
@@ -145,8 +151,8 @@ def _decoded(text: str) -> Iterator[str]:
                 yield value
 
 
-def code_in(text: str) -> StringCode | None:
-    """The code a string constant's text is, as written or after one cheap decoding; None when none is code.
+def code_in(text: str) -> StringCode:
+    """The code a string constant's text is, as written or after one cheap decoding.
 
     Parameters
     ----------
@@ -155,22 +161,19 @@ def code_in(text: str) -> StringCode | None:
 
     Returns
     -------
-    StringCode or None
-        The first of the text and its decodings (:data:`DECODINGS`) that is compared as code, else of
-        those that parse the one with the most Python keywords and builtins' names (searched only),
-        as :func:`as_code` gives it.
+    StringCode
+        The first of the text and its decodings (:data:`DECODINGS`) that is compared as code; else, of
+        those that parse, the one with the most Python keywords and builtins' names; else the text
+        itself (both only searched for strings inside), as :func:`as_code` gives them.
 
     Examples
     --------
     >>> code_in(codecs.encode("def f(k):\\n    return k", "rot13"))
-    StringCode(text='def f(k):\\n    return k', compared=True)
+    StringCode(text='def f(k):\\n    return k', compared=True, parsed=True, likeness=0)
     """
-    searched: list[StringCode] = []
-    for value in _decoded(text):
-        code = as_code(value)
-        if code is not None and code.compared:
-            return code
-        if code is not None:
-            searched.append(code)
-    # several texts parse and none is compared: search the one most like Python, not all (a bound per level)
-    return max(searched, key=lambda code: len(_PYTHON_WORDS.findall(code.text)), default=None)
+    parsed = [code for code in map(as_code, _decoded(text)) if code.parsed]
+    # of those that parse, the compared ones first, then the one most like Python (rot13 of code can parse
+    # too: its names are nobody's); one, not all: a bound per level. A text that parses in no way is taken
+    # as written (a decoding that does not parse is no decoding).
+    best = max(parsed, key=lambda code: (code.compared, code.likeness), default=None)
+    return best or as_code(text)
