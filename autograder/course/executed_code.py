@@ -180,11 +180,13 @@ def executed_code(source: str, depth: int = 0) -> list[str]:
 
     Examples
     --------
-    >>> executed_code("run('''def dcg(r, k):\\n    return exec(\\"x = 1; y = x\\")''')")
-    ['def dcg(r, k):\\n    return exec("x = 1; y = x")', 'x = 1; y = x']
+    >>> executed_code("run('''def dcg(r, k):\\n    return exec(\\"total = sum(r[:k]); print(total)\\")''')")
+    ['def dcg(r, k):\\n    return exec("total = sum(r[:k]); print(total)")', 'total = sum(r[:k]); print(total)']
     """
     if depth >= MAX_DEPTH:
         return []
     codes = _codes(source)
-    nested = [inner for code in codes for inner in executed_code(code.text, depth + 1)]
+    # only a text with a quote in it can hold a string (a cheap test: most texts found have none)
+    nested = [inner for code in codes if "'" in code.text or '"' in code.text
+              for inner in executed_code(code.text, depth + 1)]
     return [code.text for code in codes if code.compared] + nested

@@ -36,6 +36,9 @@ from dataclasses import dataclass
 
 #: The longest text given to Python's parser (a copied solution is a few thousand characters).
 MAX_PARSED_CHARS = 64 * 1024
+#: The shortest text looked at: copydetect ignores matches under 25 tokens, and a token is a character at least,
+#: so no shorter text (nor a string inside it) can make a match.
+MIN_CHARS = 25
 #: How many statements make code when none of them defines a function or class.
 MIN_STATEMENTS = 2
 _DEFINES = re.compile(r"\b(?:def|class)[ \t]+[A-Za-z_]\w*[ \t]*[(:]")
@@ -143,7 +146,6 @@ DECODINGS: tuple[Callable[[str], str | None], ...] = (_rot13, _reversed, _base64
 
 
 def _decoded(text: str) -> Iterator[str]:
-    yield text
     if len(text) <= MAX_PARSED_CHARS:
         for decode in DECODINGS:
             value = decode(text)
@@ -168,12 +170,17 @@ def code_in(text: str) -> StringCode:
 
     Examples
     --------
-    >>> code_in(codecs.encode("def f(k):\\n    return k", "rot13"))
-    StringCode(text='def f(k):\\n    return k', compared=True, parsed=True, likeness=0)
+    >>> code_in(codecs.encode("def dcg(r, k):\\n    return sum(r[:k])", "rot13"))
+    StringCode(text='def dcg(r, k):\\n    return sum(r[:k])', compared=True, parsed=True, likeness=1)
     """
-    parsed = [code for code in map(as_code, _decoded(text)) if code.parsed]
+    if len(text) < MIN_CHARS:
+        return StringCode(text, compared=False, parsed=False)
+    written = as_code(text)
+    if written.compared and written.likeness:  # code as written, with Python's names: no decoding is better
+        return written
+    parsed = [code for code in [written, *map(as_code, _decoded(text))] if code.parsed]
     # of those that parse, the compared ones first, then the one most like Python (rot13 of code can parse
     # too: its names are nobody's); one, not all: a bound per level. A text that parses in no way is taken
     # as written (a decoding that does not parse is no decoding).
     best = max(parsed, key=lambda code: (code.compared, code.likeness), default=None)
-    return best or as_code(text)
+    return best or written
