@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import codecs
+import resource
 
 import pytest
 from hypothesis import given, settings
@@ -102,3 +103,11 @@ def test_a_huge_string_is_searched_in_bounded_time_and_its_copy_found():
     found = executed_code(cell)
     assert any(COPY in text for text in found)
     assert sum(map(len, found)) <= MAX_DEPTH * len(cell)
+
+
+def test_a_cell_of_escapes_is_not_tokenized_into_gigabytes():
+    """3.5 million escapes took tokenize 2.4 GB: such a text is compared as written, its strings not opened."""
+    cell = "x = '" + "\\n" * 3_500_000 + "'"
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert executed_code(cell) == []
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200 * 1024  # KiB: under 200 MB more
