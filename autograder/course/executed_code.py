@@ -13,7 +13,8 @@ so the joined text is no longer than its source). The text found is searched the
 :data:`MAX_DEPTH` levels.
 
 Found on the token stream (:mod:`tokenize`, iterative and in constant memory, whatever the cell's
-size): the cell itself is never given to :func:`ast.parse`, whose memory grows with the input
+size): escapes are masked for the tokenizer, whose regular expression keeps memory for each escape of a string;
+the cell itself is never given to :func:`ast.parse`, whose memory grows with the input
 (a 7 MB ``1+1+…`` takes gigabytes); only a constant's text of bounded size is
 (:data:`.string_code.MAX_PARSED_CHARS`). Every text found at one level is a part of that level's
 text, or a decoding no longer than it, so the texts found are at most :data:`MAX_DEPTH` times the
@@ -36,9 +37,10 @@ from .string_code import StringCode, code_in
 MAX_DEPTH = 4
 #: The longest separator of ``SEP.join(…)`` that is applied (keeps the joined text within its source).
 MAX_SEPARATOR = 2
-#: The most backslashes in a text whose strings are searched: :mod:`tokenize`'s regular expression for a
-#: string keeps about 700 bytes per escape while it matches (3.5 million ``\\n`` in a 7 MB cell: 2.4 GB).
-MAX_ESCAPES = 100_000
+#: An escape in a line: :mod:`tokenize`'s regular expression for a string keeps about 700 bytes per escape
+#: while it matches (3.5 million ``\\n`` in a 7 MB cell: 2.4 GB), so it reads each escape as two plain
+#: characters (the same length: the tokens' places do not move) and a string's text is taken from the cell.
+_ESCAPE = re.compile(r"\\[^\r\n]")
 _SKIPPED = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT})
 _OPENING, _CLOSING = frozenset("([{"), frozenset(")]}")
 _FIELD = re.compile(r"\{\{|\}\}|\{[^{}]*\}")
@@ -68,15 +70,38 @@ def _text(token: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+class _Lines:
+    """The cell's lines for :mod:`tokenize`, escapes masked; the original lines kept from the current token on."""
+
+    def __init__(self, source: str) -> None:
+        self._stream = io.StringIO(source)
+        self._lines: list[str] = []
+        self._first = 1  # the row of self._lines[0]
+
+    def readline(self) -> str:
+        line = self._stream.readline()
+        self._lines.append(line)
+        return _ESCAPE.sub("__", line)
+
+    def text(self, token: tokenize.TokenInfo) -> str:
+        """The token's text as the cell has it, and the lines before it forgotten."""
+        (first, start), (last, end) = token.start, token.end
+        del self._lines[:first - self._first]
+        self._first = first
+        if first == last:
+            return self._lines[0][start:end]
+        return self._lines[0][start:] + "".join(self._lines[1:last - first]) + self._lines[last - first][:end]
+
+
 def _tokens(source: str) -> Iterator[tokenize.TokenInfo]:
     """The significant tokens of ``source`` (comments, blank lines, indentation left out), up to an error."""
-    if source.count("\\") > MAX_ESCAPES:  # tokenize's string pattern takes memory for each escape
-        return
+    lines = _Lines(source)
     try:
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        for token in tokenize.generate_tokens(lines.readline):
+            text = lines.text(token)
             if token.type not in _SKIPPED:
-                yield token
-    except (tokenize.TokenError, SyntaxError):  # the rest of an unfinished cell is no code either
+                yield token._replace(string=text)
+    except (tokenize.TokenError, SyntaxError, IndexError):  # the rest of an unfinished cell is no code either
         return
 
 

@@ -105,9 +105,9 @@ def test_a_huge_string_is_searched_in_bounded_time_and_its_copy_found():
     assert sum(map(len, found)) <= MAX_DEPTH * len(cell)
 
 
-def test_a_cell_of_escapes_is_not_tokenized_into_gigabytes():
-    """3.5 million escapes took tokenize 2.4 GB: such a text is compared as written, its strings not opened."""
-    cell = "x = '" + "\\n" * 3_500_000 + "'"
+def test_a_cell_of_escapes_is_searched_without_gigabytes():
+    """3.5 million escapes took tokenize 2.4 GB: they are masked, and the copy beside them is still found."""
+    cell = "x = '" + "\\n" * 3_500_000 + "'\n" + f"exec({COPY!r})"
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    assert executed_code(cell) == []
-    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200 * 1024  # KiB: under 200 MB more
+    assert COPY in executed_code(cell)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 300 * 1024  # KiB: under 300 MB more
