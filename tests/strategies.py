@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import codecs
+import functools
 import html
 import json
 import os
@@ -199,3 +202,36 @@ answer_cells = st.lists(
     st.tuples(st.sampled_from(["IDEAL_RANKING", "DCG_AT_K", "IDCG_AT_K", "NDCG_AT_K", "x"]), answer_expressions),
     max_size=4,
 ).map(lambda lines: "\n".join(f"{name} = {value}" for name, value in lines))
+
+
+# Ways to hide copied code in a string that a cell runs (the copying report must see through each):
+# every one takes a piece of code and gives a cell that would run it.
+copy_wrappers = (
+    lambda s: f"exec({s!r})",
+    lambda s: f"exec({s!r}.strip())",
+    lambda s: f"exec(str({s!r}))",
+    lambda s: f"code: str = {s!r}\nexec(code)",
+    lambda s: f"exec(code := {s!r})",
+    lambda s: f"get_ipython().run_cell({s!r})",
+    lambda s: f"(lambda t: exec(t, globals()))({s!r})",
+    lambda s: f"exec(compile({s!r}, '<copy>', 'exec'), globals())",
+    lambda s: f"getattr(__builtins__, 'exec')({s!r})",
+    lambda s: f"def run():\n    exec({s!r}, globals())\n\n\nrun()",
+    lambda s: f"exec({s.encode()!r}.decode())",
+    lambda s: "exec(f" + repr(s.replace("{", "{{").replace("}", "}}")) + ")",
+    lambda s: f"exec({s[: len(s) // 2]!r} + {s[len(s) // 2:]!r})",
+    lambda s: f"exec({s[: len(s) // 3]!r} {s[len(s) // 3:]!r})",
+    lambda s: f"exec('\\n'.join({s.split(chr(10))!r}))",
+    lambda s: f"exec(''.join({[s[i:i + 40] for i in range(0, len(s), 40)]!r}))",
+    lambda s: f"import base64\nexec(base64.b64decode({base64.b64encode(s.encode()).decode()!r}))",
+    lambda s: f"exec(__import__('base64').urlsafe_b64decode({base64.urlsafe_b64encode(s.encode())!r}))",
+    lambda s: f"import codecs\nexec(codecs.decode({codecs.encode(s, 'rot13')!r}, 'rot13'))",
+    lambda s: f"exec(bytes.fromhex({s.encode().hex()!r}).decode())",
+    lambda s: f"exec({s[::-1]!r}[::-1])",
+)
+
+
+def wrapped_copy(code: str) -> st.SearchStrategy[str]:
+    """``code`` inside one to three of :data:`copy_wrappers`, one around the other."""
+    return st.lists(st.sampled_from(copy_wrappers), min_size=1, max_size=3).map(
+        lambda wraps: functools.reduce(lambda inner, wrap: wrap(inner), wraps, code))

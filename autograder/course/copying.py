@@ -6,8 +6,9 @@ the values of *another* student's list, DCG@k among them, is listed with whose l
 depends only on the grades, not their order, so many lists share it). One matching number can be chance (hundreds of
 lists, two decimals); two are not. Code (Tasks 1.3–1.4): every pair of students' code cells is
 compared with copydetect's winnowing fingerprints, the release's stub lines left out, and the pairs
-at or above the threshold are listed; the code a cell executes from string constants
-(``exec('''…''')``, :mod:`.executed_code`) is compared too. Each student's notebook is the one the
+at or above the threshold are listed; the code a cell holds in string constants, however it is
+run (``exec('''…''')``, ``get_ipython().run_cell``, decoded from base64 or rot13;
+:mod:`.executed_code`), is compared too. Each student's notebook is the one the
 grader grades, read as the grader reads it (any file name the grader accepts, any metadata), and
 every student left out of a comparison is named with the reason, on the page and in the summary.
 Nothing a student wrote is run.
@@ -108,8 +109,8 @@ def code_pairs(code: Mapping[str, str], stub: str, threshold: float) -> tuple[li
     return sorted(pairs, key=lambda p: -p.similarity), empty
 
 
-def _executed_too(code: str) -> str:
-    """``code`` with the texts it executes from string constants after it (:mod:`.executed_code`)."""
+def compared_code(code: str) -> str:
+    """``code`` with the code its string constants hold after it (:mod:`.executed_code`): what is compared."""
     return "\n\n".join([code, *executed_code(code)])
 
 
@@ -132,7 +133,7 @@ def _submission(submitted: Path, student: str, skip: frozenset[str], course_file
                  max_bytes=DEFAULT_MAX_FOLDER_BYTES, notebook=exercise.notebook)
     file = read_notebook(submitted, student, exercise.assignment, exercise.notebook,
                          max_bytes=DEFAULT_MAX_NOTEBOOK_BYTES, course_files=course_files)
-    code = _executed_too("\n\n".join(student_code(file, skip)))
+    code = compared_code("\n\n".join(student_code(file, skip)))
     cell = cell_sources(file, frozenset({ANSWERS_ID})).get(ANSWERS_ID)
     return (read_answers(cell) if cell is not None else None), code
 
@@ -162,7 +163,7 @@ def gather(root: Path, submitted: Path) -> Gathered:
     exercise = exercise_for("ndcg")
     release = root / "release" / exercise.assignment / exercise.notebook
     skip = skipped_cell_ids(exercise, release)
-    stub = _executed_too("\n\n".join(release_code(release, skip) or ()))
+    stub = compared_code("\n\n".join(release_code(release, skip) or ()))
     answers: dict[str, Answers] = {}
     code: dict[str, str] = {}
     students = student_folders(submitted)

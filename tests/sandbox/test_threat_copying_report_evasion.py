@@ -3,7 +3,8 @@
 Each copier hands in ada's code and numbers and hides it as the issue's attackers did: the copy
 saved as ``ndcg-Copy1.ipynb`` (the grader grades it), a markdown cell whose metadata is a list,
 metadata nested 600 deep, the code wrapped in ``exec('''…''')`` (and in a name executed through
-``compile``, and nested). Beside them: by-hand answers that once stopped the report
+``compile``, and nested), and in every spelling of exec the red team found and the cheap encodings
+(base64, rot13, hex, joined parts). Beside them: by-hand answers that once stopped the report
 (OverflowError) or took its memory, and folders the grader cannot grade. The report must pair
 every copier with ada, and name every student it did not compare with the reason, on the page
 and in its summary. Nothing runs: the report reads notebooks as data.
@@ -11,6 +12,8 @@ and in its summary. Nothing runs: the report reads notebooks as data.
 
 from __future__ import annotations
 
+import base64
+import codecs
 import json
 import os
 
@@ -120,6 +123,35 @@ def test_every_copier_is_paired_with_ada_and_every_student_left_out_is_named(tmp
     assert "\n  'ada\\u200b' (everything): not graded: " in summary and "\u200b" not in summary
     assert summary.startswith("13 students:")
     assert any(f"{compared} of 13 students compared" in page for compared in (7, 8, 9))  # cyd, dee either way
+
+
+#: the red team's spellings of exec (round 5) and the cheap obfuscations: each hid the copy once
+EVASIONS = {
+    "strip": lambda s: f"exec('''{s}'''.strip())",
+    "str-call": lambda s: f"exec(str('''{s}'''))",
+    "annotated": lambda s: f"code: str = '''{s}'''\nexec(code)",
+    "walrus": lambda s: f"exec(code := '''{s}''')",
+    "run-cell": lambda s: f"get_ipython().run_cell('''{s}''')",
+    "lambda": lambda s: f"(lambda t: exec(t, globals()))('''{s}''')",
+    "base64": lambda s: f"import base64\nexec(base64.b64decode({base64.b64encode(s.encode())!r}))",
+    "rot13": lambda s: f"import codecs\nexec(codecs.decode({codecs.encode(s, 'rot13')!r}, 'rot13'))",
+    "hex": lambda s: f"exec(bytes.fromhex({s.encode().hex()!r}).decode())",
+    "joined": lambda s: f"exec(''.join({[s[i:i + 20] for i in range(0, len(s), 20)]!r}))",
+}
+
+
+def test_a_copy_in_a_string_is_paired_however_the_cell_runs_it(tmp_path):
+    """Every spelling of exec, and a decoded constant: the string's code is compared, not the call."""
+    course = new_course(tmp_path / "course")
+    add_student(course, "ada", ADA_DCG, ADA_NDCG)
+    add_student(course, "gus", *CORRECT_SOLUTIONS["recursion"])  # honest: paired with none of them
+    for name, wrap in EVASIONS.items():
+        add_student(course, name, wrap(ADA_DCG), wrap(ADA_NDCG), by_hand=None)
+    _, page = _report(course)
+    pairs = _table(page, "code-pairs")
+    for copier in EVASIONS:
+        assert f"<td>ada</td><td>{copier}</td>" in pairs or f"<td>{copier}</td><td>ada</td>" in pairs, (copier, pairs)
+    assert "<td>gus</td>" not in pairs
 
 
 def _answer(course, student: str, source: str) -> None:
