@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -146,3 +147,25 @@ def screenshot_on_failure(page: Any, path: Path) -> Iterator[None]:
             page.screenshot(path=str(path), full_page=True)
             print(f"screenshot: {path}")
         raise
+
+
+@contextlib.contextmanager
+def tutor_context(browser: Any, lab: Lab, landing: str, screenshot: Path, timeout: float) -> Iterator[Any]:
+    """A browser context logged in to ``lab`` with its token, as a tutor types it, first landing on ``landing``.
+
+    ``landing`` is a path such as ``/formgrader/manage_students``; the login waits until it is shown.
+    Every page opened in the context shares the login's cookie.
+    """
+    context = browser.new_context()
+    context.set_default_timeout(timeout)
+    page = context.new_page()
+    with screenshot_on_failure(page, screenshot):
+        page.goto(f"{lab.url}/login?next={urllib.parse.quote(landing, safe='')}")
+        page.fill("input[type=password]", lab.token)
+        page.click("button[type=submit]")
+        page.wait_for_url(f"**{landing}")
+    page.close()
+    try:
+        yield context
+    finally:
+        context.close()

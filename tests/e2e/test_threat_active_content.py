@@ -30,7 +30,7 @@ from autograder.course.nbgrader import gradebook_scores, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 
 from active_content import CANARY_PREFIX, HONEST_NOTE, dangerous_elements_script, hostile_notebook
-from e2e_support import chromium, jupyter_lab, requires_browser, screenshot_on_failure
+from e2e_support import chromium, jupyter_lab, requires_browser, screenshot_on_failure, tutor_context
 from grading_run import generated_course, grade, notebook_path, results
 
 pytestmark = [
@@ -119,16 +119,11 @@ class Tutor:
 def session(graded):
     """(lab, browser context logged in as the tutor, course, tmp)."""
     course, tmp = graded
-    with jupyter_lab(course, tmp / "jupyter") as lab, chromium() as browser:
-        context = browser.new_context()
-        context.set_default_timeout(TIMEOUT)
-        page = context.new_page()
-        with screenshot_on_failure(page, tmp / "login.png"):
-            page.goto(f"{lab.url}/login?next=%2Fformgrader%2Fmanage_assignments")
-            page.fill("input[type=password]", lab.token)
-            page.click("button[type=submit]")
-            page.wait_for_url("**/formgrader/manage_assignments")
-        page.close()
+    with (
+        jupyter_lab(course, tmp / "jupyter") as lab,
+        chromium() as browser,
+        tutor_context(browser, lab, "/formgrader/manage_assignments", tmp / "login.png", TIMEOUT) as context,
+    ):
         yield lab, context, course, tmp
 
 

@@ -29,7 +29,7 @@ import pytest
 from autograder.course.nbgrader import gradebook_scores, run_nbgrader, tool_environment
 from autograder.exercises.ndcg import EXERCISE
 
-from e2e_support import chromium, jupyter_lab, requires_browser, screenshot_on_failure
+from e2e_support import chromium, jupyter_lab, requires_browser, screenshot_on_failure, tutor_context
 from grading_run import add_student, generated_course, grade
 
 pytestmark = [
@@ -80,16 +80,11 @@ def session(tmp_path_factory):
     run_nbgrader(course, "autograde", "ndcg")
     done = grade(course)
     assert done.returncode == 0, done.stderr[-2000:]
-    with jupyter_lab(course, tmp / "jupyter") as lab, chromium() as browser:
-        context = browser.new_context()
-        context.set_default_timeout(TIMEOUT)
-        page = context.new_page()
-        with screenshot_on_failure(page, tmp / "login.png"):
-            page.goto(f"{lab.url}/login?next=%2Fformgrader%2Fmanage_students")
-            page.fill("input[type=password]", lab.token)
-            page.click("button[type=submit]")
-            page.wait_for_url("**/formgrader/manage_students")
-        page.close()
+    with (
+        jupyter_lab(course, tmp / "jupyter") as lab,
+        chromium() as browser,
+        tutor_context(browser, lab, "/formgrader/manage_students", tmp / "login.png", TIMEOUT) as context,
+    ):
         yield lab, context, course, tmp
 
 
