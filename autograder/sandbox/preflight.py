@@ -133,13 +133,20 @@ def _compare(found: dict[str, object]) -> str | None:
 
 
 def check_cell() -> str:
-    """The cell of the warm check (:mod:`.warm_check`): a magic as honest notebooks write it, the course's imports."""
-    packages = [name for name in COURSE_PACKAGES if importlib.util.find_spec(name) is not None]
-    lines = [f"import {name}" for name in packages]
-    if "IPython" in packages:  # a magic: the runner imports IPython's transformer and shell for it
-        inline = "matplotlib" in packages and importlib.util.find_spec("matplotlib_inline") is not None
-        lines.insert(0, "%matplotlib inline" if inline else "%time pass")
-    return "\n".join(lines) or "pass"
+    """The cell of the warm check (:mod:`.warm_check`): the course's packages (and IPython's inline backend) found.
+
+    Found, not imported: a mount that hides the environment hides it from ``find_spec`` as surely,
+    and importing IPython and matplotlib cost the check about a second of CPU time at every
+    grading command (numpy, which the zygote has imported, is imported: it costs nothing there).
+    """
+    packages = [name for name in (*COURSE_PACKAGES, "matplotlib_inline") if importlib.util.find_spec(name) is not None]
+    return "\n".join([
+        "import importlib.util" + (", numpy" if "numpy" in packages else ""),
+        # a folder of the name with nothing in it (a mount over it) is a namespace package without an origin
+        f"missing = [name for name in {packages!r} if getattr(importlib.util.find_spec(name), 'origin', None) is None]",
+        "if missing:",
+        "    raise ModuleNotFoundError(f'No module named {missing[0]!r}')",
+    ])
 
 
 def sandbox_problem(sandbox: Sandbox) -> str | None:
