@@ -20,6 +20,7 @@ course's ``Autograde`` (:mod:`.converters`):
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from contextlib import chdir
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from ..errors import UsageError
 from ..exercises import EXERCISES
 from ..output.safe_text import printable
 from ..sandbox import Limits, MachineOverloaded, SandboxUnavailable
+from .feedback_page import result_name
 from .lock import CourseBusy, grading_lock
 from .preprocessor import SandboxedExecute, sandbox_for
 
@@ -60,6 +62,8 @@ class SandboxGuard:
     log: Any
     config: Any
     autograde_preprocessors: list[Any]
+    notebooks: list[str]
+    _format_dest: Callable[[str, str], str]
 
     def start(self) -> None:
         self._refused: list[str] = []
@@ -90,17 +94,41 @@ class SandboxGuard:
         self._before = self._gradebook(lambda gb: _snapshot(gb, assignment_id, student_id))
         super().init_assignment(assignment_id, student_id)  # type: ignore[misc]
 
+    def init_destination(self, assignment_id: str, student_id: str) -> bool:
+        """nbgrader's check, after removing what a run stopped mid-grading left (so it is graded again)."""
+        dest = Path(self._format_dest(assignment_id, student_id))
+        if self._sandbox_mode() is not None and not dest.is_symlink() and dest.is_dir():
+            unfinished = [name for name in (Path(notebook).name for notebook in self.notebooks)
+                          if (dest / name).exists() and not (dest / result_name(name)).is_file()]
+            if unfinished:  # SandboxedExecute writes the result with the graded notebook: killed in between
+                self.log.warning("%s: %s was left by a grading that did not finish; graded again",
+                                 printable(student_id), printable(", ".join(unfinished)))
+                shutil.rmtree(dest)
+        result: bool = super().init_destination(assignment_id, student_id)  # type: ignore[misc]
+        return result
+
     def convert_single_notebook(self, notebook_filename: str) -> None:
         try:
             super().convert_single_notebook(notebook_filename)  # type: ignore[misc]
         except (SandboxUnavailable, MachineOverloaded) as error:
-            before = self._before
-            student = printable(before.student_id) if before else "?"
-            if before is not None:
-                self._gradebook(lambda gb: _restore(gb, before))
+            student = self._forget_submission()
             self._refused.append(f"{student}: {error}")
             # nbgrader catches this, deletes autograded/<student> and goes on with the next student
             self._refuse(f"{student}: {REFUSED}: {error}")
+        except BaseException as error:
+            # any other failure (a step of nbgrader's, the tutor's Ctrl-C): no 0 row for work not graded
+            student = self._forget_submission()
+            if isinstance(error, Exception):
+                self._refused.append(f"{student}: {type(error).__name__}")
+            raise
+
+    def _forget_submission(self) -> str:
+        """Put the gradebook back as it was before this student's ``init_assignment``; the student's id, escaped."""
+        before = self._before
+        if before is None:
+            return "?"
+        self._gradebook(lambda gb: _restore(gb, before))
+        return printable(before.student_id)
 
     def _sandbox_mode(self) -> str | None:
         """The configured ``SandboxedExecute.sandbox``, or None when the course grades without it."""
