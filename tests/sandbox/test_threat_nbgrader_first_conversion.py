@@ -33,7 +33,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbconvert.filters.markdown_mistune import markdown2html_mistune
+from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbformat.v4 import new_code_cell
 
 from autograder.course.nbgrader import gradebook_scores, tool_environment
@@ -94,12 +94,18 @@ def _hostile(course: Path, student: str, extra: tuple[str, ...] = ()) -> Path:
     return path
 
 
+def _rendered(text: str, cell: dict) -> str:
+    """The markdown cell as nbconvert's HTML exporter renders it (its attachments inlined)."""
+    renderer = IPythonRenderer(escape=False, attachments=cell.get("attachments") or {})
+    return str(MarkdownWithMath(renderer=renderer).render(text))
+
+
 def _active_parts(notebook: dict) -> list[str]:
     """What in a stored notebook could run in the formgrader (empty: inert)."""
     found = []
     for number, cell in enumerate(notebook["cells"]):
         text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        if cell["cell_type"] == "markdown" and _active_html(markdown2html_mistune(text)):
+        if cell["cell_type"] == "markdown" and _active_html(_rendered(text, cell)):
             found.append(f"cell {number}: {text[:80]!r}")
         if cell["cell_type"] == "raw" and ("raw_mimetype" in cell["metadata"] or "<" in text):
             found.append(f"cell {number}: {text[:80]!r}")
