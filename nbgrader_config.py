@@ -70,6 +70,7 @@ from nbgrader.preprocessors import (  # noqa: E402
 from autograder.course.late import CourseLatePenalties  # noqa: E402
 from autograder.course.overwrite_cells import OverwriteCellsQuietly  # noqa: E402
 from autograder.course.preprocessor import SandboxedExecute, SanitiseNotebook  # noqa: E402
+from autograder.course.sandbox_guard import RecordSubmission  # noqa: E402
 from autograder.course.unknown_cells import ForgetUnknownCells  # noqa: E402
 
 # nbgrader's sanitize list, with OverwriteCells warning "checksum … has changed!" only for a cell the
@@ -98,6 +99,7 @@ c.Autograde.autograde_preprocessors = [
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,
+    RecordSubmission,  # the gradebook's row for a new submission only now, with its grades (sandbox_guard.py)
     SaveAutoGrades,
     CourseLatePenalties,
     CheckCellMetadata,

@@ -28,8 +28,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nbconvert.exporters.exporter import ResourcesDict
+from nbformat.notebooknode import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.converters.base import NbGraderException
+from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import TraitError
 
 from ..errors import UsageError
@@ -40,6 +43,8 @@ from .feedback_page import result_name
 from .lock import CourseBusy, grading_lock
 from .preprocessor import SandboxedExecute, sandbox_for
 
+#: (assignment, student) -> nbgrader's timestamp of a new submission kept out of the gradebook until it is graded.
+_DEFERRED: dict[tuple[str, str], datetime | None] = {}
 #: The start of every refusal, so that the tutor (and a test) can find it in nbgrader's log.
 REFUSED = "not autograded, no score written"
 
@@ -91,8 +96,14 @@ class SandboxGuard:
             raise
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
-        self._before = self._gradebook(lambda gb: _snapshot(gb, assignment_id, student_id))
+        before = self._before = self._gradebook(lambda gb: _snapshot(gb, assignment_id, student_id))
         super().init_assignment(assignment_id, student_id)  # type: ignore[misc]
+        if not before.submission_existed and any(
+            isinstance(pp, type) and issubclass(pp, RecordSubmission) for pp in self.autograde_preprocessors
+        ):  # no row scoring 0 while she is graded (or after a SIGKILL): RecordSubmission makes it with her grades
+            made = self._gradebook(lambda gb: gb.find_submission(assignment_id, student_id).timestamp)
+            self._gradebook(lambda gb: _restore(gb, before))
+            _DEFERRED[assignment_id, student_id] = made
 
     def init_destination(self, assignment_id: str, student_id: str) -> bool:
         """nbgrader's check, after removing what a run stopped mid-grading left (so it is graded again)."""
@@ -127,6 +138,9 @@ class SandboxGuard:
         before = self._before
         if before is None:
             return "?"
+        if (before.assignment_id, before.student_id) in _DEFERRED:  # never recorded: nothing to put back
+            del _DEFERRED[before.assignment_id, before.student_id]
+            return printable(before.student_id)
         self._gradebook(lambda gb: _restore(gb, before))
         return printable(before.student_id)
 
@@ -148,6 +162,28 @@ class SandboxGuard:
     def _refuse(self, message: str) -> None:
         self.log.error(message)
         raise NbGraderException(message) from None
+
+
+class RecordSubmission(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader ships no type information
+    """Record the submission :class:`SandboxGuard` kept out of the gradebook, right before ``SaveAutoGrades``.
+
+    nbgrader creates a submission (scored 0 by every list and export) before the sandbox runs; the
+    course's ``Autograde`` takes a new one out again, and this step, after the sandbox, puts it
+    back with nbgrader's timestamp, so a gradebook row always comes with the grades.
+    """
+
+    def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
+        info = resources["nbgrader"]
+        key = (info["assignment"], info["student"])
+        if key in _DEFERRED:
+            timestamp = _DEFERRED.pop(key)
+            with Gradebook(info["db_url"]) as gradebook:
+                gradebook.update_or_create_student(info["student"])
+                if timestamp is None:
+                    gradebook.update_or_create_submission(info["assignment"], info["student"])
+                else:
+                    gradebook.update_or_create_submission(info["assignment"], info["student"], timestamp=timestamp)
+        return nb, resources
 
 
 def _snapshot(gradebook: Gradebook, assignment_id: str, student_id: str) -> _Before:

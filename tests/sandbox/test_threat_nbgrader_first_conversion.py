@@ -141,6 +141,7 @@ def test_autograde_killed_mid_sandbox_stores_nothing_active_and_grades_again(tmp
         time.sleep(1)
         assert stored.is_file(), "nbgrader's first conversion is stored before the sandbox runs"
         while_grading = json.loads(stored.read_text())
+        rows_while_grading = gradebook_scores(course)
         os.killpg(process.pid, signal.SIGKILL)  # the test's own nbgrader, in its own session
         process.wait(timeout=60)
     finally:
@@ -148,6 +149,8 @@ def test_autograde_killed_mid_sandbox_stores_nothing_active_and_grades_again(tmp
             stop_process_group(process)
         process.stderr.close()
     assert _active_parts(while_grading) == []
+    assert "mallory" not in rows_while_grading  # no row scoring 0 for work not graded yet
+    assert "mallory" not in gradebook_scores(course)
     if stored.is_file():
         assert _active_parts(json.loads(stored.read_text())) == []
     again = subprocess.run([str(NBGRADER), "autograde", EXERCISE.assignment], cwd=course, env=tool_environment(),
