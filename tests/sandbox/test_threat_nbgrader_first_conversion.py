@@ -11,9 +11,10 @@ does not have stopped that student on nbgrader's path (``KeyError``, 0 points; t
 marks) and nbgrader's ``OverwriteCells`` printed the id raw (ESC and CR forge a log line).
 
 Must hold, with nbgrader's real ``autograde`` and the real sandbox: after a SIGKILL while the
-hostile student's sandbox runs, her stored notebook has nothing active in it (no markup tag, no
+hostile student's sandbox runs (or a SIGINT to nbgrader then), her stored notebook has nothing active in it (no markup tag, no
 ``javascript:`` link, no student metadata, no active output), and the next plain ``nbgrader
-autograde`` grades her again, with the honest classmate's score; a cell with a ``grade_id`` the
+autograde`` grades her again, with the honest classmate's score, and the gradebook has no row for her
+until then (nbgrader's own created one scoring 0 before the sandbox ran); a cell with a ``grade_id`` the
 release lacks is graded as her own cell on both paths, with the same score, and nothing she chose
 reaches nbgrader's log raw.
 """
@@ -123,7 +124,8 @@ def _active_parts(notebook: dict) -> list[str]:
     return found
 
 
-def test_autograde_killed_mid_sandbox_stores_nothing_active_and_grades_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "sigint"])
+def test_autograde_killed_mid_sandbox_stores_nothing_active_and_grades_again(tmp_path: Path, stop: int) -> None:
     course = generated_course(tmp_path / "course")
     add_student(course, "alice")
     _hostile(course, "mallory", extra=(SLOW_CELL,))
@@ -142,7 +144,11 @@ def test_autograde_killed_mid_sandbox_stores_nothing_active_and_grades_again(tmp
         assert stored.is_file(), "nbgrader's first conversion is stored before the sandbox runs"
         while_grading = json.loads(stored.read_text())
         rows_while_grading = gradebook_scores(course)
-        os.killpg(process.pid, signal.SIGKILL)  # the test's own nbgrader, in its own session
+        # the test's own nbgrader, in its own session: kill -9 of the group; SIGINT to nbgrader alone
+        if stop == signal.SIGKILL:
+            os.killpg(process.pid, stop)
+        else:
+            os.kill(process.pid, stop)
         process.wait(timeout=60)
     finally:
         if process.poll() is None:
@@ -156,7 +162,8 @@ def test_autograde_killed_mid_sandbox_stores_nothing_active_and_grades_again(tmp
     again = subprocess.run([str(NBGRADER), "autograde", EXERCISE.assignment], cwd=course, env=tool_environment(),
                            capture_output=True, text=True, timeout=900)
     assert again.returncode == 0, again.stderr[-3000:]
-    assert "did not finish; graded again" in again.stderr
+    if stop == signal.SIGKILL:  # nbgrader itself removes what a SIGINT interrupted
+        assert "did not finish; graded again" in again.stderr
     scores = gradebook_scores(course)
     assert scores["alice"] == (EXERCISE.max_score, EXERCISE.max_score)
     assert scores["mallory"] == scores["alice"]  # her cells are right: the vectors cost her nothing
