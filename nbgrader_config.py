@@ -70,16 +70,24 @@ from nbgrader.preprocessors import (  # noqa: E402
 from autograder.course.late import CourseLatePenalties  # noqa: E402
 from autograder.course.overwrite_cells import OverwriteCellsQuietly  # noqa: E402
 from autograder.course.preprocessor import SandboxedExecute, SanitiseNotebook  # noqa: E402
+from autograder.course.sandbox_guard import RecordSubmission  # noqa: E402
+from autograder.course.unknown_cells import ForgetUnknownCells  # noqa: E402
 
 # nbgrader's sanitize list, with OverwriteCells warning "checksum … has changed!" only for a cell the
 # student changed: nbgrader's own warned for every test cell with hidden tests in every submission
 # (the release holds those cells without their hidden tests; autograder/course/overwrite_cells.py).
+# ForgetUnknownCells first: a cell claiming an nbgrader id the release lacks is the student's own cell, as in
+# the batch (autograder/course/unknown_cells.py). SanitiseNotebook last: nbgrader writes this first
+# conversion to autograded/ and the sandbox then runs for seconds (or is killed): nothing the student
+# wrote is ever there active, not even between the two conversions.
 c.Autograde.sanitize_preprocessors = [
+    ForgetUnknownCells,
     ClearOutput,
     DeduplicateIds,
     OverwriteKernelspec,
     OverwriteCellsQuietly,
     CheckCellMetadata,
+    SanitiseNotebook,
 ]
 
 # SanitiseNotebook then makes the stored notebook inert: the release's read-only cells (with the
@@ -91,6 +99,7 @@ c.Autograde.autograde_preprocessors = [
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,
+    RecordSubmission,  # the gradebook's row for a new submission only now, with its grades (sandbox_guard.py)
     SaveAutoGrades,
     CourseLatePenalties,
     CheckCellMetadata,

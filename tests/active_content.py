@@ -113,8 +113,8 @@ def _widget_state() -> dict:
 def hostile_notebook(forged_metadata: bool = True) -> nbformat.NotebookNode:
     """The release with correct solutions, honest notes, and every vector of :data:`VECTORS`.
 
-    ``forged_metadata=False`` leaves out the cell with a forged nbgrader ``grade_id``: nbgrader's own
-    ``OverwriteCells`` stops that student's autograde on it (nothing is stored, nothing shown).
+    ``forged_metadata=False`` leaves out the cell with a forged nbgrader ``grade_id`` (on nbgrader's path
+    the course's ``ForgetUnknownCells`` makes it an ordinary student cell before ``OverwriteCells``).
     """
     notebook = fill_solutions(nbformat.read(RELEASE, as_version=4), {"dcg": CORRECT_DCG, "ndcg": CORRECT_NDCG})
     for cell in notebook.cells:

@@ -20,6 +20,7 @@ course's ``Autograde`` (:mod:`.converters`):
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from contextlib import chdir
 from dataclasses import dataclass
@@ -27,17 +28,23 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nbconvert.exporters.exporter import ResourcesDict
+from nbformat.notebooknode import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.converters.base import NbGraderException
+from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import TraitError
 
 from ..errors import UsageError
 from ..exercises import EXERCISES
 from ..output.safe_text import printable
 from ..sandbox import Limits, MachineOverloaded, SandboxUnavailable
+from .feedback_page import result_name
 from .lock import CourseBusy, grading_lock
 from .preprocessor import SandboxedExecute, sandbox_for
 
+#: (assignment, student) -> nbgrader's timestamp of a new submission kept out of the gradebook until it is graded.
+_DEFERRED: dict[tuple[str, str], datetime | None] = {}
 #: The start of every refusal, so that the tutor (and a test) can find it in nbgrader's log.
 REFUSED = "not autograded, no score written"
 
@@ -60,6 +67,8 @@ class SandboxGuard:
     log: Any
     config: Any
     autograde_preprocessors: list[Any]
+    notebooks: list[str]
+    _format_dest: Callable[[str, str], str]
 
     def start(self) -> None:
         self._refused: list[str] = []
@@ -87,20 +96,53 @@ class SandboxGuard:
             raise
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
-        self._before = self._gradebook(lambda gb: _snapshot(gb, assignment_id, student_id))
+        before = self._before = self._gradebook(lambda gb: _snapshot(gb, assignment_id, student_id))
         super().init_assignment(assignment_id, student_id)  # type: ignore[misc]
+        if not before.submission_existed and any(
+            isinstance(pp, type) and issubclass(pp, RecordSubmission) for pp in self.autograde_preprocessors
+        ):  # no row scoring 0 while she is graded (or after a SIGKILL): RecordSubmission makes it with her grades
+            made = self._gradebook(lambda gb: gb.find_submission(assignment_id, student_id).timestamp)
+            self._gradebook(lambda gb: _restore(gb, before))
+            _DEFERRED[assignment_id, student_id] = made
+
+    def init_destination(self, assignment_id: str, student_id: str) -> bool:
+        """nbgrader's check, after removing what a run stopped mid-grading left (so it is graded again)."""
+        dest = Path(self._format_dest(assignment_id, student_id))
+        if self._sandbox_mode() is not None and not dest.is_symlink() and dest.is_dir():
+            unfinished = [name for name in (Path(notebook).name for notebook in self.notebooks)
+                          if (dest / name).exists() and not (dest / result_name(name)).is_file()]
+            if unfinished:  # SandboxedExecute writes the result with the graded notebook: killed in between
+                self.log.warning("%s: %s was left by a grading that did not finish; graded again",
+                                 printable(student_id), printable(", ".join(unfinished)))
+                shutil.rmtree(dest)
+        result: bool = super().init_destination(assignment_id, student_id)  # type: ignore[misc]
+        return result
 
     def convert_single_notebook(self, notebook_filename: str) -> None:
         try:
             super().convert_single_notebook(notebook_filename)  # type: ignore[misc]
         except (SandboxUnavailable, MachineOverloaded) as error:
-            before = self._before
-            student = printable(before.student_id) if before else "?"
-            if before is not None:
-                self._gradebook(lambda gb: _restore(gb, before))
+            student = self._forget_submission()
             self._refused.append(f"{student}: {error}")
             # nbgrader catches this, deletes autograded/<student> and goes on with the next student
             self._refuse(f"{student}: {REFUSED}: {error}")
+        except BaseException as error:
+            # any other failure (a step of nbgrader's, the tutor's Ctrl-C): no 0 row for work not graded
+            student = self._forget_submission()
+            if isinstance(error, Exception):
+                self._refused.append(f"{student}: {type(error).__name__}")
+            raise
+
+    def _forget_submission(self) -> str:
+        """Put the gradebook back as it was before this student's ``init_assignment``; the student's id, escaped."""
+        before = self._before
+        if before is None:
+            return "?"
+        if (before.assignment_id, before.student_id) in _DEFERRED:  # never recorded: nothing to put back
+            del _DEFERRED[before.assignment_id, before.student_id]
+            return printable(before.student_id)
+        self._gradebook(lambda gb: _restore(gb, before))
+        return printable(before.student_id)
 
     def _sandbox_mode(self) -> str | None:
         """The configured ``SandboxedExecute.sandbox``, or None when the course grades without it."""
@@ -120,6 +162,28 @@ class SandboxGuard:
     def _refuse(self, message: str) -> None:
         self.log.error(message)
         raise NbGraderException(message) from None
+
+
+class RecordSubmission(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader ships no type information
+    """Record the submission :class:`SandboxGuard` kept out of the gradebook, right before ``SaveAutoGrades``.
+
+    nbgrader creates a submission (scored 0 by every list and export) before the sandbox runs; the
+    course's ``Autograde`` takes a new one out again, and this step, after the sandbox, puts it
+    back with nbgrader's timestamp, so a gradebook row always comes with the grades.
+    """
+
+    def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
+        info = resources["nbgrader"]
+        key = (info["assignment"], info["student"])
+        if key in _DEFERRED:
+            timestamp = _DEFERRED.pop(key)
+            with Gradebook(info["db_url"]) as gradebook:
+                gradebook.update_or_create_student(info["student"])
+                if timestamp is None:
+                    gradebook.update_or_create_submission(info["assignment"], info["student"])
+                else:
+                    gradebook.update_or_create_submission(info["assignment"], info["student"], timestamp=timestamp)
+        return nb, resources
 
 
 def _snapshot(gradebook: Gradebook, assignment_id: str, student_id: str) -> _Before:

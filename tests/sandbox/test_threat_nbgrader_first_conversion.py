@@ -1,0 +1,195 @@
+"""Threat: nbgrader's first conversion stores the student's notebook as written, or reads her nbgrader ids.
+
+``nbgrader autograde`` converts each notebook twice. The first conversion (the course's
+``sanitize_preprocessors``) writes ``autograded/<student>/<assignment>/<notebook>.ipynb``; the
+sandbox then runs for seconds in the second. The course's ``SanitiseNotebook`` ran only in the
+second: while the sandbox ran, and for good when the process was killed then (``kill -9``, the OOM
+killer), ``autograded/`` held the student's ``<img src=x onerror=…>`` as written, which the
+formgrader's grading view runs in the tutor's session; and a later ``nbgrader autograde`` skipped
+the student as already graded. Separately, a cell carrying an nbgrader ``grade_id`` the release
+does not have stopped that student on nbgrader's path (``KeyError``, 0 points; the batch: full
+marks) and nbgrader's ``OverwriteCells`` printed the id raw (ESC and CR forge a log line).
+
+Must hold, with nbgrader's real ``autograde`` and the real sandbox: after a SIGKILL while the
+hostile student's sandbox runs (or a SIGINT to nbgrader then), her stored notebook has nothing active in it (no markup tag, no
+``javascript:`` link, no student metadata, no active output), and the next plain ``nbgrader
+autograde`` grades her again, with the honest classmate's score, and the gradebook has no row for her
+until then (nbgrader's own created one scoring 0 before the sandbox ran); a cell with a ``grade_id`` the
+release lacks is graded as her own cell on both paths, with the same score, and nothing she chose
+reaches nbgrader's log raw.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+from nbformat.v4 import new_code_cell
+
+from autograder.course.nbgrader import gradebook_scores, tool_environment
+from autograder.course.unknown_cells import SHOWN_CHARS
+from autograder.exercises.ndcg import EXERCISE
+from autograder.output.safe_text import printable
+
+from active_content import _markdown_vectors
+from grading_run import add_student, generated_course, grade, notebook_path, results, stop_process_group
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="grading through nbgrader needs bubblewrap here"),
+]
+NBGRADER = Path(sys.executable).parent / "nbgrader"
+#: Sleeps in the sandbox, so that the test can kill nbgrader while her grading runs.
+SLOW_CELL = "import time\ntime.sleep(3)"
+#: A grade_id that draws a fake nbgrader log line if printed raw.
+FORGED_ID = "\x1b[1A\x1b[2K\r[AutogradeApp | INFO] mallory: graded, 15 of 15 points\x1b[8m"
+#: Elements that run script or load a document.
+ACTIVE_TAGS = frozenset({"script", "iframe", "svg", "object", "embed", "math", "style", "base", "form", "frame"})
+
+
+class _ActiveHTML(HTMLParser):
+    """The active elements and attributes of a page: script-capable tags, handlers, script or data links."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ACTIVE_TAGS:
+            self.found.append(tag)
+        for name, value in attrs:
+            link = re.sub(r"[\x00-\x20]", "", value or "").lower()
+            if name.startswith("on") or (name in ("href", "src", "action") and link.startswith(("javascript:", "data:"))):
+                self.found.append(f"{tag} {name}")
+
+
+def _active_html(page: str) -> list[str]:
+    parser = _ActiveHTML()
+    parser.feed(page)
+    parser.close()
+    return parser.found
+
+
+#: Cell metadata nothing renders: nbgrader's, the release's read-only and hidden-source flags.
+INERT_METADATA = frozenset({"nbgrader", "deletable", "editable", "jupyter"})
+IMAGES = frozenset({"image/png", "image/jpeg", "image/gif"})
+
+
+def _hostile(course: Path, student: str, extra: tuple[str, ...] = ()) -> Path:
+    """An honest, fully right submission, plus every markdown/raw/metadata vector and ``extra`` cells."""
+    path = add_student(course, student, extra=extra)
+    notebook = nbformat.read(path, as_version=4)
+    notebook.cells[1:1] = _markdown_vectors(forged_metadata=True)
+    nbformat.write(notebook, path)
+    return path
+
+
+def _rendered(text: str, cell: dict) -> str:
+    """The markdown cell as nbconvert's HTML exporter renders it (its attachments inlined)."""
+    renderer = IPythonRenderer(escape=False, attachments=cell.get("attachments") or {})
+    return str(MarkdownWithMath(renderer=renderer).render(text))
+
+
+def _active_parts(notebook: dict) -> list[str]:
+    """What in a stored notebook could run in the formgrader (empty: inert)."""
+    found = []
+    for number, cell in enumerate(notebook["cells"]):
+        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if cell["cell_type"] == "markdown" and _active_html(_rendered(text, cell)):
+            found.append(f"cell {number}: {text[:80]!r}")
+        if cell["cell_type"] == "raw" and ("raw_mimetype" in cell["metadata"] or "<" in text):
+            found.append(f"cell {number}: {text[:80]!r}")
+        if set(cell["metadata"]) - INERT_METADATA:  # tags and the like reach HTML attributes
+            found.append(f"cell {number}: metadata {sorted(cell['metadata'])}")
+        attached = {kind for bundle in (cell.get("attachments") or {}).values() for kind in bundle}
+        if attached - IMAGES:
+            found.append(f"cell {number}: attachments {sorted(attached)}")
+        for output in cell.get("outputs", []):
+            kinds = set(output.get("data", {})) - IMAGES - {"text/plain"}
+            if kinds:
+                found.append(f"cell {number}: output {sorted(kinds)}")
+    if "widgets" in notebook["metadata"]:
+        found.append("notebook metadata: widgets")
+    return found
+
+
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "sigint"])
+def test_autograde_killed_mid_sandbox_stores_nothing_active_and_grades_again(tmp_path: Path, stop: int) -> None:
+    course = generated_course(tmp_path / "course")
+    add_student(course, "alice")
+    _hostile(course, "mallory", extra=(SLOW_CELL,))
+    stored = course / "autograded" / "mallory" / EXERCISE.assignment / EXERCISE.notebook
+    process = subprocess.Popen([str(NBGRADER), "autograde", EXERCISE.assignment], cwd=course,
+                               env=tool_environment(), stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert process.stderr is not None
+    try:
+        for line in process.stderr:
+            # the second conversion of her notebook: the sandbox runs her slow cell now
+            if "Autograding" in line and os.sep + "mallory" + os.sep in line:
+                break
+        else:
+            pytest.fail("nbgrader never reached mallory's grading")
+        time.sleep(1)
+        assert stored.is_file(), "nbgrader's first conversion is stored before the sandbox runs"
+        while_grading = json.loads(stored.read_text())
+        rows_while_grading = gradebook_scores(course)
+        # the test's own nbgrader, in its own session: kill -9 of the group; SIGINT to nbgrader alone
+        if stop == signal.SIGKILL:
+            os.killpg(process.pid, stop)
+        else:
+            os.kill(process.pid, stop)
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            stop_process_group(process)
+        process.stderr.close()
+    assert _active_parts(while_grading) == []
+    assert "mallory" not in rows_while_grading  # no row scoring 0 for work not graded yet
+    assert "mallory" not in gradebook_scores(course)
+    if stored.is_file():
+        assert _active_parts(json.loads(stored.read_text())) == []
+    again = subprocess.run([str(NBGRADER), "autograde", EXERCISE.assignment], cwd=course, env=tool_environment(),
+                           capture_output=True, text=True, timeout=900)
+    assert again.returncode == 0, again.stderr[-3000:]
+    if stop == signal.SIGKILL:  # nbgrader itself removes what a SIGINT interrupted
+        assert "did not finish; graded again" in again.stderr
+    scores = gradebook_scores(course)
+    assert scores["alice"] == (EXERCISE.max_score, EXERCISE.max_score)
+    assert scores["mallory"] == scores["alice"]  # her cells are right: the vectors cost her nothing
+    assert _active_parts(json.loads(stored.read_text())) == []
+
+
+def test_unknown_grade_id_is_her_own_cell_on_both_paths_and_never_raw_in_the_log(tmp_path: Path) -> None:
+    course = generated_course(tmp_path / "course")
+    add_student(course, "alice")
+    path = add_student(course, "mallory")
+    notebook = nbformat.read(path, as_version=4)
+    for cell_id in (FORGED_ID, "my_notes"):
+        cell = new_code_cell("x = 1")
+        cell.metadata["nbgrader"] = {"grade_id": cell_id, "grade": False, "solution": True, "locked": False,
+                                     "schema_version": 3}
+        notebook.cells.append(cell)
+    nbformat.write(notebook, notebook_path(course, "mallory"))
+    run = subprocess.run([str(NBGRADER), "autograde", EXERCISE.assignment], cwd=course, env=tool_environment(),
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "\x1b" not in run.stderr and "\r" not in run.stderr
+    assert run.stderr.count(printable(FORGED_ID[:SHOWN_CHARS])) == 1  # one line, the id escaped
+    nbgrader_scores = gradebook_scores(course)
+    batch = grade(course, "--gradebook", "none")
+    assert batch.returncode == 0, batch.stderr[-3000:]
+    batch_results = results(course)
+    assert batch_results["mallory"]["score"] == EXERCISE.max_score
+    assert nbgrader_scores["mallory"] == (batch_results["mallory"]["score"], EXERCISE.max_score)
+    assert nbgrader_scores["alice"] == nbgrader_scores["mallory"]
