@@ -40,8 +40,7 @@ from nbgrader.exchange.default.collect import groupby
 from nbgrader.utils import check_mode, parse_utc
 
 from ..grading.batch import student_folders
-from ..grading.folder_bounds import FolderSize, check_folder
-from ..grading.notebook import SubmissionProblem
+from ..grading.folder_bounds import FolderOverLimit, FolderSize, check_folder
 from ..output.safe_text import printable
 from .bounded_copy import CopyRefused, copy_folder
 from .preprocessor import SandboxedExecute
@@ -50,6 +49,10 @@ from .roster import course_ids
 
 class CourseCollect(ExchangeCollect):  # type: ignore[misc]  # nbgrader ships no type information
     """nbgrader's ``ExchangeCollect``, collecting only valid student ids and never following a link."""
+
+    #: The entry being collected, as :meth:`copy_files` measured it (its path as ``do_copy`` gets it), set by
+    #: :meth:`copy_files` before nbgrader's step calls ``do_copy``.
+    _measured: dict[str, FolderSize]
 
     def init_src(self) -> None:
         """nbgrader's ``init_src`` (the same checks and choice per student) over the entries this class accepts."""
@@ -117,7 +120,9 @@ class CourseCollect(ExchangeCollect):  # type: ignore[misc]  # nbgrader ships no
     def do_copy(self, src: str, dest: str, log: Any = None) -> None:
         """nbgrader's copy within the folder bounds, of folders and regular files only, links never followed."""
         shown = printable(os.path.basename(src))
-        copy_folder(src, dest, self._measure(src), self._leave_out,
+        # measured in copy_files, before nbgrader's step removed a previous copy (a copy never holds more)
+        measured = self._measured.pop(src, None) or self._measure(src)
+        copy_folder(src, dest, measured, self._leave_out,
                     lambda entry: self.log.warning("Not collected from %s: %s", shown, entry))
 
     def _limits(self) -> tuple[int, int]:
@@ -131,10 +136,8 @@ class CourseCollect(ExchangeCollect):  # type: ignore[misc]  # nbgrader ships no
         max_files, max_bytes = self._limits()
         try:
             return check_folder(Path(src), max_files=max_files, max_bytes=max_bytes)
-        except SubmissionProblem as problem:
-            # the grader's words are the student's ("hand in ..."): the tutor is told which settings
-            limit = problem.message.split(": hand in")[0].removeprefix("the submission's folder ")
-            raise CopyRefused(f"the entry {limit} (c.SandboxedExecute.max_folder_files; c.SandboxedExecute."
+        except FolderOverLimit as over:  # its message is the student's ("hand in ..."): the tutor is told the settings
+            raise CopyRefused(f"the entry {over.passed} (c.SandboxedExecute.max_folder_files; c.SandboxedExecute."
                               "max_folder_mb + max_notebook_mb, at most c.CourseDirectory.max_dir_size)") from None
 
     def _leave_out(self, path: str, info: os.stat_result) -> str | None:
@@ -159,8 +162,9 @@ class CourseCollect(ExchangeCollect):  # type: ignore[misc]  # nbgrader ships no
         records = self.src_records
         for record in records:
             self.src_records = [record]
+            src = os.path.join(self.inbound_path, record["filename"])
             try:
-                self._measure(os.path.join(self.inbound_path, record["filename"]))
+                self._measured = {src: self._measure(src)}
             except CopyRefused as refused:
                 self._not_collected(record, refused)
                 continue

@@ -130,9 +130,16 @@ class _Screened:
             else:
                 self._check_content(student_id, Path(notebook))
                 continue
-            message = f"{printable(student_id)}: {problem}, not graded: only the student's own notebook is"
-            self.log.error(message)
-            raise NbGraderException(message)
+            raise self._refusal(f"{printable(student_id)}: {problem}, not graded: only the student's own notebook is")
+
+    def _refusal(self, message: str) -> NbGraderException:
+        """What stops nbgrader's work on this student, its one line (escaped by the caller) logged.
+
+        Raised ``from None`` inside a handler: nbgrader logs the traceback, and a chained problem
+        would carry the student's words unescaped.
+        """
+        self.log.error(message)
+        return NbGraderException(message)
 
     def _check_content(self, student_id: str, path: Path) -> None:
         """Refuse the student, before nbgrader's readers, for a notebook the batch command refuses as well.
@@ -146,9 +153,7 @@ class _Screened:
             file = read_notebook(path.parent.parent, path.parent.name, ".", path.name, max_bytes=limit, fallback=False)
             notebook_document(file)
         except SubmissionProblem as problem:
-            message = f"{printable(student_id)}: not graded: {printable(problem.message)}"
-            self.log.error(message)
-            raise NbGraderException(message) from None
+            raise self._refusal(f"{printable(student_id)}: not graded: {printable(problem.message)}") from None
 
     def _check_folder(self, assignment_id: str, student_id: str, source: str) -> None:
         """Refuse the student whose folder holds more than ``c.SandboxedExecute``'s limits, before it is listed."""
@@ -157,9 +162,7 @@ class _Screened:
             check_folder(Path(source), max_files=settings.max_folder_files,
                          max_bytes=int(settings.max_folder_mb * 1024**2), notebook=exercise_for(assignment_id).notebook)
         except SubmissionProblem as problem:
-            message = f"{printable(student_id)}: not graded: {problem.message}"
-            self.log.error(message)
-            raise NbGraderException(message) from None
+            raise self._refusal(f"{printable(student_id)}: not graded: {problem.message}") from None
 
     @contextmanager
     def _screened(self, assignment_id: str, student_id: str) -> Iterator[None]:

@@ -31,6 +31,15 @@ DEFAULT_MAX_FOLDER_FILES = 250
 DEFAULT_MAX_FOLDER_BYTES = 64 * 1024**2
 
 
+class FolderOverLimit(SubmissionProblem):
+    """A folder over one of :func:`check_folder`'s limits: the student's message, and the limit on its own."""
+
+    def __init__(self, passed: str) -> None:
+        super().__init__(Status.ERROR, f"the submission's folder {passed}: {_HAND_IN}")
+        #: Which limit, in words ("holds more than 250 files and folders (the limit)"), for a tutor's line.
+        self.passed = passed
+
+
 @dataclass(frozen=True)
 class FolderSize:
     """What a folder held when :func:`check_folder` walked it."""
@@ -56,8 +65,8 @@ def check_folder(folder: Path, *, max_files: int, max_bytes: int, notebook: str 
 
     Raises
     ------
-    SubmissionProblem
-        With status ``error``, naming the limit passed (files or bytes).
+    FolderOverLimit
+        A :class:`SubmissionProblem` with status ``error``, naming the limit passed (files or bytes).
     """
     if folder.is_symlink() or folder.parent.is_symlink():  # refused by the reader; never walked into
         return FolderSize(0, 0)
@@ -74,7 +83,7 @@ def check_folder(folder: Path, *, max_files: int, max_bytes: int, notebook: str 
 
 
 class _Count:
-    """Entries and bytes seen so far; :class:`SubmissionProblem` as soon as one passes its limit."""
+    """Entries and bytes seen so far; :class:`FolderOverLimit` as soon as one passes its limit."""
 
     def __init__(self, max_files: int, max_bytes: int, notebook: str | None) -> None:
         self.max_files, self.max_bytes, self.notebook = max_files, max_bytes, notebook
@@ -84,9 +93,7 @@ class _Count:
         """Count ``entry`` (never following a link); whether it is a folder to walk into."""
         self.entries += 1
         if self.entries > self.max_files:
-            raise SubmissionProblem(Status.ERROR, (
-                f"the submission's folder holds more than {self.max_files:,} files and folders (the limit): "
-                f"{_HAND_IN}"))
+            raise FolderOverLimit(f"holds more than {self.max_files:,} files and folders (the limit)")
         try:
             info = entry.stat(follow_symlinks=False)
         except OSError:  # gone since it was listed: counted, nothing to add
@@ -94,9 +101,7 @@ class _Count:
         if stat.S_ISREG(info.st_mode) and entry.path != self.notebook:
             self.bytes += info.st_size
             if self.bytes > self.max_bytes:
-                raise SubmissionProblem(Status.ERROR, (
-                    f"the submission's folder holds more than {self.max_bytes / 1024**2:g} MiB of files (the limit): "
-                    f"{_HAND_IN}"))
+                raise FolderOverLimit(f"holds more than {self.max_bytes / 1024**2:g} MiB of files (the limit)")
         return stat.S_ISDIR(info.st_mode)
 
 
