@@ -128,13 +128,12 @@ def record_scores(
     refused: dict[str, str] = {}
     scores = []
     for student in batch.students:  # one pass, one record at a time: only the points are kept
-        unrecorded = student.status in (Status.MISSING, Status.REFUSED)
-        if not unrecorded and (problem := student_id_problem(student.student_id)):
+        if student.status in (Status.MISSING, Status.REFUSED):
+            continue  # no notebook; or a name that is no student id (grading/student_ids.py): never in nbgrader's pages
+        if problem := student_id_problem(student.student_id):
             refused[student.student_id] = problem
             continue
-        if student.status is Status.REFUSED:
-            continue  # its name is no student id (grading/student_ids.py): never in nbgrader's pages
-        if student.status in (Status.MISSING, Status.NOT_GRADED):
+        if student.status is Status.NOT_GRADED:
             continue  # a student the machine could not grade keeps what the gradebook holds (no 0 until the next run)
         points = {test.name: test.points for test in student.tests}
         timestamp = (timestamps or {}).get(student.student_id)
