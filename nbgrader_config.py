@@ -12,6 +12,30 @@ c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
 # nbgrader command warn "root '.' is not absolute").
 COURSE = Path(__file__).resolve().parent  # __file__: set by traitlets' config loader
 
+# This course grades only through its kit (the `autograder` package). nbgrader IGNORES a config file that
+# raises an exception (one ERROR line in its log) and then grades with its own Execute: the student's code
+# runs as you, unsandboxed, and the hidden tests land in autograded/. So a Python without the kit (a
+# JupyterHub's usual environment, a system nbgrader) stops here with one line naming the environment to
+# use, exit status 2: SystemExit is no Exception, so traitlets' loader lets it through, and the command (or
+# the formgrader's server) ends before it reads a submission or touches the gradebook.
+try:
+    from autograder.course.converters import install as install_course_converters
+    from autograder.course.late import CourseLatePenalties
+    from autograder.course.overwrite_cells import OverwriteCellsQuietly
+    from autograder.course.preprocessor import SandboxedExecute, SanitiseNotebook
+    from autograder.course.sandbox_guard import RecordSubmission
+    from autograder.course.unknown_cells import ForgetUnknownCells
+except Exception as kit_error:  # whatever keeps the kit from loading: missing, or a broken install
+    import sys
+
+    print(
+        f"nbgrader_config.py: this course grades only through its kit, which {sys.executable} cannot import"
+        f" ({type(kit_error).__name__}: {kit_error}); run nbgrader from the course's environment"
+        f" ({COURSE / '.venv' / 'bin'}, made by `make venv`; docs/tutor-guide.md). Nothing was graded.",
+        file=sys.stderr,
+    )
+    raise SystemExit(2) from None
+
 # The course id names the course in the exchange: students' `fetch_assignment`, `submit` and
 # `fetch_feedback` need the same one (`python -m autograder student-config` prints their file).
 c.CourseDirectory.course_id = "ir-ranking-evaluation"
@@ -66,12 +90,6 @@ from nbgrader.preprocessors import (  # noqa: E402
     OverwriteKernelspec,
     SaveAutoGrades,
 )
-
-from autograder.course.late import CourseLatePenalties  # noqa: E402
-from autograder.course.overwrite_cells import OverwriteCellsQuietly  # noqa: E402
-from autograder.course.preprocessor import SandboxedExecute, SanitiseNotebook  # noqa: E402
-from autograder.course.sandbox_guard import RecordSubmission  # noqa: E402
-from autograder.course.unknown_cells import ForgetUnknownCells  # noqa: E402
 
 # nbgrader's sanitize list, with OverwriteCells warning "checksum … has changed!" only for a cell the
 # student changed: nbgrader's own warned for every test cell with hidden tests in every submission
@@ -134,8 +152,6 @@ c.CourseLatePenalties.extensions = {
 # feedback/, and release_feedback puts any *.html there into the exchange. The course's Autograde
 # and GenerateFeedback pass on only the notebooks, what `nbgrader collect` writes and what the
 # release ships, log what they drop, and read timestamp.txt safely (autograder/course/converters.py).
-from autograder.course.converters import install as install_course_converters  # noqa: E402
-
 install_course_converters()
 # Only each release notebook's feedback page reaches the exchange, never a link, and a student
 # whose feedback folder lacks submission_secret.txt is skipped with a warning, not the whole release.
