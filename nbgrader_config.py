@@ -60,8 +60,10 @@ if c.Exchange.root == str(COURSE / "exchange") and not (COURSE / "exchange").exi
 # session …" for every new submission; it is harmless (nbgrader adds the object itself right after).
 warnings.filterwarnings("ignore", message=r"Object of type <\w+> not in session", category=SAWarning)
 
-# The embedded SQLite gradebook next to this file (git-ignored).
-c.CourseDirectory.db_url = "sqlite:///gradebook.db"
+# The embedded SQLite gradebook next to this file (git-ignored), named by its absolute path: nbgrader opens a
+# relative sqlite:/// URL in the folder a command runs in, so a formgrader started elsewhere (a JupyterHub
+# service in the grader's home, with this folder as its CourseDirectory.root) made and showed a second, empty one.
+c.CourseDirectory.db_url = f"sqlite:///{COURSE / 'gradebook.db'}"
 
 # Students may delete test cells by accident (or on purpose): put them back before grading,
 # otherwise a deleted test cell would simply not count.

@@ -63,8 +63,8 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         "resource limits only, no isolation, asked for explicitly (as root: as root if "
                         "privileges cannot be dropped) (default: auto)")
     parser.add_argument("--gradebook", default=None,
-                        help="nbgrader gradebook URL to record scores in (default: sqlite:///gradebook.db in the "
-                        "course directory; 'none' to skip)")
+                        help="nbgrader gradebook URL to record scores in (default: the course's "
+                        "c.CourseDirectory.db_url, <course>/gradebook.db; 'none' to skip)")
     parser.add_argument("--max-notebook-mb", type=float, default=DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2,
                         help="refuse (status error) notebooks larger than this, unread "
                         f"(default: {DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2:g})")
