@@ -7,7 +7,10 @@ own, which end by themselves within seconds.
 
 from __future__ import annotations
 
+import fcntl
+import grp
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -18,7 +21,9 @@ import pytest
 
 from autograder.sandbox.bubblewrap import Bubblewrap
 from autograder.sandbox.limits import FIRST_SANDBOX_UID, Limits, SandboxUnavailable
-from autograder.sandbox.uids import LEASE_BASE_VARIABLE, LEASE_FOLDER, lease_uid
+from autograder.sandbox.uids import LEASE_BASE_VARIABLE, LEASE_FOLDER, LOWEST_FIRST_UID, RANGE_VARIABLE, lease_uid
+
+from grading_run import add_student, grade, new_course
 
 
 @pytest.fixture
@@ -73,6 +78,65 @@ def test_a_lease_folder_that_is_a_link_is_refused(leases_in, tmp_path):
     leases_in.symlink_to(elsewhere)
     with pytest.raises(SandboxUnavailable, match="only this user can write"):
         lease_uid(0)
+
+
+def _an_account_id() -> int:
+    """The user id of an account this machine lists, at or above the lowest id a range may start at."""
+    for entry in pwd.getpwall():
+        if LOWEST_FIRST_UID <= entry.pw_uid < 65535:
+            return entry.pw_uid
+    pytest.skip("this machine lists no account with a user id from 1000 on (Debian has 'nobody', 65534)")
+
+
+def test_the_range_variable_names_the_ids(leases_in, monkeypatch):
+    monkeypatch.setenv(RANGE_VARIABLE, "70000-70001")
+    first, second = lease_uid(0), lease_uid(0)
+    assert (first.uid, second.uid) == (70000, 70001)
+    with pytest.raises(SandboxUnavailable, match=r"all 2 sandbox user ids \(70000-70001\) are in use"):
+        lease_uid(0)
+    first.release()
+    second.release()
+
+
+@pytest.mark.parametrize("value", ["61000", "abc-def", "65095-61000", "0-100", "999-2000", "-1-5"])
+def test_a_range_set_wrong_is_refused_naming_the_variable(leases_in, monkeypatch, value):
+    monkeypatch.setenv(RANGE_VARIABLE, value)
+    with pytest.raises(SandboxUnavailable, match=RANGE_VARIABLE):
+        lease_uid(0)
+
+
+def test_a_range_holding_an_account_is_refused(leases_in, monkeypatch):
+    taken = _an_account_id()
+    monkeypatch.setenv(RANGE_VARIABLE, f"{max(taken - 1, LOWEST_FIRST_UID)}-{taken}")  # the account is not first
+    with pytest.raises(SandboxUnavailable, match=rf"sandbox user id {taken} .* is the user '{pwd.getpwuid(taken).pw_name}'"):
+        lease_uid(0)
+
+
+def test_an_account_a_directory_does_not_list_is_refused_when_its_id_is_leased(leases_in, monkeypatch):
+    """A directory (LDAP) that answers getpwuid but lists nobody: the id is looked up when it is leased."""
+    taken = _an_account_id()
+    monkeypatch.setenv(RANGE_VARIABLE, f"{taken}-{taken}")
+    monkeypatch.setattr(pwd, "getpwall", list)  # lists no one, as such a directory does
+    monkeypatch.setattr(grp, "getgrall", list)
+    with pytest.raises(SandboxUnavailable, match=rf"sandbox user id {taken} "):
+        lease_uid(0)
+    fd = os.open(leases_in / str(taken), os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the refused id's lock was let go
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="sandbox user ids are leased as root only")
+def test_grade_refuses_in_one_line_when_the_range_holds_an_account(tmp_path):
+    taken = _an_account_id()
+    course = new_course(tmp_path / "course")
+    add_student(course, "ada")
+    result = grade(course, "--gradebook", "none", "--sandbox", "required",
+                   env={RANGE_VARIABLE: f"{taken}-{taken}", LEASE_BASE_VARIABLE: str(tmp_path)})
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert f"sandbox user id {taken}" in result.stderr and RANGE_VARIABLE in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 # 60 sleeping children (the budget is 64 per user id), kept for a few seconds
