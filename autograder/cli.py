@@ -13,7 +13,9 @@ from pathlib import Path
 
 from .course.byhand import sync_by_hand
 from .course.generated_cells import sync_source
+from .course.late import course_config
 from .course.nbgrader import ASSIGNMENT, find_root, generate_release, source_notebook
+from .course.privacy import ALLOW_OPTION, allowed_in_config, check_course_privacy
 from .course.walkthrough import release_walkthroughs
 from .distributed.local import PROCESS_CLASS
 from .errors import KitError
@@ -102,6 +104,12 @@ def _add_limit_arguments(parser: argparse.ArgumentParser) -> None:
                         f"(default: {DEFAULT_BUDGET_TEXT}, timeout being --timeout)")
 
 
+def _add_privacy_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(ALLOW_OPTION, dest="allow_readable_course", action="store_const", const=True, default=None,
+                         help="go on, with a warning, in a course folder other accounts of this machine can read "
+                         "(default: refuse, unless the course sets c.CoursePrivacy.allow_readable_course)")
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m autograder``."""
     main_parser = argparse.ArgumentParser(
@@ -110,10 +118,12 @@ def parser() -> argparse.ArgumentParser:
         epilog="example: python -m autograder grade --submitted submitted --out graded",
     )
     commands = main_parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("sync", help="rewrite the source notebook's test cells from the exercise's cases")
-    commands.add_parser(
+    sync = commands.add_parser("sync", help="rewrite the source notebook's test cells from the exercise's cases")
+    release = commands.add_parser(
         "release", help="sync, regenerate release/ (nbgrader generate_assignment) and the walkthroughs' student copies"
     )
+    for command in (sync, release):
+        _add_privacy_argument(command)
     grade = commands.add_parser(
         "grade",
         help="grade every submission in a sandbox: results.json, grades.csv, feedback, report, gradebook",
@@ -126,6 +136,7 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_grade_arguments(grade)
+    _add_privacy_argument(grade)
     variants = commands.add_parser(
         "variants", help="paper exam: one printable sheet per student of a roster (their list, k) and the tutors' key",
         epilog="example: python -m autograder variants --roster roster.csv --out paper",
@@ -168,6 +179,7 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
         progress=not args.quiet, max_notebook_mb=args.max_notebook_mb, show_solution=args.show_solution,
         max_folder_files=args.max_folder_files, max_folder_mb=args.max_folder_mb,
         students=tuple(args.student), wait=args.wait, scheduler=args.scheduler, processes=args.processes,
+        allow_readable_course=args.allow_readable_course,
     )
 
 
@@ -179,6 +191,9 @@ def _run(args: argparse.Namespace) -> int:
             print(f"re-graded: {', '.join(args.student)}; the others' saved results were reused where unchanged")
         return run.exit_code
     root = find_root()
+    if args.command in ("sync", "release"):
+        allow = args.allow_readable_course
+        check_course_privacy(root, allow=allowed_in_config(course_config(root)) if allow is None else allow)
     if args.command == "sync":
         changed = sync_by_hand(source_notebook(root)) + sync_source(source_notebook(root), exercise_for(ASSIGNMENT))
         print(f"updated: {', '.join(changed)}" if changed else "test cells already in sync")

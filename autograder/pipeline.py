@@ -16,8 +16,10 @@ from pathlib import Path
 from .course.autograded import write_autograded
 from .course.generated_cells import skipped_cell_ids
 from .course.gradebook_step import update_gradebook
+from .course.late import course_config
 from .course.lock import grading_lock
 from .course.nbgrader import find_root, release_notebook
+from .course.privacy import allowed_in_config, check_course_privacy
 from .course.roster import course_roster
 from .course.secret import course_secret
 from .course.submission_folder import Collected, read_collected, require_submissions, shipped_files
@@ -74,6 +76,9 @@ class GradeOptions:
     #: A submission folder with more entries (files, folders, links), or more MiB of files, is refused unlisted.
     max_folder_files: int = DEFAULT_MAX_FOLDER_FILES
     max_folder_mb: float = DEFAULT_MAX_FOLDER_BYTES / 1024**2
+    #: Grade in a course folder other accounts can read, with a warning (None: the course's
+    #: ``c.CoursePrivacy.allow_readable_course``; :mod:`autograder.course.privacy`).
+    allow_readable_course: bool | None = None
     #: Show the parts of the exercise's definition marked as the solution in the feedback pages
     #: (off by default: a tutor turns it on after the deadline).
     show_solution: bool = False
@@ -194,9 +199,14 @@ def grade_course(options: GradeOptions) -> GradeRun:
         neither bubblewrap nor an unprivileged Python works.
     CourseBusy
         When another grader works on the course and ``options.wait`` is false.
+    CourseError
+        When other accounts can read the course folder and that is not allowed (:mod:`autograder.course.privacy`).
     """
     _check(options)
     root = _course_root(options)
+    if root is not None:
+        allow = options.allow_readable_course
+        check_course_privacy(root, allow=allowed_in_config(course_config(root)) if allow is None else allow)
     # one grader per course (its feedback/, autograded/, gradebook); outside a course, per --out
     with grading_lock(root if root is not None else options.out, who="python -m autograder grade", wait=options.wait):
         return _grade_course(options)

@@ -51,7 +51,7 @@ from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.converters.base import NbGraderException
 from traitlets import List, Type
 
-from ..errors import UsageError
+from ..errors import CourseError, UsageError
 from ..exercises import exercise_for
 from ..grading.folder_bounds import check_folder
 from ..grading.notebook import (
@@ -67,6 +67,7 @@ from ..output.safe_text import printable
 from ..output.timestamps import TimestampProblem, parse_timestamp
 from .feedback_page import RESULT_SUFFIX, CourseFeedbackExporter, result_name
 from .preprocessor import GRADED_FILE, SandboxedExecute
+from .privacy import CoursePrivacy, check_course_privacy
 from .roster import submitted_ids
 from .sandbox_guard import SandboxGuard
 from .submission_folder import NAMED, WHOLE_FOLDER_IS_A_LINK, screen_folder, shipped_files
@@ -293,6 +294,16 @@ class _Screened:
 
 class CourseAutograde(_Screened, SandboxGuard, Autograde):  # type: ignore[misc]  # nbgrader ships no type information
     """nbgrader's ``Autograde``, passing on from ``submitted/`` only what the course allows, no score unsandboxed."""
+
+    def start(self) -> None:
+        # before any submission is read: a course other accounts can read is refused (or, allowed, warned about)
+        try:
+            check_course_privacy(Path(self.coursedir.root), allow=CoursePrivacy(parent=self).allow_readable_course,
+                                 warn=self.log.warning)
+        except CourseError as error:
+            self.log.error("%s", error)
+            raise NbGraderException(str(error)) from None
+        super().start()
 
 class CourseGenerateFeedback(_Screened, GenerateFeedback):  # type: ignore[misc]
     """nbgrader's ``GenerateFeedback`` writing the kit's page (:mod:`.feedback_page`) and nothing else.
