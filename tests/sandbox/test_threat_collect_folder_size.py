@@ -16,7 +16,8 @@ real ``nbgrader collect`` and the course's config, beside an honest classmate wh
   size: four made-up ids with a sparse 70 MiB file each wrote 280 MiB) and its exact bytes;
 - a run is held to its total (``CourseCollect.max_total_mb``): made-up ids (valid, in no roster)
   that would pass it are not collected, one escaped line each, while every student of the
-  gradebook's roster is, and so is every later entry still within the total.
+  gradebook's roster is, and so is every later entry still within the total; entries a run does not
+  copy (already collected) count nothing.
 
 The limits come from the settings' defaults (``SandboxedExecute.max_folder_mb`` +
 ``max_notebook_mb``, ``max_folder_files``, ``CourseCollect.max_total_mb``), never written out here.
@@ -217,3 +218,22 @@ def test_made_up_ids_beyond_the_total_are_not_collected_every_roster_student_is(
     assert taken == MADE_UP[:len(taken)], taken
     assert all("c.CourseCollect.max_total_mb" in line for line in log.splitlines() if "this run's total" in line)
     assert _apparent(submitted) <= total
+
+
+def test_a_run_counts_only_what_it_copies(course):
+    course, exchange, inbound = course
+    for student in ["alice", "bob"]:
+        entry = next(inbound.glob(f"{student}+*"), None) or _entry(inbound, student)
+        _sparse(entry / "figures.bin", ROSTER_PAD)
+    assert _collect(course, exchange).returncode == 0
+    before = {student: (course / "submitted" / student / "ndcg" / "figures.bin").stat().st_ctime_ns
+              for student in ["alice", "bob"]}
+    _sparse(_entry(inbound, "carol") / "figures.bin", ROSTER_PAD)
+    # a total for one such entry (set on the command line, as a tutor would): the two already collected,
+    # which nbgrader's step skips, count nothing; carol's entry fits
+    done = _collect(course, exchange, f"--CourseCollect.max_total_mb={1.5 * ROSTER_PAD / 1024**2:g}")
+    log = done.stdout + done.stderr
+    assert done.returncode == 0 and "Not collected" not in log, log[-3000:]
+    assert sorted(os.listdir(course / "submitted")) == ["alice", "bob", "carol"]
+    assert before == {student: (course / "submitted" / student / "ndcg" / "figures.bin").stat().st_ctime_ns
+                      for student in ["alice", "bob"]}
