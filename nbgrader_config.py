@@ -160,7 +160,9 @@ install_course_converters()
 c.ExchangeFactory.release_feedback = "autograder.course.release_feedback.CourseReleaseFeedback"
 # Only inbound folders named by a valid student id are collected (the kit's rule, docs/security.md
 # "Student ids"), each with one escaped log line if not; links are never followed, only folders and
-# regular files are copied, and one student's failed copy costs no one else.
+# regular files are copied (a sparse file keeps its holes), and one student's failed copy costs no one
+# else. One collect run copies at most c.CourseCollect.max_total_mb MiB (default 1024), the gradebook's
+# students first, so ids made up in the inbound exchange cannot fill the disk nor crowd out the class.
 c.ExchangeFactory.collect = "autograder.course.collect.CourseCollect"
 # `nbgrader export` quotes every cell and keeps any cell from being a spreadsheet formula (nbgrader's
 # own CSV exporter joins fields with "," and quotes nothing: a name with a comma forges a row).

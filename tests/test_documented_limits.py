@@ -1,9 +1,10 @@
-"""The sandbox's numbers in docs/security.md are the code's: a changed default fails here until the page says it."""
+"""The numbers in docs/security.md are the code's (the sandbox's, collect's total): a changed default fails here until the page says it."""
 
 from __future__ import annotations
 
 import re
 
+from autograder.course.collect import DEFAULT_MAX_TOTAL_MB, ENTRY_COST
 from autograder.sandbox.limits import FIRST_SANDBOX_UID, Limits
 
 from conftest import ROOT
@@ -96,3 +97,12 @@ def test_the_readers_bounds_are_the_codes():
     section = text[start:text.index("### ", start + 4)]
     assert f"at most **{MAX_DEPTH} levels**" in section and f"**{MAX_VALUES:,} values**" in section
     assert f"Over **{DEFAULT_MAX_FOLDER_FILES} entries** or **{DEFAULT_MAX_FOLDER_BYTES // 1024**2} MiB**" in section
+
+
+def test_collects_total_is_the_codes():
+    text = _section("A total per run")
+    total = re.search(r"`c\.CourseCollect\.max_total_mb` MiB \(default \*\*(\d+)\*\*", text)
+    entry = re.search(r"plus (\d+) KiB for each file and folder", text)
+    assert total and entry, text
+    assert float(total.group(1)) == DEFAULT_MAX_TOTAL_MB
+    assert int(entry.group(1)) * 1024 == ENTRY_COST

@@ -8,10 +8,18 @@ FIFO never blocks), and reads at most the bytes and entries the walk before it m
 (:func:`~autograder.grading.folder_bounds.check_folder`): past them it stops with
 :class:`CopyRefused`, and the caller discards the partial copy. So a copy never holds more than the
 bound, whatever the entry does meanwhile.
+
+A sparse file (a hole: apparent bytes that hold no disk) is copied with its holes: only the
+extents that hold data are read and written (``SEEK_DATA``/``SEEK_HOLE``) and the copy is cut to
+the file's size, so four entries of one sparse 70 MiB file each write a few blocks, not 280 MiB.
+The holes still count as bytes against the measure (it counts apparent sizes, as every later copy
+of the folder writes them). Where the file system cannot tell the holes, the file is copied byte
+for byte, within the same bound.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable
@@ -24,6 +32,8 @@ from ..output.safe_text import printable
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO must not hang the copy
 _CHUNK = 1024**2
+# Linux, the BSDs, macOS and Solaris have them; elsewhere lseek refuses the value and the copy is plain.
+_SEEK_DATA, _SEEK_HOLE = getattr(os, "SEEK_DATA", 3), getattr(os, "SEEK_HOLE", 4)
 
 #: Why an entry is left out (``None``: copied), from its path in the folder and what ``lstat`` said of it.
 LeaveOut = Callable[[str, os.stat_result], "str | None"]
@@ -124,15 +134,76 @@ def _copy_file(folder: int, name: str, target: Path, left: _Left) -> None:
 
 
 def _copy_bytes(source: int, out: int, left: _Left) -> None:
-    """Copy ``source`` to ``out``, reading at most one byte past the bytes ``left`` (then refused)."""
+    """Copy ``source`` to ``out`` keeping its holes, within the bytes ``left`` (holes counted: apparent size)."""
+    size = os.fstat(source).st_size  # taken before each look for data: data added later is seen by that look
+    try:
+        start = _next_data(source, 0)
+    except OSError:  # EINVAL, EOPNOTSUPP: the file system cannot tell the holes
+        _copy_plain(source, out, left)
+        return
+    copied = 0  # where the copy has got to in the file, its holes included
+    while start is not None:
+        _charge(left, start - copied)  # the hole before this extent
+        end = _hole_after(source, start)
+        copied = start + _copy_extent(source, out, start, end - start, left)
+        size = os.fstat(source).st_size
+        start = _next_data(source, copied)
+    if size > copied:  # a hole at the end (a file that shrank meanwhile is left as far as it was read)
+        _charge(left, size - copied)
+        os.ftruncate(out, size)
+
+
+def _next_data(source: int, offset: int) -> int | None:
+    """Where the next extent holding data starts at or after ``offset`` (None: only a hole, or the end, follows)."""
+    try:
+        return os.lseek(source, offset, _SEEK_DATA)
+    except OSError as error:
+        if error.errno == errno.ENXIO:
+            return None
+        raise
+
+
+def _hole_after(source: int, offset: int) -> int:
+    """Where the extent holding data at ``offset`` ends (``offset`` when the file shrank below it meanwhile)."""
+    try:
+        return os.lseek(source, offset, _SEEK_HOLE)
+    except OSError as error:
+        if error.errno == errno.ENXIO:
+            return offset
+        raise
+
+
+def _copy_extent(source: int, out: int, offset: int, length: int, left: _Left) -> int:
+    """Copy ``length`` bytes at ``offset`` (fewer if the file ends first); how many were copied."""
+    done = 0
+    while done < length:
+        chunk = os.pread(source, min(_CHUNK, length - done, left.bytes + 1), offset + done)
+        if not chunk:
+            break
+        _charge(left, len(chunk))
+        _write_all(out, chunk, offset + done)
+        done += len(chunk)
+    return done
+
+
+def _copy_plain(source: int, out: int, left: _Left) -> None:
+    """Copy ``source`` to ``out`` byte for byte, reading at most one byte past the bytes ``left`` (then refused)."""
+    offset = 0
     while chunk := os.read(source, min(_CHUNK, left.bytes + 1)):
-        left.bytes -= len(chunk)
-        if left.bytes < 0:
-            raise CopyRefused("its files hold more bytes than when it was measured")
-        _write_all(out, chunk)
+        _charge(left, len(chunk))
+        _write_all(out, chunk, offset)
+        offset += len(chunk)
 
 
-def _write_all(out: int, data: bytes) -> None:
+def _charge(left: _Left, size: int) -> None:
+    """Take ``size`` bytes off what the copy may still take; :class:`CopyRefused` when past the measure."""
+    left.bytes -= max(size, 0)
+    if left.bytes < 0:
+        raise CopyRefused("its files hold more bytes than when it was measured")
+
+
+def _write_all(out: int, data: bytes, offset: int) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(out, view):]
+        written = os.pwrite(out, view, offset)
+        view, offset = view[written:], offset + written

@@ -20,6 +20,11 @@ registered in ``nbgrader_config.py`` through nbgrader's own setting (``c.Exchang
   student's folder is read and a copy never holds more than the bound, even of an entry that grows
   meanwhile; files over ``CourseDirectory.max_file_size`` are left out as nbgrader leaves them out,
   every left-out name escaped in the log (nbgrader's filter prints it raw);
+- keeps a sparse file's holes (:mod:`.bounded_copy`);
+- holds the whole run to a total (``c.CourseCollect.max_total_mb``, :data:`DEFAULT_MAX_TOTAL_MB`), so
+  that whoever can write the inbound exchange cannot multiply the per-entry bound by inventing ids: the
+  gradebook's roster is collected first, then the other ids in their order, and an entry that would pass
+  the total is not collected (one escaped line), every entry within it still is;
 - gives up on one student's copy (a file swapped for a FIFO meanwhile, a full folder, an entry grown
   past what was measured) with one line, never on the others, and leaves no partial copy.
 """
@@ -31,6 +36,7 @@ import glob
 import os
 import shutil
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,21 +44,38 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default import ExchangeCollect
 from nbgrader.exchange.default.collect import groupby
 from nbgrader.utils import check_mode, parse_utc
+from traitlets import Float
 
 from ..grading.batch import student_folders
 from ..grading.folder_bounds import FolderOverLimit, FolderSize, check_folder
+from ..grading.student_ids import check_ids
 from ..output.safe_text import printable
 from .bounded_copy import CopyRefused, copy_folder
 from .preprocessor import SandboxedExecute
-from .roster import course_ids
+from .roster import gradebook_roster
+
+#: The most a ``collect`` run copies, in MiB: room for a class of hundreds (an honest entry is the notebook,
+#: tens to hundreds of KiB, and nbgrader's two small files), and for 14 entries at the full per-entry bound
+#: (``max_folder_mb`` + ``max_notebook_mb``: 72 MiB by default).
+DEFAULT_MAX_TOTAL_MB = 1024.0
+#: What an entry costs the total beyond its files' apparent bytes: one block for each file and folder (a
+#: folder's own block, a file's last block, its inode), so an entry of 250 empty folders is not free.
+ENTRY_COST = 4096
 
 
 class CourseCollect(ExchangeCollect):  # type: ignore[misc]  # nbgrader ships no type information
     """nbgrader's ``ExchangeCollect``, collecting only valid student ids and never following a link."""
 
+    max_total_mb = Float(DEFAULT_MAX_TOTAL_MB, min=0.0, help=(
+        "The most one collect run copies into submitted/, in MiB: apparent bytes of the entries' files, plus "
+        f"{ENTRY_COST} bytes for each file and folder. The gradebook's students are collected first; an entry "
+        "that would pass the total is not collected.")).tag(config=True)
+
     #: The entry being collected, as :meth:`copy_files` measured it (its path as ``do_copy`` gets it), set by
     #: :meth:`copy_files` before nbgrader's step calls ``do_copy``.
     _measured: dict[str, FolderSize]
+    #: The ids of the course's gradebook, read once by :meth:`_valid` (the rule's look-alikes, the order).
+    _roster: frozenset[str] = frozenset()
 
     def init_src(self) -> None:
         """nbgrader's ``init_src`` (the same checks and choice per student) over the entries this class accepts."""
@@ -75,6 +98,8 @@ class CourseCollect(ExchangeCollect):  # type: ignore[misc]  # nbgrader ships no
             latest = self._sort_by_timestamp(versions)
             on_time = [record for record in latest if self.duedate is not None and record["timestamp"] <= self.duedate]
             self.src_records.append(on_time[0] if self.before_duedate and on_time else latest[0])
+        # the roster first, so that made-up ids cannot take the total from the class; then by id (code points)
+        self.src_records.sort(key=lambda record: (record["username"] not in self._roster, record["username"]))
 
     def _due_date(self) -> Any:
         with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gradebook:
@@ -88,8 +113,8 @@ class CourseCollect(ExchangeCollect):  # type: ignore[misc]  # nbgrader ships no
         root = Path(self.coursedir.root)
         submitted = root / self.coursedir.submitted_directory
         users = [record["username"] for record in records]
-        ids = course_ids(root, [*users, *(student_folders(submitted) if submitted.is_dir() else [])],
-                         self.coursedir.db_url)
+        self._roster = gradebook_roster(root, self.coursedir.db_url)
+        ids = check_ids([*users, *(student_folders(submitted) if submitted.is_dir() else [])], self._roster)
         refused = ids.refused_folders()
         for user in dict.fromkeys(users):
             if user in refused:
@@ -154,29 +179,66 @@ class CourseCollect(ExchangeCollect):  # type: ignore[misc]  # nbgrader ships no
         return None
 
     def copy_files(self) -> None:
-        """nbgrader's collection, one student's failed copy costing no one else.
+        """nbgrader's collection, one student's failed copy costing no one else, the run held to its total.
 
-        An entry over the bounds is refused before nbgrader's step, which would first remove the
-        student's previous copy in ``submitted/`` (``--update``): that copy stays.
+        An entry over the bounds or the total is refused before nbgrader's step, which would first
+        remove the student's previous copy in ``submitted/`` (``--update``): that copy stays.
         """
         records = self.src_records
+        total = _Total(int(self.max_total_mb * 1024**2))
         for record in records:
             self.src_records = [record]
             src = os.path.join(self.inbound_path, record["filename"])
             try:
-                self._measured = {src: self._measure(src)}
+                measured = self._measure(src)
             except CopyRefused as refused:
-                self._not_collected(record, refused)
+                self._not_collected(record, str(refused))
                 continue
+            cost = measured.bytes + ENTRY_COST * measured.entries if self._copies(record) else 0
+            if not total.take(cost):
+                self._not_collected(record, f"it would pass this run's total of {self.max_total_mb:g} MiB "
+                                            f"(c.CourseCollect.max_total_mb): the entry counts {cost / 1024**2:.1f} "
+                                            f"MiB, {total.used / 1024**2:.1f} MiB were collected before it")
+                continue
+            self._measured = {src: measured}
             try:
                 super().copy_files()
             except (OSError, CopyRefused) as error:
-                self._not_collected(record, error)
-                dest = self.coursedir.format_path(self.coursedir.submitted_directory, record["username"],
-                                                  self.coursedir.assignment_id)
+                total.used -= cost  # nothing of it is left
+                self._not_collected(record, str(error))
+                dest = self._destination(record)
                 shutil.rmtree(dest, ignore_errors=True)  # nothing half-copied is graded
         self.src_records = records
 
-    def _not_collected(self, record: dict[str, Any], error: Exception) -> None:
+    def _destination(self, record: dict[str, Any]) -> str:
+        return str(self.coursedir.format_path(self.coursedir.submitted_directory, record["username"],
+                                              self.coursedir.assignment_id))
+
+    def _copies(self, record: dict[str, Any]) -> bool:
+        """Whether nbgrader's ``copy_files`` (0.9.6) copies ``record``: the same decision, taken before it."""
+        dest = self._destination(record)
+        if not os.path.isdir(dest):
+            return True
+        existing = self.coursedir.get_existing_timestamp(dest)
+        if self.update and (existing is None or record["timestamp"] > existing):
+            return True
+        return bool(self.before_duedate and existing != record["timestamp"])
+
+    def _not_collected(self, record: dict[str, Any], reason: str) -> None:
         self.log.error("Not collected: %s (%s): %s", printable(record["username"]), printable(record["filename"]),
-                       printable(str(error)))
+                       printable(reason))
+
+
+@dataclass
+class _Total:
+    """What a collect run has copied so far (bytes, as :data:`ENTRY_COST` counts them) against its limit."""
+
+    limit: int
+    used: int = 0
+
+    def take(self, cost: int) -> bool:
+        """Count ``cost`` when it keeps within the limit; whether it did."""
+        if self.used + cost > self.limit:
+            return False
+        self.used += cost
+        return True

@@ -41,13 +41,18 @@ def course_roster(root: Path | None, option: str | None = None) -> frozenset[str
     return roster_ids(None if target is None else target.url)
 
 
-def course_ids(root: Path, folders: list[str], url: str | None) -> IdCheck:
-    """``folders`` checked against the rule with the roster of the gradebook at ``url`` (relative: ``root``'s).
+def gradebook_roster(root: Path, url: str | None) -> frozenset[str]:
+    """The roster of the gradebook at ``url`` (relative: ``root``'s), as nbgrader's own commands name it.
 
-    nbgrader's own commands (``autograde``, ``collect``, the formgrader) call this with their
-    ``CourseDirectory``'s root and ``db_url``.
+    nbgrader's commands (``autograde``, ``collect``, the formgrader) call this, or :func:`course_ids`,
+    with their ``CourseDirectory``'s root and ``db_url``.
     """
-    return check_ids(folders, roster_ids(None if url is None else _absolute(url, root)))
+    return roster_ids(None if url is None else _absolute(url, root))
+
+
+def course_ids(root: Path, folders: list[str], url: str | None) -> IdCheck:
+    """``folders`` checked against the rule with the roster of the gradebook at ``url`` (:func:`gradebook_roster`)."""
+    return check_ids(folders, gradebook_roster(root, url))
 
 
 def submitted_ids(root: Path, submitted: Path, url: str | None) -> IdCheck:

@@ -2,7 +2,9 @@
 
 ``copy_folder`` is given what ``check_folder`` measured; everything the student changes between the
 two (a file appended to, a new file, a folder swapped for a link to a canary this test made, a FIFO)
-must stop the copy or be left out, never be copied past the measure or read through the link.
+must stop the copy or be left out, never be copied past the measure or read through the link. A
+sparse file keeps its holes in the copy (its exact bytes, its few allocated blocks), its holes still
+counted against the measure; where the file system cannot tell holes, the copy is plain and as bounded.
 """
 
 from __future__ import annotations
@@ -12,10 +14,16 @@ from pathlib import Path
 
 import pytest
 
+from autograder.course import bounded_copy
 from autograder.course.bounded_copy import CopyRefused, copy_folder
 from autograder.grading.folder_bounds import check_folder
 
 CANARY = "CANARY-OUTSIDE-THE-ENTRY-7c1e"
+#: A sparse file's apparent size, and where it holds data (the rest are holes, one of them at the end).
+SPARSE_SIZE = 48 * 1024**2
+DATA_AT = {0: b"head", 5 * 1024**2 + 17: b"middle" * 1000, 40 * 1024**2: b"\x00late\xff" * 9000}
+#: Allocated bytes that count as "kept the holes": a few blocks per extent, far below the apparent size.
+FEW_BLOCKS = 1024**2
 
 
 def _entry(tmp_path: Path) -> Path:
@@ -27,7 +35,7 @@ def _entry(tmp_path: Path) -> Path:
 
 
 def _measure(entry: Path):
-    return check_folder(entry, max_files=100, max_bytes=10**7)
+    return check_folder(entry, max_files=100, max_bytes=10**8)
 
 
 def _copy(entry: Path, dest: Path, measured) -> list[str]:
@@ -124,3 +132,60 @@ def test_a_refused_copy_leaves_no_folder_open(tmp_path):
     with pytest.raises(CopyRefused):
         _copy(entry, tmp_path / "dest", measured)
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+def _sparse(path: Path, size: int = SPARSE_SIZE, data: dict[int, bytes] | None = None) -> None:
+    with open(path, "wb") as handle:
+        for offset, chunk in (DATA_AT if data is None else data).items():
+            handle.seek(offset)
+            handle.write(chunk)
+        handle.truncate(size)
+
+
+def _allocated(path: Path) -> int:
+    return path.lstat().st_blocks * 512
+
+
+def _holes_kept_here(entry: Path) -> None:
+    if _allocated(entry / "sparse.bin") >= FEW_BLOCKS:
+        pytest.skip("this file system allocates a sparse file's holes: nothing to keep")
+
+
+@pytest.mark.parametrize("data", [DATA_AT, {}], ids=["holes-between-and-after-data", "only-a-hole"])
+def test_a_sparse_file_keeps_its_holes_and_its_bytes(tmp_path, data):
+    entry = _entry(tmp_path)
+    _sparse(entry / "sparse.bin", data=data)
+    _holes_kept_here(entry)
+    measured = _measure(entry)
+    assert _copy(entry, tmp_path / "dest", measured) == []
+    copied = tmp_path / "dest" / "sparse.bin"
+    assert copied.stat().st_size == SPARSE_SIZE and copied.read_bytes() == (entry / "sparse.bin").read_bytes()
+    assert _allocated(copied) < FEW_BLOCKS, f"{_allocated(copied):,} bytes allocated for {SPARSE_SIZE:,}"
+    assert _bytes_in(tmp_path / "dest") == measured.bytes
+
+
+def test_a_hole_grown_after_the_walk_counts_against_the_measure(tmp_path):
+    entry = _entry(tmp_path)
+    _sparse(entry / "sparse.bin")
+    measured = _measure(entry)
+    with open(entry / "sparse.bin", "r+b") as handle:
+        handle.seek(SPARSE_SIZE + 10**8)  # a hole costs the copy no disk, but it is apparent bytes all the same
+        handle.write(b"tail")
+    with pytest.raises(CopyRefused, match="more bytes than when it was measured"):
+        _copy(entry, tmp_path / "dest", measured)
+    assert _bytes_in(tmp_path / "dest") <= measured.bytes
+
+
+def test_without_seek_data_the_copy_is_plain_and_bounded(tmp_path, monkeypatch):
+    entry = _entry(tmp_path)
+    _sparse(entry / "sparse.bin")
+    measured = _measure(entry)
+    # a whence the kernel does not know: lseek answers EINVAL, as a file system without SEEK_DATA does
+    monkeypatch.setattr(bounded_copy, "_SEEK_DATA", 99)
+    assert _copy(entry, tmp_path / "plain", measured) == []
+    assert (tmp_path / "plain" / "sparse.bin").read_bytes() == (entry / "sparse.bin").read_bytes()
+    with open(entry / "sparse.bin", "ab") as handle:
+        handle.write(b" " * 5 * 1024**2)
+    with pytest.raises(CopyRefused, match="more bytes than when it was measured"):
+        _copy(entry, tmp_path / "grown", measured)
+    assert _bytes_in(tmp_path / "grown") <= measured.bytes
