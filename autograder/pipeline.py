@@ -110,6 +110,8 @@ class GradeRun:
     #: One line on the gradebook: recorded, skipped, or why it was not updated.
     gradebook_note: str
     gradebook_failed: bool
+    #: How it graded: the isolation and where the limits hold (:attr:`autograder.sandbox.Sandbox.mode`).
+    sandbox_mode: str = ""
 
     @property
     def exit_code(self) -> int:
@@ -118,7 +120,7 @@ class GradeRun:
 
     def summary(self, *, table: bool = True) -> str:
         """What the run prints on the terminal: the table of students (if ``table``), counts, outputs."""
-        return run_summary(self.batch, self.out, self.gradebook_note, table=table)
+        return run_summary(self.batch, self.out, self.gradebook_note, table=table, sandbox=self.sandbox_mode or None)
 
 
 def _check(options: GradeOptions) -> None:
@@ -277,7 +279,7 @@ def _grade_course(options: GradeOptions) -> GradeRun:
     collected = _collected_files(options, store, root)
     files = {student: found.files for student, found in collected.items()}
     note, failed = _after_grading(options, root, batch, store, collected, files, settings.max_notebook_bytes)
-    return GradeRun(batch, options.out, note, failed)
+    return GradeRun(batch, options.out, note, failed, sandbox.mode)
 
 
 def _after_grading(

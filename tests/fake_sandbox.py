@@ -26,7 +26,7 @@ def _environment(home: Path) -> dict[str, str]:
 class PlainProcess:
     """The real runner in a plain Python process (``python -I runner.py``) in the scratch folder."""
 
-    name = "plain process (tests only)"
+    name = mode = "plain process (tests only)"
     isolated = False
     resource_warning: str | None = None
 
@@ -48,7 +48,7 @@ class ScriptedRunner:
     ``after_orders`` waits for the cells line before writing, as the real runner does.
     """
 
-    name = "scripted runner (tests only)"
+    name = mode = "scripted runner (tests only)"
     isolated = False
     resource_warning: str | None = None
 

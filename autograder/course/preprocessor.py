@@ -77,6 +77,10 @@ def sandbox_for(mode: str, limits: Limits) -> Sandbox:
     return _SANDBOXES[mode, limits]
 
 
+#: The sandbox modes this process has logged (:meth:`SandboxedExecute.preprocess`).
+_LOGGED_MODES: set[str] = set()
+
+
 def _error_output(name: str, message: str) -> NotebookNode:
     return new_output("error", ename=name, evalue=message, traceback=[f"{name}: {message}"])
 
@@ -159,9 +163,13 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
             published=release_sources(release, exercise.answered.published_ids) if exercise.answered else (),
         )
         try:
-            result = grade_submission(
-                student, file, Path("."), settings, sandbox_for(self.sandbox, settings.sandbox_limits)
-            )
+            sandbox = sandbox_for(self.sandbox, settings.sandbox_limits)
+            if sandbox.mode not in _LOGGED_MODES:  # once per process: the formgrader's log says how it grades
+                _LOGGED_MODES.add(sandbox.mode)
+                self.log.info("sandbox: %s", sandbox.mode)
+                if sandbox.resource_warning:
+                    self.log.warning("%s", sandbox.resource_warning)
+            result = grade_submission(student, file, Path("."), settings, sandbox)
         except (SandboxUnavailable, MachineOverloaded):  # this machine cannot grade now: no score (.sandbox_guard)
             raise
         except Exception as error:  # a grader bug must not stop nbgrader's batch

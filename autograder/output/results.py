@@ -151,7 +151,8 @@ def score_table(batch: BatchResult) -> str:
     return "\n".join(lines)
 
 
-def run_summary(batch: BatchResult, out: Path, gradebook_note: str, *, table: bool = True) -> str:
+def run_summary(batch: BatchResult, out: Path, gradebook_note: str, *, table: bool = True,
+                sandbox: str | None = None) -> str:
     """What a grading run prints: the table of students (if ``table``), the counts, where the outputs went.
 
     Parameters
@@ -164,11 +165,13 @@ def run_summary(batch: BatchResult, out: Path, gradebook_note: str, *, table: bo
         One line on the gradebook: recorded, skipped, or why it was not updated.
     table
         Whether to start with :func:`score_table`.
+    sandbox
+        How it graded, in a line (the sandbox's mode); default: the sandbox's name in ``batch``.
     """
     summary = (
         f"\n{len(batch.students)} students: {batch.status_summary}"
         f"\nresults: {out / 'results.json'}, {out / 'grades.csv'}, {out / 'report.html'}, "
         f"feedback in {out / 'feedback'}/"
-        f"\nsandbox: {batch.sandbox}; {gradebook_note}"
+        f"\nsandbox: {sandbox or batch.sandbox}\n{gradebook_note}"
     )
     return f"{score_table(batch)}\n{summary}" if table else summary

@@ -19,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from .cgroups import Cgroups
+from .cgroups import Cgroups, limits_mode
 from .launch import (
     RUNNER,
     Launch,
@@ -92,6 +92,12 @@ class Bubblewrap:
         self.zygotes: ZygotePool | None = None
         if cgroups is not None and self.seccomp is not None and not os.environ.get(COLD_VARIABLE):
             self.zygotes = ZygotePool(self._zygote_command, limits)
+
+    @property
+    def mode(self) -> str:
+        """One line for tutors: the isolation, and where the limits hold."""
+        return (f"bubblewrap sandbox{'' if self.seccomp is not None else ' without the seccomp filter'}"
+                f"{', warm starts' if self.zygotes is not None else ''}; {limits_mode(self.cgroups)}")
 
     def _tmpfs(self, path: str, perms: str) -> list[str]:
         """A fresh tmpfs at ``path`` that holds at most ``scratch_bytes``."""

@@ -223,6 +223,15 @@ class RunGroup:
             _remove_folder(folder)
 
 
+#: The mode line's second half without cgroups (choice.NO_CGROUPS_WARNING says why and what it costs).
+PER_PROCESS_LIMITS = "limits per process only and wall-clock time limits (no writable cgroup: see the warning)"
+
+
+def limits_mode(cgroups: Cgroups | None) -> str:
+    """Where a sandbox's limits hold: its cgroups' description, or :data:`PER_PROCESS_LIMITS`."""
+    return cgroups.describe() if cgroups is not None else PER_PROCESS_LIMITS
+
+
 def _remove_folder(folder: Path) -> None:
     """``rmdir`` a cgroup, retrying a little while its last (zombie) processes are reaped."""
     for _ in range(1000):
@@ -246,6 +255,11 @@ class Cgroups:
         #: Per controller (v1) or ``""`` (v2): the folder ``autograder-<pid>``.
         self.parents = parents
         self.limits = limits
+
+    def describe(self) -> str:
+        """Where the limits hold, for the mode line: the version and the grader's folder (the delegated cgroup's)."""
+        folder = next(iter(self.parents.values()))
+        return f"memory, tasks and CPU limited per sandbox by cgroup v{self.version} (under {folder.parent})"
 
     def new_run(self) -> RunGroup:
         """Create the cgroup of one run, with its limits (call :meth:`RunGroup.remove` when it is over)."""

@@ -164,6 +164,11 @@ class Sandbox(Protocol):
         """True when student code runs with the grader's root rights (never for an isolating sandbox)."""
         ...
 
+    @property
+    def mode(self) -> str:
+        """One line for tutors: the isolation, and where the limits hold (cgroups, or per process only)."""
+        ...
+
     def launch(self, scratch: Path, slot: int) -> Launch:
         """The command that runs the runner in ``scratch`` (empty); the caller calls its ``end()`` after the run."""
         ...

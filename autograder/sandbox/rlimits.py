@@ -14,7 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from .cgroups import Cgroups
+from .cgroups import Cgroups, limits_mode
 from .launch import (
     RUNNER,
     Launch,
@@ -74,6 +74,12 @@ class ResourceLimitsOnly:
     def runs_as_root(self) -> bool:
         """True when student code runs with the grader's root rights (explicit ``--sandbox none`` only)."""
         return os.geteuid() == 0 and self.setpriv is None
+
+    @property
+    def mode(self) -> str:
+        """One line for tutors: no isolation, as whom, and where the limits hold."""
+        whom = ", AS ROOT" if self.runs_as_root else ""
+        return f"NO isolation (resource limits only{whom}); {limits_mode(self.cgroups)}"
 
     def close(self) -> None:
         """Nothing is kept between runs here."""
