@@ -80,16 +80,17 @@ def set_time(submission: Any) -> None:
         submission.timestamp = parse_utc(waiting.timestamp)
 
 
-def submitted_time(folder: Path) -> datetime | None:
-    """The time in ``folder``'s ``timestamp.txt`` as nbgrader stores it (UTC, naive); None if absent or unreadable.
+def submitted_time(submitted: Path, student_id: str, assignment_id: str) -> datetime | None:
+    """The time in ``submitted/<student>/<assignment>/timestamp.txt`` as nbgrader stores it (UTC, naive).
 
-    Read with the kit's reader (the file is the student's): a bad one is no time, as for nbgrader's
-    formgrader, which then cannot tell either.
+    None if the folder or the file is absent or the file unreadable. Read with the kit's reader,
+    no link followed below ``submitted`` (the file is the student's): a bad one is no time, as for
+    nbgrader's formgrader, which then cannot tell either.
     """
     try:
-        data = read_side_file(folder.parent, ".", folder.name, "timestamp.txt")
+        data = read_side_file(submitted, student_id, assignment_id, "timestamp.txt")
         return None if data is None else parse_timestamp(data)
-    except (SubmissionProblem, TimestampProblem):
+    except (SubmissionProblem, TimestampProblem, OSError):  # OSError: no submitted/ folder at all
         return None
 
 

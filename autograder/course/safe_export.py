@@ -96,7 +96,7 @@ def export_rows(gradebook: Gradebook, assignments: list[str], students: list[str
                 penalty = float(submission.late_submission_penalty or 0.0)
                 # a gradebook id the student-id rule refuses (an older gradebook's) names no folder to read
                 time = None if submitted is None or name_problem(student.id) is not None else \
-                    recorded_time.submitted_time(submitted / student.id / assignment.name)
+                    recorded_time.submitted_time(submitted, student.id, assignment.name)
             scores = [str(raw), str(penalty), str(max(0.0, raw - penalty))]
             if time is not None and time != timestamp:  # these grades are not the submission's: none
                 not_graded.append(NotGraded(assignment.name, student.id, timestamp, time))

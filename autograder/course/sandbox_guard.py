@@ -147,7 +147,8 @@ class SandboxGuard:
         """Whether the gradebook holds the grading of the submission in ``submitted/`` (its time is the last word)."""
         if not self._records_time_last():
             return True  # nbgrader's own order: its time comes first, so it cannot tell
-        submitted = recorded_time.submitted_time(Path(self._format_source(assignment_id, student_id)))
+        source = Path(self._format_source(assignment_id, student_id))  # submitted/<student>/<assignment>
+        submitted = recorded_time.submitted_time(source.parent.parent, source.parent.name, source.name)
         held = self._gradebook(lambda gb: recorded_time.holds_submission(gb, assignment_id, student_id, submitted))
         return bool(held)
 
