@@ -37,6 +37,7 @@ from ..errors import CourseError
 from ..grading import Lateness
 from ..output.gradebook_db import open_gradebook
 from ..output.safe_text import printable
+from . import recorded_time
 
 #: nbgrader's step logs "... is 29 seconds late" as a warning: the batch shows lateness in its table instead.
 _QUIET = logging.getLogger("autograder.late")
@@ -111,8 +112,10 @@ class CourseLatePenalties(AssignLatePenalties):  # type: ignore[misc]  # nbgrade
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
         """nbgrader's step (0.9.6's ``AssignLatePenalties.preprocess``) after the extension is stored.
 
-        Its body is nbgrader's, with one change: the gradebook opens without a course id, where
-        nbgrader's adds a ``default_course`` row beside the course's own.
+        Its body is nbgrader's, with two changes: the gradebook opens without a course id, where
+        nbgrader's adds a ``default_course`` row beside the course's own; and on ``nbgrader
+        autograde``'s path the submission's time, kept back until now (:mod:`.recorded_time`), is
+        set in the same transaction as the penalty computed from it.
         """
         info = resources["nbgrader"]
         self.notebook_id, self.assignment_id = info["notebook"], info["assignment"]
@@ -121,6 +124,7 @@ class CourseLatePenalties(AssignLatePenalties):  # type: ignore[misc]  # nbgrade
         with open_gradebook(self.db_url) as gradebook:
             store_extension(gradebook, dict(self.extensions), self.assignment_id, self.student_id)
             submission = gradebook.find_submission(self.assignment_id, self.student_id)
+            recorded_time.set_time(submission)  # the grading's last word: committed with the penalty below
             notebook = gradebook.find_submission_notebook(self.notebook_id, self.assignment_id, self.student_id)
             notebook.late_submission_penalty = None  # reset, as nbgrader's step does
             if submission.total_seconds_late > 0:

@@ -12,6 +12,8 @@ course's ``Autograde`` (:mod:`.converters`):
 - for a student whose grading the machine refuses mid-run, puts the gradebook back as it was
   before that student (a submission or student created for it removed, an existing submission's
   timestamp restored), logs one line, and lets nbgrader go on with the other students;
+- keeps the submission time out of the gradebook until the grading it belongs to is saved
+  (:mod:`.recorded_time`), and grades again a submission whose grading did not reach the gradebook;
 - refuses the run while another grader works on the course (:mod:`.lock`);
 - ends the run with nbgrader's failure (``nbgrader autograde`` exits 1, the API's ``success`` is
   False) whose message names every refused student and the reason, which is what the
@@ -39,12 +41,12 @@ from ..errors import UsageError
 from ..exercises import EXERCISES
 from ..output.safe_text import printable
 from ..sandbox import Limits, MachineOverloaded, SandboxUnavailable
+from . import recorded_time
 from .feedback_page import result_name
+from .late import CourseLatePenalties
 from .lock import CourseBusy, grading_lock
 from .preprocessor import SandboxedExecute, sandbox_for
 
-#: (assignment, student) -> nbgrader's timestamp of a new submission kept out of the gradebook until it is graded.
-_DEFERRED: dict[tuple[str, str], datetime | None] = {}
 #: The start of every refusal, so that the tutor (and a test) can find it in nbgrader's log.
 REFUSED = "not autograded, no score written"
 
@@ -69,6 +71,7 @@ class SandboxGuard:
     autograde_preprocessors: list[Any]
     notebooks: list[str]
     _format_dest: Callable[[str, str], str]
+    _format_source: Callable[..., str]
 
     def start(self) -> None:
         self._refused: list[str] = []
@@ -97,26 +100,57 @@ class SandboxGuard:
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         before = self._before = self._gradebook(lambda gb: _snapshot(gb, assignment_id, student_id))
-        super().init_assignment(assignment_id, student_id)  # type: ignore[misc]
-        if not before.submission_existed and any(
-            isinstance(pp, type) and issubclass(pp, RecordSubmission) for pp in self.autograde_preprocessors
-        ):  # no row scoring 0 while she is graded (or after a SIGKILL): RecordSubmission makes it with her grades
-            made = self._gradebook(lambda gb: gb.find_submission(assignment_id, student_id).timestamp)
+        if not self._records_time_last():
+            super().init_assignment(assignment_id, student_id)  # type: ignore[misc]
+            return
+        # nbgrader would write the new time now, over the previous grading (.recorded_time): it reads none
+        coursedir, read = self.coursedir, self.coursedir.get_existing_timestamp
+        seen: list[datetime | None] = []
+
+        def withheld(folder: str) -> None:  # what nbgrader reads: no time
+            seen.append(read(folder))
+
+        coursedir.get_existing_timestamp = withheld
+        try:
+            super().init_assignment(assignment_id, student_id)  # type: ignore[misc]
+        finally:
+            coursedir.get_existing_timestamp = read
+        if not before.submission_existed:
+            # no row scoring 0 while she is graded (or after a SIGKILL): RecordSubmission makes it with her grades
             self._gradebook(lambda gb: _restore(gb, before))
-            _DEFERRED[assignment_id, student_id] = made
+        recorded_time.defer(assignment_id, student_id, seen[0] if seen else None,
+                            in_gradebook=before.submission_existed)
+
+    def _records_time_last(self) -> bool:
+        """Whether the autograde list has the course's steps that record a submission with its grading."""
+        steps = [pp for pp in self.autograde_preprocessors if isinstance(pp, type)]
+        return any(issubclass(pp, RecordSubmission) for pp in steps) and any(
+            issubclass(pp, CourseLatePenalties) for pp in steps)
 
     def init_destination(self, assignment_id: str, student_id: str) -> bool:
         """nbgrader's check, after removing what a run stopped mid-grading left (so it is graded again)."""
         dest = Path(self._format_dest(assignment_id, student_id))
         if self._sandbox_mode() is not None and not dest.is_symlink() and dest.is_dir():
-            unfinished = [name for name in (Path(notebook).name for notebook in self.notebooks)
-                          if (dest / name).exists() and not (dest / result_name(name)).is_file()]
-            if unfinished:  # SandboxedExecute writes the result with the graded notebook: killed in between
+            graded = [name for name in (Path(notebook).name for notebook in self.notebooks) if (dest / name).exists()]
+            # SandboxedExecute writes the result with the graded notebook: killed in between
+            unfinished = [name for name in graded if not (dest / result_name(name)).is_file()]
+            if graded and not unfinished and not self._grading_recorded(assignment_id, student_id):
+                unfinished = graded  # killed before the gradebook had the grading (.recorded_time)
+            if unfinished:
                 self.log.warning("%s: %s was left by a grading that did not finish; graded again",
                                  printable(student_id), printable(", ".join(unfinished)))
                 shutil.rmtree(dest)
         result: bool = super().init_destination(assignment_id, student_id)  # type: ignore[misc]
         return result
+
+    def _grading_recorded(self, assignment_id: str, student_id: str) -> bool:
+        """Whether the gradebook holds the grading of the submission in ``submitted/`` (its time is the last word)."""
+        if not self._records_time_last():
+            return True  # nbgrader's own order: its time comes first, so it cannot tell
+        source = Path(self._format_source(assignment_id, student_id))  # submitted/<student>/<assignment>
+        submitted = recorded_time.submitted_time(source.parent.parent, source.parent.name, source.name)
+        held = self._gradebook(lambda gb: recorded_time.holds_submission(gb, assignment_id, student_id, submitted))
+        return bool(held)
 
     def convert_single_notebook(self, notebook_filename: str) -> None:
         try:
@@ -138,8 +172,8 @@ class SandboxGuard:
         before = self._before
         if before is None:
             return "?"
-        if (before.assignment_id, before.student_id) in _DEFERRED:  # never recorded: nothing to put back
-            del _DEFERRED[before.assignment_id, before.student_id]
+        waiting = recorded_time.forget(before.assignment_id, before.student_id)
+        if waiting is not None and not waiting.in_gradebook:  # never recorded: nothing to put back
             return printable(before.student_id)
         self._gradebook(lambda gb: _restore(gb, before))
         return printable(before.student_id)
@@ -169,20 +203,18 @@ class RecordSubmission(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
 
     nbgrader creates a submission (scored 0 by every list and export) before the sandbox runs; the
     course's ``Autograde`` takes a new one out again, and this step, after the sandbox, puts it
-    back with nbgrader's timestamp, so a gradebook row always comes with the grades.
+    back, without its time: the course's late step records the time with the penalty it sets,
+    after ``SaveAutoGrades`` (:mod:`.recorded_time`), so a row's time always comes with its grades.
     """
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
         info = resources["nbgrader"]
-        key = (info["assignment"], info["student"])
-        if key in _DEFERRED:
-            timestamp = _DEFERRED.pop(key)
+        waiting = recorded_time.pending(info["assignment"], info["student"])
+        if waiting is not None and not waiting.in_gradebook:
             with Gradebook(info["db_url"]) as gradebook:
                 gradebook.update_or_create_student(info["student"])
-                if timestamp is None:
-                    gradebook.update_or_create_submission(info["assignment"], info["student"])
-                else:
-                    gradebook.update_or_create_submission(info["assignment"], info["student"], timestamp=timestamp)
+                gradebook.update_or_create_submission(info["assignment"], info["student"])
+            recorded_time.row_made(info["assignment"], info["student"])
         return nb, resources
 
 

@@ -17,10 +17,19 @@ autograde`` grades her again, with the honest classmate's score, and the gradebo
 until then (nbgrader's own created one scoring 0 before the sandbox ran); a cell with a ``grade_id`` the
 release lacks is graded as her own cell on both paths, with the same score, and nothing she chose
 reaches nbgrader's log raw.
+
+A re-grade of a resubmission (collected from a real exchange with a newer time) killed while her
+sandbox runs: nbgrader wrote the new time before the sandbox and the grades after, so the
+gradebook showed the earlier submission's 15/15 with the new time, which ``nbgrader export``
+wrote and the formgrader counted as graded. Must hold: at no moment does the gradebook (read
+through nbgrader's own API) or the course's export pair the earlier grading with the new time; the
+export leaves the row's scores empty and says why; the next plain ``nbgrader autograde`` grades the
+resubmission, with the score a classmate who submitted the same code gets, and its time.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import re
@@ -29,6 +38,8 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
+from datetime import datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -36,6 +47,7 @@ import nbformat
 import pytest
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbformat.v4 import new_code_cell
+from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.course.nbgrader import gradebook_scores, tool_environment
 from autograder.course.unknown_cells import SHOWN_CHARS
@@ -43,7 +55,7 @@ from autograder.exercises.ndcg import EXERCISE
 from autograder.output.safe_text import printable
 
 from active_content import _markdown_vectors
-from grading_run import add_student, generated_course, grade, notebook_path, results, stop_process_group
+from grading_run import CORRECT_DCG, add_student, generated_course, grade, notebook_path, results, stop_process_group
 
 pytestmark = [
     pytest.mark.slow,
@@ -54,6 +66,13 @@ NBGRADER = Path(sys.executable).parent / "nbgrader"
 SLOW_CELL = "import time\ntime.sleep(3)"
 #: A grade_id that draws a fake nbgrader log line if printed raw.
 FORGED_ID = "\x1b[1A\x1b[2K\r[AutogradeApp | INFO] mallory: graded, 15 of 15 points\x1b[8m"
+#: The course id of nbgrader_config.py, under which the exchange files submissions.
+COURSE_ID = "ir-ranking-evaluation"
+#: A first submission's time and a resubmission's, as ``nbgrader submit`` writes them into timestamp.txt.
+FIRST_TIME, SECOND_TIME = "2026-12-01 10:00:00.000000 UTC", "2026-12-02 10:00:00.000000 UTC"
+#: A DCG without its log discount: a wrong resubmission that still scores some points.
+WRONG_DCG = '''def dcg(rels, k):
+    return float(sum(rels[:k]))'''
 #: Elements that run script or load a document.
 ACTIVE_TAGS = frozenset({"script", "iframe", "svg", "object", "embed", "math", "style", "base", "form", "frame"})
 
@@ -193,3 +212,100 @@ def test_unknown_grade_id_is_her_own_cell_on_both_paths_and_never_raw_in_the_log
     assert batch_results["mallory"]["score"] == EXERCISE.max_score
     assert nbgrader_scores["mallory"] == (batch_results["mallory"]["score"], EXERCISE.max_score)
     assert nbgrader_scores["alice"] == nbgrader_scores["mallory"]
+
+
+def _submit(exchange: Path, student: str, stamp: str, dcg: str = CORRECT_DCG, extra: tuple[str, ...] = ()) -> None:
+    """An inbound entry as ``nbgrader submit`` leaves it in the exchange: the notebook and its time."""
+    inbound = exchange / COURSE_ID / "inbound"
+    entry = inbound / f"{student}+{EXERCISE.assignment}+{stamp}+{abs(hash((student, stamp))) % 10**8}"
+    notebook = add_student(exchange.parent / "scratch" / stamp[:10], student, dcg=dcg, extra=extra)
+    inbound.mkdir(parents=True, exist_ok=True)
+    shutil.move(notebook.parent, entry)
+    (entry / "timestamp.txt").write_text(stamp)
+
+
+def _nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
+    done = subprocess.run([str(NBGRADER), *args], cwd=course, env=tool_environment(), capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, (args, done.stderr[-3000:])
+    return done
+
+
+def _rows(course: Path) -> dict[str, tuple[datetime | None, float]]:
+    """Each student's gradebook row for the assignment, read through nbgrader's own API: (time, score)."""
+    rows = {}
+    with warnings.catch_warnings(), Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        warnings.simplefilter("ignore")  # SQLAlchemy's "not in session" noise
+        for student in gradebook.students:
+            try:
+                submission = gradebook.find_submission(EXERCISE.assignment, student.id)
+            except MissingEntry:
+                continue
+            rows[student.id] = (submission.timestamp, float(submission.score))
+    return rows
+
+
+def _exported(course: Path) -> tuple[dict[str, dict[str, str]], str]:
+    """``nbgrader export``'s rows by student (the course's default exporter), and its log."""
+    done = _nbgrader(course, "export", "--to", "export.csv")
+    with (course / "export.csv").open(newline="") as handle:
+        return {row["student_id"]: row for row in csv.DictReader(handle)}, done.stderr
+
+
+def _time(text: str) -> datetime:
+    """A time in timestamp.txt's form, as nbgrader's gradebook stores it (UTC, naive)."""
+    return datetime.fromisoformat(text.removesuffix(" UTC"))
+
+
+def test_regrade_killed_mid_sandbox_never_shows_the_old_grades_with_the_new_time(tmp_path: Path) -> None:
+    course = generated_course(tmp_path / "course")
+    exchange = tmp_path / "exchange"
+    for student in ("alice", "mallory"):
+        _submit(exchange, student, FIRST_TIME)
+    _nbgrader(course, "collect", EXERCISE.assignment, f"--Exchange.root={exchange}")
+    _nbgrader(course, "autograde", EXERCISE.assignment)
+    first = _rows(course)
+    assert first["mallory"] == (_time(FIRST_TIME), EXERCISE.max_score)
+    # mallory resubmits wrong code that sleeps in the sandbox; carol submits the same code once (the yardstick)
+    _submit(exchange, "mallory", SECOND_TIME, dcg=WRONG_DCG, extra=(SLOW_CELL,))
+    _submit(exchange, "carol", SECOND_TIME, dcg=WRONG_DCG)
+    _nbgrader(course, "collect", "--update", EXERCISE.assignment, f"--Exchange.root={exchange}")
+    old_grading = (_time(SECOND_TIME), EXERCISE.max_score)  # what must never be shown: her 15/15 at the new time
+
+    process = subprocess.Popen([str(NBGRADER), "autograde", EXERCISE.assignment], cwd=course,
+                               env=tool_environment(), stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert process.stderr is not None
+    try:
+        for line in process.stderr:
+            if "Autograding" in line and os.sep + "mallory" + os.sep in line:  # her sandbox runs now
+                break
+        else:
+            pytest.fail("nbgrader never reached mallory's re-grade")
+        time.sleep(1)
+        while_grading = _rows(course)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            stop_process_group(process)
+        process.stderr.close()
+    assert while_grading["mallory"] != old_grading
+    killed = _rows(course)
+    assert killed["mallory"] != old_grading
+    assert killed["mallory"] == first["mallory"]  # the earlier grading, whole, with its own time
+    exported, log = _exported(course)
+    row = exported["mallory"]
+    assert _time(row["timestamp"]) != _time(SECOND_TIME) or float(row["raw_score"] or 0) < EXERCISE.max_score
+    assert row["raw_score"] == row["score"] == ""  # not the earlier submission's numbers: none
+    assert "Not graded: mallory" in log and SECOND_TIME.removesuffix(".000000 UTC") in log
+    assert exported["alice"]["raw_score"] != ""  # graded once, not resubmitted: exported as it is
+
+    again = _nbgrader(course, "autograde", EXERCISE.assignment)
+    assert "did not finish; graded again" in again.stderr
+    regraded = _rows(course)
+    assert regraded["carol"][1] < EXERCISE.max_score  # the wrong DCG loses points
+    assert regraded["mallory"] == (_time(SECOND_TIME), regraded["carol"][1])
+    exported, log = _exported(course)
+    assert "Not graded" not in log
+    assert _time(exported["mallory"]["timestamp"]) == _time(SECOND_TIME)
+    assert float(exported["mallory"]["raw_score"]) == pytest.approx(regraded["carol"][1])
