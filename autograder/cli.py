@@ -153,6 +153,11 @@ def parser() -> argparse.ArgumentParser:
     copying.add_argument("--out", type=Path, default=Path("graded") / "copying.html")
     copying.add_argument("--threshold", type=float, default=0.8,
                          help="list code pairs from this similarity (0..1, default 0.8)")
+    offering = commands.add_parser(
+        "new-offering", help="a new offering of the course: its own course id, Task 1.2 salt and grading secret "
+        "(refused once anything is handed in)", epilog="example: python -m autograder new-offering ir-ws2027",
+    )
+    offering.add_argument("course_id", help="the offering's course id (letters, digits, '.', '_', '-')")
     commands.add_parser("docs", help="regenerate docs/misconceptions.md from the misconception catalogue")
     commands.add_parser("demo", help="regenerate the release and grade the bundled example submissions")
     commands.add_parser(
@@ -209,6 +214,10 @@ def _run(args: argparse.Namespace) -> int:
         from .course.copying import write_report
 
         print(write_report(root, root / args.submitted, root / args.out, args.threshold))
+    elif args.command == "new-offering":
+        from .course.offering import new_offering
+
+        print(new_offering(root, args.course_id).summary())
     elif args.command == "docs":
         from .exercises.ndcg.documentation import catalogue_markdown
 

@@ -44,6 +44,8 @@ NOT_RUN: dict[str, str] = {
     "pip install notebook numpy matplotlib": "installs into a student's own Python; the course's venv has them",
     "pip install -c constraints.txt -e '.[postgresql]'": "reinstalls the course's package: run from a scratch "
     "course it would point the shared .venv at the scratch copy (the test extra has the driver already)",
+    "python -m autograder new-offering ir-ws2027": "tests/course/test_new_offering.py runs it; here it would rename "
+    "the scratch course that the guide's later commands name ir-ranking-evaluation",
     # the test suite itself, and what it already runs
     "make test": "the docs test is part of it",
     "make lint": "make test runs it first",
