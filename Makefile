@@ -25,7 +25,13 @@ POSTGRESQL ?= $(shell grep -qE '^[[:space:]]*c\.CourseDirectory\.db_url[[:space:
 comma := ,
 EXTRAS := test,distributed$(if $(POSTGRESQL),$(comma)postgresql)
 
-$(VENV)/.installed: pyproject.toml constraints.txt nbgrader_config.py
+# Only dependency files reinstall the venv: an edit of nbgrader_config.py (the exchange, a penalty, an
+# extension) must not. A course that switches to PostgreSQL needs the driver once: the marker file below is
+# new then, so the venv is installed again with the extra; it is a prerequisite only while the config names it.
+$(VENV)/.postgresql-wanted:
+	@mkdir -p "$(VENV)" && touch "$@"
+
+$(VENV)/.installed: pyproject.toml constraints.txt $(if $(POSTGRESQL),$(VENV)/.postgresql-wanted)
 	$(PYTHON) -m venv $(VENV)
 	"$(BIN)/pip" install --quiet --upgrade pip
 	"$(BIN)/pip" install --quiet -c constraints.txt -e '.[$(EXTRAS)]'

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import time
 
 from doc_commands import ROOT
 
@@ -66,3 +68,24 @@ def test_every_target_runs_from_a_folder_with_a_space(tmp_path):
         "python -m autograder docs", "python -m autograder release", "ruff check .", "mypy ",
         "python -m pytest -n 2 --dist loadfile -m not serial --durations=25", "python -m pytest -m serial",
     ]
+
+
+def test_only_dependency_files_reinstall_the_venv(tmp_path):
+    """An edit of nbgrader_config.py (the exchange, a penalty) leaves the venv alone; a switch to PostgreSQL does not."""
+    course = tmp_path / "course"
+    course.mkdir()
+    shutil.copy(ROOT / "Makefile", course)
+    for name in ("pyproject.toml", "constraints.txt", "nbgrader_config.py"):
+        (course / name).write_text("")
+    (course / ".venv").mkdir()
+    (course / ".venv" / ".installed").touch()
+    later = time.time() + 10  # the edits come after the install, whatever the file system's clock resolution
+    (course / "nbgrader_config.py").write_text('c.LateSubmissionPlugin.penalty_method = "zero"\n')
+    os.utime(course / "nbgrader_config.py", (later, later))
+    assert _make(course, "-q", ".venv/.installed").returncode == 0
+    (course / "nbgrader_config.py").write_text('c.CourseDirectory.db_url = "postgresql://grader@db/ir"\n')
+    assert _make(course, "-q", ".venv/.installed").returncode == 1  # the driver: installed once
+    (course / "pyproject.toml").write_text("[project]\n")
+    os.utime(course / "pyproject.toml", (later, later))
+    (course / "nbgrader_config.py").write_text("")
+    assert _make(course, "-q", ".venv/.installed").returncode == 1
