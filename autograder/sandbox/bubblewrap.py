@@ -19,12 +19,13 @@ import os
 import sys
 from pathlib import Path
 
-from .cgroups import Cgroups, limits_mode
+from .cgroups import Cgroups
 from .launch import (
     RUNNER,
     Launch,
     drop_privileges,
     grouped_launch,
+    limits_mode,
     own_process_count,
     prlimit_prefix,
     runner_command,

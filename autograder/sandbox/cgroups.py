@@ -223,15 +223,6 @@ class RunGroup:
             _remove_folder(folder)
 
 
-#: The mode line's second half without cgroups (choice.NO_CGROUPS_WARNING says why and what it costs).
-PER_PROCESS_LIMITS = "limits per process only and wall-clock time limits (no writable cgroup: see the warning)"
-
-
-def limits_mode(cgroups: Cgroups | None) -> str:
-    """Where a sandbox's limits hold: its cgroups' description, or :data:`PER_PROCESS_LIMITS`."""
-    return cgroups.describe() if cgroups is not None else PER_PROCESS_LIMITS
-
-
 def _remove_folder(folder: Path) -> None:
     """``rmdir`` a cgroup, retrying a little while its last (zombie) processes are reaped."""
     for _ in range(1000):

@@ -24,6 +24,15 @@ if TYPE_CHECKING:
     from .cgroups import Cgroups, RunGroup
     from .uids import UidLease
 
+#: The mode line's second half without cgroups (choice.NO_CGROUPS_WARNING says why and what it costs).
+PER_PROCESS_LIMITS = "limits per process only and wall-clock time limits (no writable cgroup: see the warning)"
+
+
+def limits_mode(cgroups: Cgroups | None) -> str:
+    """Where a sandbox's limits hold: its cgroups' description, or :data:`PER_PROCESS_LIMITS`."""
+    return cgroups.describe() if cgroups is not None else PER_PROCESS_LIMITS
+
+
 #: The script the sandboxed Python runs (standard library only; see its docstring).
 RUNNER = Path(__file__).with_name("runner.py")
 

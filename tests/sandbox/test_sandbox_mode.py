@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from autograder.output.gradebook import tool_environment
-from autograder.sandbox.cgroups import PER_PROCESS_LIMITS, CgroupsUnavailable, detect
+from autograder.sandbox.cgroups import CgroupsUnavailable, detect
+from autograder.sandbox.launch import PER_PROCESS_LIMITS
 from autograder.sandbox.limits import Limits
 
 from grading_run import add_student, generated_course, grade
