@@ -45,14 +45,20 @@ $(BENCH_VENV)/.installed: pyproject.toml constraints.txt
 	"$(BENCH_BIN)/pip" install --quiet -c constraints.txt -e '.[test,distributed,bench]'
 	touch $@
 
-demo: venv  ## grade the bundled example submissions in a scratch course (demo/), print the table
+# The system packages (bubblewrap, util-linux; for the tests chromium and PostgreSQL too): installed with
+# apt-get when missing and run as root, else named in one command. SYSTEM_PACKAGES=no skips the check.
+SYSTEM_PACKAGES ?= yes
+system-packages-%:
+	@if [ "$(SYSTEM_PACKAGES)" != no ]; then bash scripts/system_packages.sh $*; fi
+
+demo: system-packages-demo venv  ## grade the bundled example submissions in a scratch course (demo/), print the table
 	"$(BIN)/python" -m autograder demo
 
 # The suite runs on both cores (pytest-xdist, a test file per worker at a time, so that a module's
 # fixture is made once); the tests marked `serial` load both cores on purpose or judge the machine's
 # load, so they run alone afterwards. Both parts always run; the target fails if either did.
 TEST_WORKERS ?= 2
-test: venv lint  ## lint and type-check, then the whole test suite on both cores, then the serial tests (quick part: .venv/bin/pytest -m 'not slow')
+test: system-packages-test venv lint  ## lint and type-check, then the whole test suite on both cores, then the serial tests (quick part: .venv/bin/pytest -m 'not slow')
 	@"$(BIN)/python" -m pytest -n $(TEST_WORKERS) --dist loadfile -m 'not serial' --durations=25; parallel=$$?; \
 	"$(BIN)/python" -m pytest -m serial; serial=$$?; \
 	exit $$(( parallel != 0 ? parallel : serial ))

@@ -35,7 +35,7 @@ COMMAND_WORDS = frozenset({
 #: run nor listed here fails the test, and so does an entry here that the docs no longer hold.
 NOT_RUN: dict[str, str] = {
     # installs and machine-wide changes: a test never changes the machine
-    "apt-get install bubblewrap": "installs a system package (the test machine has it; .ci/run installs it)",
+    "apt-get install bubblewrap": "installs a system package (the test machine has it; make test installs it)",
     "apt-get install chromium": "installs a system package (the e2e suite skips without it)",
     "mkdir -p -m 1777 /srv/nbgrader/exchange": "creates a machine folder as root; tests never touch real folders "
     "(the scratch course uses its default exchange/)",

@@ -61,7 +61,7 @@ def test_every_target_runs_from_a_folder_with_a_space(tmp_path):
         (programs / program).chmod(0o755)
     (course / ".venv" / ".installed").touch()  # newer than the files it depends on: no new venv
     targets = ("demo", "grade", "sync", "docs", "release", "lint", "test")
-    done = _make(course, *targets)
+    done = _make(course, *targets, "SYSTEM_PACKAGES=no")  # the system packages' check: its own test below
     assert done.returncode == 0, done.stderr
     assert log.read_text().splitlines() == [
         "python -m autograder demo", "python -m autograder grade", "python -m autograder sync",
@@ -89,3 +89,16 @@ def test_only_dependency_files_reinstall_the_venv(tmp_path):
     os.utime(course / "pyproject.toml", (later, later))
     (course / "nbgrader_config.py").write_text("")
     assert _make(course, "-q", ".venv/.installed").returncode == 1
+
+
+def test_missing_system_packages_are_named_in_one_command(tmp_path):
+    """Not root (or no apt-get): the script names what is missing in the one command to run, and the target goes on."""
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    (stubs / "id").write_text("#!/bin/sh\necho 1000\n")  # a normal user; no bwrap, prlimit or apt-get on this PATH
+    (stubs / "id").chmod(0o755)
+    done = subprocess.run(["/bin/bash", str(ROOT / "scripts" / "system_packages.sh"), "demo"], capture_output=True,
+                          text=True, env={"PATH": str(stubs)}, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == ("missing system packages: bubblewrap util-linux; "
+                                   "install them with: sudo apt-get install bubblewrap util-linux")
