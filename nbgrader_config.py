@@ -69,9 +69,6 @@ c.CourseDirectory.db_url = f"sqlite:///{COURSE / 'gradebook.db'}"
 # otherwise a deleted test cell would simply not count.
 c.OverwriteCells.add_missing_cells = True
 
-# A test cell that runs longer than this is stopped and scores 0 (all our tests take milliseconds).
-c.ExecutePreprocessor.timeout = 30
-
 # The released stub: keep the def line and docstring (they are outside the solution markers)
 # and fail loudly until the student writes the body.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
@@ -124,6 +121,8 @@ c.Autograde.autograde_preprocessors = [
     CourseLatePenalties,
     CheckCellMetadata,
 ]
+# The grading settings of both paths: nbgrader autograde and the formgrader read them here, and so does
+# `python -m autograder grade` (`make grade`), where a flag (--timeout, --cpu-seconds, …) overrides one for a run.
 # Per code cell and per test call; "required": refuse to grade rather than run student code unsandboxed.
 c.SandboxedExecute.timeout = 10
 c.SandboxedExecute.sandbox = "required"

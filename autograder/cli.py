@@ -10,21 +10,24 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from .course.byhand import sync_by_hand
 from .course.generated_cells import sync_source
+from .course.grade_settings import course_grade_settings
 from .course.late import course_config
 from .course.nbgrader import ASSIGNMENT, find_root, generate_release, source_notebook
 from .course.privacy import ALLOW_OPTION, allowed_in_config, check_course_privacy
 from .course.walkthrough import release_walkthroughs
 from .distributed.local import PROCESS_CLASS
-from .errors import KitError
+from .errors import CourseError, KitError
 from .exercises import exercise_for
 from .files import write_atomic
 from .grading import default_workers
 from .grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES
-from .pipeline import DEFAULT_TIMEOUT, GradeOptions, grade_course
+from .grading.submission import DEFAULT_TIMEOUT
+from .pipeline import GradeOptions, grade_course
 from .sandbox import Limits
 from .sandbox.choice import MODES
 from .sandbox.deadline import DEFAULT_BUDGET_TEXT
@@ -50,8 +53,9 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--processes", type=int, default=0, metavar="N",
                         help="grade on a local Dask cluster of N worker processes, one submission each at a time "
                         "(default: this machine's threads or worker processes, see --workers)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                        help=f"seconds each code cell and each test call may take (default: {DEFAULT_TIMEOUT:g}); "
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds each code cell and each test call may take (default: the course's "
+                        f"c.SandboxedExecute.timeout, else {DEFAULT_TIMEOUT:g}); "
                         "a submission takes at most --budget seconds in all")
     parser.add_argument("--force", action="store_true", help="re-grade students already graded by an earlier run")
     parser.add_argument("--student", action="append", default=[], metavar="ID",
@@ -59,23 +63,26 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         "saved results are reused, and the outputs still cover the whole class")
     parser.add_argument("--wait", action="store_true",
                         help="if another grader is working on this course, wait for it to finish (default: refuse)")
-    parser.add_argument("--sandbox", choices=MODES, default="auto",
+    parser.add_argument("--sandbox", choices=MODES, default=None,
                         help="auto: bubblewrap if it works here, else resource limits only with a warning (as root "
                         "as an unprivileged user, or refuse); required: refuse to grade without bubblewrap; none: "
                         "resource limits only, no isolation, asked for explicitly (as root: as root if "
-                        "privileges cannot be dropped) (default: auto)")
+                        "privileges cannot be dropped) (default: the course's c.SandboxedExecute.sandbox, else "
+                        "auto)")
     parser.add_argument("--gradebook", default=None,
                         help="nbgrader gradebook URL to record scores in (default: the course's "
                         "c.CourseDirectory.db_url, <course>/gradebook.db; 'none' to skip)")
-    parser.add_argument("--max-notebook-mb", type=float, default=DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2,
-                        help="refuse (status error) notebooks larger than this, unread "
-                        f"(default: {DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2:g})")
-    parser.add_argument("--max-folder-files", type=int, default=DEFAULT_MAX_FOLDER_FILES,
+    parser.add_argument("--max-notebook-mb", type=float, default=None,
+                        help="refuse (status error) notebooks larger than this, unread (default: the course's "
+                        f"c.SandboxedExecute.max_notebook_mb, else {DEFAULT_MAX_NOTEBOOK_BYTES / 1024**2:g})")
+    parser.add_argument("--max-folder-files", type=int, default=None,
                         help="refuse (status error) a submission folder holding more files and folders than this, "
-                        f"before it is listed (default: {DEFAULT_MAX_FOLDER_FILES})")
-    parser.add_argument("--max-folder-mb", type=float, default=DEFAULT_MAX_FOLDER_BYTES / 1024**2,
+                        "before it is listed (default: the course's c.SandboxedExecute.max_folder_files, else "
+                        f"{DEFAULT_MAX_FOLDER_FILES})")
+    parser.add_argument("--max-folder-mb", type=float, default=None,
                         help="refuse (status error) a submission folder whose files hold more MiB than this "
-                        f"(default: {DEFAULT_MAX_FOLDER_BYTES / 1024**2:g})")
+                        f"(default: the course's c.SandboxedExecute.max_folder_mb, else "
+                        f"{DEFAULT_MAX_FOLDER_BYTES / 1024**2:g})")
     parser.add_argument("--show-solution", action="store_true",
                         help="show the solution (the definition's Python one-liner) in the feedback pages; "
                         "for after the deadline (default: the definition without code)")
@@ -90,7 +97,9 @@ LIMIT_OPTIONS = {"--memory": "memory_mb", "--cpu-seconds": "cpu_seconds", "--max
 
 def _add_limit_arguments(parser: argparse.ArgumentParser) -> None:
     """The sandbox's limits; read as text, so that a bad value is refused in one line (:func:`grade_options`)."""
-    limits = parser.add_argument_group("sandbox limits (default: the exercise's; see docs/security.md)")
+    limits = parser.add_argument_group(
+        "sandbox limits (default: the course's c.SandboxedExecute.<setting>, else the exercise's; docs/security.md)"
+    )
     limits.add_argument("--memory", metavar="MB", help="memory of each submission's sandbox, all its processes, in MiB "
                         f"(default: {Limits().memory_bytes // 1024**2})")
     limits.add_argument("--cpu-seconds", metavar="S", help="CPU seconds each process of a sandbox may use "
@@ -167,22 +176,44 @@ def parser() -> argparse.ArgumentParser:
     return main_parser
 
 
+T = TypeVar("T")
+
+
+def _given(flag: T | None, course: T) -> T:
+    """A flag's value where the command line gave one, else the course's setting."""
+    return course if flag is None else flag
+
+
 def grade_options(args: argparse.Namespace) -> GradeOptions:
     """The pipeline's options from the parsed ``grade`` arguments.
+
+    Every setting comes from the course's ``nbgrader_config.py`` (``c.SandboxedExecute.*``), and a flag
+    overrides it for this run (:mod:`autograder.course.grade_settings`).
 
     Raises
     ------
     UsageError
-        For a limit that is not a whole number in its range (one line naming the option).
+        For a limit that is not a whole number in its range (one line naming the option or the setting).
+    CourseError
+        When the course's ``nbgrader_config.py`` does not load.
     """
     exercise = exercise_for(args.assignment)
+    try:
+        root: Path | None = find_root()
+    except CourseError:  # outside a course: the settings' defaults
+        root = None
+    course = course_grade_settings(root)
+    names = {setting: f"c.SandboxedExecute.{setting}" for setting in course.limits}
+    limits = configured_limits(exercise.limits, course.limits, names)  # the course's, checked and named as written
     values = {setting: getattr(args, option[2:].replace("-", "_")) for option, setting in LIMIT_OPTIONS.items()}
-    limits = configured_limits(exercise.limits, values, {setting: option for option, setting in LIMIT_OPTIONS.items()})
+    limits = configured_limits(limits, values, {setting: option for option, setting in LIMIT_OPTIONS.items()})
     return GradeOptions(
         exercise=exercise, submitted=args.submitted, out=args.out, workers=args.workers, limits=limits,
-        timeout=args.timeout, force=args.force, sandbox=args.sandbox, gradebook=args.gradebook,
-        progress=not args.quiet, max_notebook_mb=args.max_notebook_mb, show_solution=args.show_solution,
-        max_folder_files=args.max_folder_files, max_folder_mb=args.max_folder_mb,
+        timeout=_given(args.timeout, course.timeout), force=args.force, sandbox=_given(args.sandbox, course.sandbox),
+        gradebook=args.gradebook, progress=not args.quiet, show_solution=args.show_solution,
+        max_notebook_mb=_given(args.max_notebook_mb, course.max_notebook_mb),
+        max_folder_files=_given(args.max_folder_files, course.max_folder_files),
+        max_folder_mb=_given(args.max_folder_mb, course.max_folder_mb),
         students=tuple(args.student), wait=args.wait, scheduler=args.scheduler, processes=args.processes,
         allow_readable_course=args.allow_readable_course,
     )

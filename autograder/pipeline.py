@@ -40,13 +40,13 @@ from .grading.batch import Executor, student_folders
 from .grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code, release_sources
 from .grading.store import ResultStore
+from .grading.submission import DEFAULT_TIMEOUT
 from .output.feedback import write_feedback
 from .output.report import write_report
 from .output.results import run_summary, write_results
 from .output.safe_text import printable
 from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, Limits, Sandbox, checked_limits, choose_sandbox
 
-DEFAULT_TIMEOUT = 10.0
 #: The steps after grading write each student's files in this many threads (they mostly wait for the disk).
 FILE_THREADS = 4
 

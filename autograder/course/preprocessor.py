@@ -36,7 +36,7 @@ from ..exercises import exercise_for
 from ..grading import Exercise, GradingSettings, Status, StudentResult, grade_submission
 from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
 from ..grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, NotebookFile, release_code, release_sources, renamed_note
-from ..grading.submission import cell_message
+from ..grading.submission import DEFAULT_TIMEOUT, cell_message
 from ..output.safe_text import printable
 from ..sandbox import Limits, MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
 from ..sandbox.deadline import DEFAULT_BUDGET_TEXT
@@ -92,10 +92,11 @@ def _stream(text: str) -> NotebookNode:
 class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader ships no type information
     """Grade a notebook in the kit's sandbox instead of executing it in a kernel (see the module)."""
 
-    timeout = Float(10.0, help="Seconds each code cell and each test call may take.").tag(config=True)
-    sandbox = Unicode("required", help="'required' (bubblewrap or refuse) or 'auto' (with a weak fallback).").tag(
-        config=True
-    )
+    # Both grading paths read these from the course's nbgrader_config.py (``python -m autograder grade`` through
+    # .grade_settings, where a flag overrides one); the defaults are the engine's, each in one place.
+    timeout = Float(DEFAULT_TIMEOUT, help="Seconds each code cell and each test call may take.").tag(config=True)
+    sandbox = Unicode("required", help="'required' (bubblewrap or refuse) or 'auto' (with a weak fallback); "
+                      "python -m autograder grade: 'auto' unless the course sets it.").tag(config=True)
     # the sandbox's limits (autograder.sandbox.limits.SETTINGS); None: the exercise's
     memory_mb = Int(None, allow_none=True, help="MiB of memory for each sandbox (default: the exercise's).").tag(
         config=True

@@ -48,6 +48,10 @@ MAX_NAMED_CELLS = 5
 MAX_MESSAGE = 4000
 
 
+#: Seconds each code cell and each test call may take, unless the course or the command says otherwise.
+DEFAULT_TIMEOUT = 10.0
+
+
 @dataclass(frozen=True)
 class GradingSettings:
     """What every submission of a batch is graded with."""

@@ -192,7 +192,7 @@ def test_without_bubblewrap_auto_grades_unprivileged_or_refuses(tmp_path):
     # as root, student code must not run as root: auto drops privileges or asks for --sandbox none
     course = new_course(tmp_path / "course")
     add_student(course, "alice", dcg=NOT_ROOT_DCG)
-    done = grade(course, "--gradebook", "none", env={"PATH": _path_without_bwrap()})
+    done = grade(course, "--gradebook", "none", "--sandbox", "auto", env={"PATH": _path_without_bwrap()})
     if done.returncode == 2:
         assert os.geteuid() == 0
         assert "--sandbox none" in done.stderr and "Traceback" not in done.stderr

@@ -124,7 +124,7 @@ def test_without_bubblewrap_the_grader_refuses_in_one_line_naming_the_folder(tmp
     python, private = _private_python(tmp_path)
     course = new_course(tmp_path / "course")
     add_student(course, "alice")
-    done = _grade(python, course, path=_without_bwrap())
+    done = _grade(python, course, "--sandbox", "auto", path=_without_bwrap())
     assert done.returncode == 2, done.stderr[-2000:]
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
