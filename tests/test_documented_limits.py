@@ -96,3 +96,12 @@ def test_the_readers_bounds_are_the_codes():
     section = text[start:text.index("### ", start + 4)]
     assert f"at most **{MAX_DEPTH} levels**" in section and f"**{MAX_VALUES:,} values**" in section
     assert f"Over **{DEFAULT_MAX_FOLDER_FILES} entries** or **{DEFAULT_MAX_FOLDER_BYTES // 1024**2} MiB**" in section
+
+
+def test_the_compiled_record_s_bounds_are_the_codes():
+    from autograder.sandbox.protocol import MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL
+
+    found = re.search(r"\((\d+) texts, (\d+) KiB each, (\d+) KiB of JSON in all;", " ".join(SECURITY.split()))
+    assert found is not None
+    texts, each, total = (int(group) for group in found.groups())
+    assert (texts, each * 1024, total * 1024) == (MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL)
