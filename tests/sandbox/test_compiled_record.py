@@ -56,10 +56,11 @@ def test_the_cells_themselves_and_library_imports_are_not_recorded():
 
 
 def test_nothing_compiled_after_the_cells_is_recorded():
-    cells = ["import threading, time\nSEEN = []\n"
+    cells = ["import threading, time\nSEEN = []\nSTARTED = threading.Event()\n"
              "def watch():\n    while True:\n        exec(f'SEEN_NOW = {SEEN!r}  # what the calls brought', {})\n"
-             "        time.sleep(0.001)\n"
+             "        STARTED.set()\n        time.sleep(0.001)\n"
              "threading.Thread(target=watch, daemon=True).start()\n"
+             "STARTED.wait(10)  # once while the cell runs, whatever the machine's load\n"
              "def double(x):\n    SEEN.append(x)\n    exec(f'LAST_CALL = {x!r}  # the argument of this call', {})\n"
              "    time.sleep(0.05)\n    return 2 * x"]
     calls = [CallOrder(n, "double", (123456789 + n,)) for n in range(3)]
