@@ -18,14 +18,16 @@ import base64
 import json
 import shutil
 
+import nbformat
 import pytest
+from nbformat.v4 import new_code_cell
 
 from autograder.course.copying import write_report
 from autograder.course.nbgrader import ASSIGNMENT, run_nbgrader
 from autograder.grading.compiled import CompiledCode
 from autograder.sandbox.protocol import MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL
 
-from grading_run import add_student, generated_course, grade
+from grading_run import add_student, generated_course, grade, notebook_path
 from leaks import leaked, without_by_hand
 from solutions import CORRECT_SOLUTIONS
 
@@ -172,3 +174,17 @@ def test_no_argument_of_a_call_reaches_the_record(courses, path):
     if path == "batch":  # results.json carries the records too (Task 1.2's own list, public, left out)
         results = course / "graded" / "results.json"
         assert leaked([without_by_hand(results, results.read_text())]) == []
+
+
+def test_a_record_of_other_code_than_the_notebook_submitted_now_is_not_used(courses, tmp_path):
+    """A notebook changed since the grader ran it (handed in again, not graded yet): its old record says nothing."""
+    course = shutil.copytree(courses["batch"], tmp_path / "course", symlinks=True)
+    path = notebook_path(course, "named")
+    notebook = nbformat.read(path, as_version=4)
+    notebook.cells.append(new_code_cell("changed = True"))
+    nbformat.write(notebook, path)
+    summary, page = _report(course)
+    assert not _paired(_table(page, "code-pairs"), "ada", "named")
+    assert "\n  named (compiled code): graded from other code than the notebook submitted now" in summary, summary
+    for copier in ("bytelist", "base32"):
+        assert _paired(_table(page, "code-pairs"), "ada", copier)
