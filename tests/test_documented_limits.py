@@ -106,3 +106,12 @@ def test_collects_total_is_the_codes():
     assert total and entry, text
     assert float(total.group(1)) == DEFAULT_MAX_TOTAL_MB
     assert int(entry.group(1)) * 1024 == ENTRY_COST
+
+
+def test_the_compiled_record_s_bounds_are_the_codes():
+    from autograder.sandbox.protocol import MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL
+
+    found = re.search(r"\((\d+) texts, (\d+) KiB each, (\d+) KiB of JSON in all;", " ".join(SECURITY.split()))
+    assert found is not None
+    texts, each, total = (int(group) for group in found.groups())
+    assert (texts, each * 1024, total * 1024) == (MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL)

@@ -8,7 +8,10 @@ lists, two decimals); two are not. Code (Tasks 1.3–1.4): every pair of student
 compared with copydetect's winnowing fingerprints, the release's stub lines left out, and the pairs
 at or above the threshold are listed; the code a cell holds in string constants, however it is
 run (``exec('''…''')``, ``get_ipython().run_cell``, decoded from base64 or rot13;
-:mod:`.executed_code`), is compared too. Each student's notebook is the one the
+:mod:`.executed_code`), is compared too, and so are the texts the student's code compiled when the
+grader last ran it (:class:`~..grading.compiled.CompiledCode`, kept with the grader's result in
+``autograded/``: parts joined at run time, byte values, any encoding), when that run was of the same
+code; a student without such a record is named (only the spelling compared). Each student's notebook is the one the
 grader grades, read as the grader reads it (any file name the grader accepts, any metadata), and
 every student left out of a comparison is named with the reason, on the page and in the summary.
 Nothing a student wrote is run.
@@ -32,6 +35,7 @@ from ..exercises.ndcg.byhand.derive import CUTOFF
 from ..exercises.ndcg.byhand.pool import list_for
 from ..exercises.ndcg.byhand.steps import Steps, answer_matches, every_steps, right_steps
 from ..grading import student_folders
+from ..grading.compiled import code_digest
 from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES, check_folder
 from ..grading.notebook import (
     DEFAULT_MAX_NOTEBOOK_BYTES,
@@ -48,6 +52,7 @@ from ..output.copying import CodePair, CopiedAnswers, NotCompared, write_copying
 from ..output.safe_text import printable
 from .byhand import release_variant
 from .executed_code import executed_code
+from .feedback_page import NoGraderResult, read_stored_result
 from .generated_cells import skipped_cell_ids
 from .roster import course_roster
 
@@ -109,14 +114,41 @@ def code_pairs(code: Mapping[str, str], stub: str, threshold: float) -> tuple[li
     return sorted(pairs, key=lambda p: -p.similarity), empty
 
 
-def compared_code(code: str) -> str:
-    """``code`` with the code its string constants hold after it (:mod:`.executed_code`): what is compared."""
-    return "\n\n".join([code, *executed_code(code)])
+def compared_code(code: str, compiled: tuple[str, ...] = ()) -> str:
+    """``code`` with the code its string constants hold (:mod:`.executed_code`) and the texts it compiled after it."""
+    found = executed_code(code)
+    return "\n\n".join([code, *found, *(text for text in compiled if text not in found)])
 
 
-def _submission(submitted: Path, student: str, skip: frozenset[str], course_files: frozenset[FileId],
-                ) -> tuple[Answers | None, str]:
-    """The by-hand answers (None: no answer cell) and the code of the notebook the grader grades.
+#: Said of a student whose compiled texts are not compared: the report read how the cells spell their code only.
+SPELLING_ONLY = "only the spelling of the code was compared"
+
+
+def compiled_texts(root: Path, student: str, cells: list[str]) -> tuple[tuple[str, ...], str | None]:
+    """What the student's code compiled when the grader last ran it, and why (some of) it is not compared.
+
+    Read from the grader's result beside the autograded notebook (both grading paths write it), as
+    untrusted data (types and bounds checked again); used only when that run was of ``cells``.
+    """
+    exercise = exercise_for("ndcg")
+    try:
+        graded = read_stored_result(root / "autograded" / student / exercise.assignment, exercise.notebook).result
+    except NoGraderResult:
+        return (), f"not graded yet (or its result is unreadable): {SPELLING_ONLY}"
+    record = graded.compiled
+    if record is None:
+        return (), f"no code ran when graded ({graded.status.value}): {SPELLING_ONLY}"
+    if record.cells_sha256 != code_digest(cells):
+        return (), f"graded from other code than the notebook submitted now: {SPELLING_ONLY} (grade again)"
+    if record.dropped:
+        return record.texts, (f"compiled {record.dropped:,} more texts than the grader records: only the first "
+                              f"{len(record.texts)} were compared")
+    return record.texts, None
+
+
+def _submission(root: Path, submitted: Path, student: str, skip: frozenset[str], course_files: frozenset[FileId],
+                ) -> tuple[Answers | None, str, str | None]:
+    """The by-hand answers (None: no answer cell), the code of the notebook the grader grades, a note on its record.
 
     The file is chosen by the grader's own rule (:func:`~..grading.notebook.read_notebook`: the
     expected name, or the one other notebook there, ``ndcg-Copy1.ipynb``) and read as JSON as the
@@ -133,9 +165,11 @@ def _submission(submitted: Path, student: str, skip: frozenset[str], course_file
                  max_bytes=DEFAULT_MAX_FOLDER_BYTES, notebook=exercise.notebook)
     file = read_notebook(submitted, student, exercise.assignment, exercise.notebook,
                          max_bytes=DEFAULT_MAX_NOTEBOOK_BYTES, course_files=course_files)
-    code = compared_code("\n\n".join(student_code(file, skip)))
+    cells = student_code(file, skip)
+    compiled, note = compiled_texts(root, student, cells)
+    code = compared_code("\n\n".join(cells), compiled)
     cell = cell_sources(file, frozenset({ANSWERS_ID})).get(ANSWERS_ID)
-    return (read_answers(cell) if cell is not None else None), code
+    return (read_answers(cell) if cell is not None else None), code, note
 
 
 @dataclass(frozen=True)
@@ -173,13 +207,15 @@ def gather(root: Path, submitted: Path) -> Gathered:
     course_files = file_ids([root / "source", root / "release"])  # as the grader refuses a hard link to them
     for student in ids.accepted:
         try:
-            theirs, code[student] = _submission(submitted, student, skip, course_files)
+            theirs, code[student], note = _submission(root, submitted, student, skip, course_files)
         except SubmissionProblem as problem:
             left_out.append(NotCompared(student, "everything", problem.message))
             continue
         except Exception as error:  # one notebook must not stop the report for the class
             left_out.append(NotCompared(student, "everything", f"could not be read ({type(error).__name__})"))
             continue
+        if note is not None:
+            left_out.append(NotCompared(student, "compiled code", note))
         reason = _unanswered(theirs)
         if reason is None and theirs is not None:
             answers[student] = theirs

@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from ..sandbox import CellOutcome
+from .compiled import CompiledCode
 
 #: Version of the layout of ``results.json`` (and of the resume cache's records).
 #: 3: each test has ``case_results`` (what each case checks and whether it passed).
@@ -26,7 +27,9 @@ from ..sandbox import CellOutcome
 #:    is the gradebook's total less the late penalty.
 #: 7: the same fields; ``results.json`` is written one student at a time, each student's entry on a line
 #:    of its own (a program may read it a student at a time), compact (no indentation: a third smaller).
-SCHEMA_VERSION = 7
+#: 8: each student has ``compiled`` (null, or the texts the student's code compiled while its cells ran,
+#:    how many more were left out, and the digest of the code cells graded): :class:`CompiledCode`.
+SCHEMA_VERSION = 8
 #: A student's ``message`` in ``results.json`` when there is nothing to say (:attr:`StudentResult.message` None).
 NO_MESSAGE = "graded"
 
@@ -266,6 +269,9 @@ class StudentResult:
     #: The tutors' marks and the gradebook's total; None without a gradebook entry. Set after
     #: grading (from the gradebook), never by the engine, so a re-run shows the current marks.
     manual: ManualMarks | None = None
+    #: What the student's code compiled while its cells ran (for the copying report); None when no
+    #: code ran (missing, unreadable, not attempted).
+    compiled: CompiledCode | None = None
 
     @classmethod
     def without_grading(cls, student_id: str, status: Status, message: str, max_score: float) -> StudentResult:
@@ -307,6 +313,7 @@ class StudentResult:
             "late": None if self.late is None else self.late.to_json(),
             "manual": None if self.manual is None else self.manual.to_json(),
             "final_score": self.final_score,
+            "compiled": None if self.compiled is None else self.compiled.to_json(),
         }
 
     @classmethod
@@ -334,6 +341,7 @@ class StudentResult:
             warnings=[str(warning) for warning in data["warnings"]],
             late=None if data["late"] is None else Lateness.from_json(data["late"]),
             manual=None if data["manual"] is None else ManualMarks.from_json(data["manual"]),
+            compiled=None if data["compiled"] is None else CompiledCode.from_json(data["compiled"]),
         )
 
 

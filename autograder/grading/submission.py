@@ -21,6 +21,7 @@ from ..sandbox import (
 )
 from ..sandbox.deadline import OUT_OF_BUDGET, default_budget
 from .calls import CallPlan, call_orders, extra_call_orders, next_call_id, plan_calls, skip_rest_of_group
+from .compiled import CompiledCode
 from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
 from .exercise import Call, Exercise
 from .folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
@@ -171,6 +172,7 @@ def _grade_code(
         student_id=student_id, status=Status.GRADED, score=0.0, max_score=exercise.max_score,
         # every result stays small, whatever the notebook holds: the first few cells are listed
         cells=problems[:MAX_LISTED_CELLS], notebook=str(path), sha256=file.sha256, instances=draw_label(seed),
+        compiled=CompiledCode.of(outcome.cells, cells),
     )
     if outcome.fatal:
         result.status = Status.ERROR
@@ -241,6 +243,7 @@ def _run(
     shown = run_submission(
         sandbox, cells, call_orders(visible) + [CallOrder(i, p.function, p.args) for i, p in calls.probes.items()],
         timeout=settings.timeout, budget=budget, slot=slot, skip_after_timeout=calls.skip_after_shown, batched=True,
+        compiled=True,  # the compiled record comes from this process alone: it never holds a hidden input
     )
     blind_runs = [run_submission(
         sandbox, cells, call_orders(hidden), timeout=settings.timeout, budget=budget, slot=slot,

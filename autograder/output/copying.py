@@ -32,7 +32,8 @@ class NotCompared:
     """A student the report could not compare, in one part or in everything, and why."""
 
     student_id: str
-    #: "everything" (the notebook could not be read), "Task 1.2 answers" or "code".
+    #: "everything" (the notebook could not be read), "Task 1.2 answers", "code" or "compiled code" (no record
+    #: of what the code compiled when graded, or only part of it: see :func:`~..course.copying.compiled_texts`).
     part: str
     #: One line, e.g. "ndcg.ipynb is not valid JSON (...)" or "no answer cell".
     reason: str

@@ -18,7 +18,7 @@ import os
 import selectors
 import signal
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from selectors import BaseSelector
 from typing import Any
@@ -30,6 +30,8 @@ from .paths import redact_paths
 from .processes import RunProcess
 from .progress import Progress, Report, RunEnd, RunOutcome
 from .protocol import (
+    CellRecord,
+    CompiledRoom,
     ProtocolError,
     call_record,
     cell_record,
@@ -68,6 +70,7 @@ def run_submission(
     slot: int = 0,
     skip_after_timeout: Callable[[int], list[int]] = lambda call_id: [],
     batched: bool = False,
+    compiled: bool = False,
 ) -> RunOutcome:
     """Run the student's ``cells``, then ``calls``, in fresh sandboxes until every item has an outcome.
 
@@ -92,6 +95,10 @@ def run_submission(
         Send every call at once, after the last cell has reported, instead of each after the
         report of the one before. Only for a process that holds no hidden input: a function that
         looks through ``gc`` or its stack can find the calls still to come.
+    compiled : bool
+        Keep the texts the cells compiled (:attr:`~.protocol.CellRecord.compiled`, within
+        :class:`~.protocol.CompiledRoom`'s bounds for all runs together); without it they are dropped
+        as they come.
 
     Returns
     -------
@@ -105,14 +112,17 @@ def run_submission(
     budget = budget if isinstance(budget, Budget) else Budget(budget)
     progress = Progress(len(cells), [call.id for call in calls])
     by_id = {call.id: call for call in calls}
+    room = CompiledRoom() if compiled else CompiledRoom(texts=None)
     while True:
         run_cells = progress.cells_to_run()
         if budget.left <= 0:
             progress.out_of_budget(run_cells, budget.seconds)
             break
         orders = _Orders.of([cells[i] for i in run_cells], [by_id[c] for c in progress.pending_calls], batched)
+        # a cell run again after a restart has its record already: its texts again would only take room
+        again = frozenset(position for position, i in enumerate(run_cells) if i in progress.outcome.cells)
         with scratch_folder() as scratch:  # removed afterwards; one a killed grader left, by the next run
-            end = _one_run(sandbox, scratch, slot, orders, timeout, budget)
+            end = _one_run(sandbox, scratch, slot, orders, timeout, budget, _Compiled(room, again))
         if end.reason is StopReason.OVERLOADED:
             raise MachineOverloaded(end.detail)
         if not progress.absorb(end, run_cells, skip_after_timeout):
@@ -140,7 +150,23 @@ class _Orders:
         )
 
 
-def _one_run(sandbox: Sandbox, scratch: Path, slot: int, orders: _Orders, timeout: float, budget: Budget) -> RunEnd:
+@dataclass(frozen=True)
+class _Compiled:
+    """Where a run's compiled texts go: the submission's room, less the cells (positions) recorded before."""
+
+    room: CompiledRoom
+    again: frozenset[int]
+
+    def take(self, position: int, record: CellRecord) -> CellRecord:
+        """``record`` with the compiled texts kept."""
+        if position in self.again:
+            return replace(record, compiled=(), dropped=0)
+        return self.room.take(record)
+
+
+def _one_run(
+    sandbox: Sandbox, scratch: Path, slot: int, orders: _Orders, timeout: float, budget: Budget, compiled: _Compiled,
+) -> RunEnd:
     """One sandboxed process, from its start until it ends (then killed, its cgroup removed)."""
     launch = sandbox.launch(scratch, slot)
     try:
@@ -162,7 +188,7 @@ def _one_run(sandbox: Sandbox, scratch: Path, slot: int, orders: _Orders, timeou
         outbox.add(orders.cells_line)
         if not orders.cells:
             outbox.send_calls(orders.call_lines, 0, orders.batched)
-        return _ReportReader(process, outbox, orders, timeout, clock).read()
+        return _ReportReader(process, outbox, orders, timeout, clock, compiled).read()
     finally:
         budget.spent += clock.charged()
         _end_process(process, launch)
@@ -184,12 +210,14 @@ class _ReportReader:
     """One runner's reports, read and checked as they come; its calls sent when it is their turn."""
 
     def __init__(
-        self, process: RunProcess, outbox: Outbox, orders: _Orders, timeout: float, clock: ItemClock
+        self, process: RunProcess, outbox: Outbox, orders: _Orders, timeout: float, clock: ItemClock,
+        compiled: _Compiled,
     ) -> None:
         if process.stdout is None or process.stderr is None:
             raise RuntimeError("the runner process has no pipes")  # a grader bug: Popen was called without them
         self._process, self._stdout, self._stderr = process, process.stdout, process.stderr
         self._outbox, self._orders, self._timeout, self._clock = outbox, orders, timeout, clock
+        self._compiled = compiled
         self._reports: list[Report] = []
         self._buffer = b""
         self._ready = False
@@ -265,7 +293,7 @@ class _ReportReader:
             return True
         elif "cell" in record:
             _check_order("cell", record["cell"], self._cells_seen)
-            self._reports.append(Report(self._cells_seen, cell_record(record)))
+            self._reports.append(Report(self._cells_seen, self._compiled.take(self._cells_seen, cell_record(record))))
             self._cells_seen += 1
             if self._cells_seen == self._orders.cells:
                 self._outbox.send_calls(self._orders.call_lines, 0, self._orders.batched)

@@ -8,7 +8,7 @@ texts, and outcome names from the enums below.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -17,6 +17,11 @@ from .paths import redact_paths
 #: Longest exception type name and message kept from a report.
 MAX_NAME = 200
 MAX_MESSAGE = 400
+#: The compiled record's bounds, as the runner's (``runner.MAX_COMPILED`` ...): texts kept for a submission,
+#: characters of one text, characters in all (a forged report gets no more than an honest runner sends).
+MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL = 64, 32_768, 131_072
+#: The largest count of texts left out that is kept (a forged count is a number like any other).
+MAX_DROPPED = 10**9
 
 
 class CellOutcome(StrEnum):
@@ -59,6 +64,10 @@ class CellRecord:
     message: str | None = None
     #: The grader's own words on a timeout or crash.
     detail: str | None = None
+    #: The texts the student's code compiled while the cell ran (untrusted data, never run), and how many
+    #: more the runner's bounds left out (:class:`CompiledRoom` bounds them again).
+    compiled: tuple[str, ...] = ()
+    dropped: int = 0
 
 
 @dataclass(frozen=True)
@@ -123,13 +132,49 @@ def _after(record: dict[str, Any]) -> tuple[float | None, ...] | None:
 
 def cell_record(record: dict[str, Any]) -> CellRecord:
     """Check one ``{"cell": ..., "ok": ...}`` report and return it typed."""
+    compiled, dropped = record.get("compiled", []), record.get("dropped", 0)
+    if type(compiled) is not list or any(type(text) is not str for text in compiled):
+        raise ProtocolError("field 'compiled' is not a list of texts")
+    if type(dropped) is not int or dropped < 0:
+        raise ProtocolError("field 'dropped' is not a count")
+    # the bounds again (the line is bounded already); lone surrogates kept as escapes, as in _text
+    texts = tuple(text[:MAX_COMPILED_CHARS].encode("utf-8", "backslashreplace").decode("utf-8")
+                  for text in compiled[:MAX_COMPILED])
+    dropped = min(dropped + max(0, len(compiled) - MAX_COMPILED), MAX_DROPPED)
     if record.get("ok") is True:
-        return CellRecord(CellOutcome.OK)
+        return CellRecord(CellOutcome.OK, compiled=texts, dropped=dropped)
     if record.get("ok") is False:
         return CellRecord(
-            CellOutcome.ERROR, error=_text(record, "error", MAX_NAME), message=_text(record, "message", MAX_MESSAGE)
+            CellOutcome.ERROR, error=_text(record, "error", MAX_NAME), message=_text(record, "message", MAX_MESSAGE),
+            compiled=texts, dropped=dropped,
         )
     raise ProtocolError(f"malformed cell report {str(record)[:200]}")
+
+
+@dataclass
+class CompiledRoom:
+    """What is left of one submission's compiled record: its runs' cell reports together stay within the bounds.
+
+    ``None`` texts: the run's record is not kept at all (a process that holds hidden inputs).
+    """
+
+    texts: int | None = MAX_COMPILED
+    chars: int = MAX_COMPILED_TOTAL
+
+    def take(self, record: CellRecord) -> CellRecord:
+        """``record`` with the compiled texts that fit (the rest counted as dropped); their room used up."""
+        if not record.compiled and not record.dropped:
+            return record
+        if self.texts is None:
+            return replace(record, compiled=(), dropped=0)
+        kept: list[str] = []
+        for text in record.compiled:
+            if self.texts > 0 and len(text) <= self.chars:
+                kept.append(text)
+                self.texts -= 1
+                self.chars -= len(text)
+        dropped = min(record.dropped + len(record.compiled) - len(kept), MAX_DROPPED)
+        return replace(record, compiled=tuple(kept), dropped=dropped)
 
 
 def call_record(record: dict[str, Any]) -> CallRecord:

@@ -23,6 +23,7 @@ standard output:
     {"ready": true}
     {"cell": 0, "ok": true}
     {"cell": 1, "ok": false, "error": "NameError", "message": "..."}
+    {"cell": 2, "ok": true, "compiled": ["def dcg(rels, k): ..."], "dropped": 0}
     {"call": 0, "status": "value", "value": 2.43, "after": [...]}
     {"call": 1, "status": "not-a-number", "type": "ndarray", "value": 2.43, "after": [...]}
     {"call": 2, "status": "raised", "error": "ZeroDivisionError", "message": "...", "after": [...]}
@@ -37,6 +38,11 @@ frames or ``gc`` to rewrite the runner's function objects, ``ctypes``) can still
 of this process; the grader therefore treats these lines as untrusted data, checks every field's
 type and does all comparisons itself, and a process that has seen a hidden input only ever has
 its numbers and built-in exception names looked at.
+
+A cell's report also carries the texts the student's code gave to ``compile``/``exec``/``eval`` while
+it ran (``compiled``; ``dropped``: how many beyond the bounds), for the copying report: an audit hook
+installed before the first cell (:func:`_compile_recorder`) records them while a cell runs, never
+otherwise. The grader sends the first call after the last cell's report: no call is in the record.
 """
 
 from __future__ import annotations
@@ -59,9 +65,12 @@ if TYPE_CHECKING:
         Callable[[dict[str, Any]], None], Callable[[bytes], Any], Callable[[BaseException], dict[str, str]],
         Callable[[Any], float | None], Callable[[Any], dict[str, Any]], Callable[[Any], list[float | None] | None],
     ]
+    _Recorder = tuple[Callable[[str, tuple[Any, ...]], None], Callable[[], dict[str, Any]], list[Any]]
 
 #: Longest text (exception message, type name) reported.
 MAX_TEXT = 300
+#: The compiled record's bounds (as protocol.py's): texts in a run, characters of one, bytes of JSON in all, shortest.
+MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_BYTES, MIN_COMPILED = 64, 32_768, 131_072, 25
 
 
 class _Sink(io.TextIOBase):
@@ -215,6 +224,63 @@ def _runner_tools(channel_fd: int) -> _Tools:  # noqa: C901, PLR0915 — the clo
     return emit, decode, describe, as_number, not_a_number, snapshot
 
 
+def _compile_recorder(encode_text: Callable[[str], str]) -> _Recorder:  # noqa: C901 — closures, as _runner_tools
+    """An audit hook recording the texts the student's code compiles; the report fields of what it recorded; its state.
+
+    A text counts when the code compiling it is the student's (a cell, a text it ran) or a library's working for it
+    (IPython's ``run_cell``), not while a library is imported; an imported module when its file is not a library's.
+    """
+    _type, _len, _bytes, _str, _id, _getframe, _startswith = type, len, bytes, str, id, sys._getframe, str.startswith
+    boot = sys.modules["_frozen_importlib"]  # the import system's own code objects, known by identity
+    importing = {_id(f.__code__): f.__code__ for f in (boot._find_and_load, boot._load_unlocked,
+                                                      boot._call_with_frames_removed)}  # kept: ids stay theirs
+    folders = {f.rstrip("/") + "/" for f in (sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path) if f[:1] == "/"}
+    roots = (*(f for f in folders if not (os.getcwd() + "/").startswith(f)), "<frozen ")  # not the home
+    kept, found = set[str](), list[str]()
+    state = [0, 0, False]  # bytes of JSON kept, texts dropped since the last report, whether a cell is running
+
+    def wanted(filename: object) -> bool:
+        frame: Any = _getframe(3)  # the caller of compile (below it: wanted, record, hook)
+        while frame is not None:
+            if _id(frame.f_code) in importing:  # an import: its module's own file only
+                return _type(filename) is _str and filename[:1] == "/" and not _startswith(filename, roots)  # type: ignore[index,arg-type]
+            if _type(frame.f_code.co_filename) is not _str or not _startswith(frame.f_code.co_filename, roots):
+                return True
+            frame = frame.f_back
+        return False
+
+    def record(source: Any, filename: object) -> None:
+        if _type(source) is not _bytes:  # CPython passes a str or bytes source as bytes; an AST has no text
+            return
+        text = source[:4 * MAX_COMPILED_CHARS].decode("utf-8", "replace")[:MAX_COMPILED_CHARS]
+        if _len(text) < MIN_COMPILED or text in kept or not wanted(filename):
+            return
+        room, shown = MAX_COMPILED_BYTES - state[0], _len(encode_text(text))
+        if shown > room:  # cut to what fits: a character is at most 12 bytes of JSON
+            text = text[:room // 12]
+            shown = _len(encode_text(text))
+        if _len(kept) >= MAX_COMPILED or _len(text) < MIN_COMPILED:
+            state[1] += 1
+            return
+        state[0] += shown
+        kept.add(text)
+        found.append(text)
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "compile" and state[2]:
+            try:
+                record(args[0], args[1])
+            except BaseException:  # a hook that raises would stop the student's compile
+                pass
+
+    def take() -> dict[str, Any]:
+        fields = {"compiled": found[:], "dropped": state[1]} if found or state[1] else {}
+        found[:], state[1] = [], 0
+        return fields
+
+    return hook, take, state
+
+
 def _compile(source: str, index: int, compile_: Any) -> Any:
     """The cell as code; IPython syntax (``%magic``, ``!cmd``) turned into Python first, inside the sandbox."""
     name = f"<cell {index}>"
@@ -234,6 +300,8 @@ def main() -> None:  # noqa: PLR0915 — one scope, see above
     read_line, exit_now = orders.readline, os._exit
     channel_fd = os.dup(1)
     emit, decode, describe, as_number, not_a_number, snapshot = _runner_tools(channel_fd)
+    hook, take_compiled, recording = _compile_recorder(_json.encode_basestring_ascii)  # recording[2]: a cell runs
+    sys.addaudithook(hook)  # for the rest of the process: no code can remove it
     cells = decode(read_line())
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -268,10 +336,14 @@ def main() -> None:  # noqa: PLR0915 — one scope, see above
 
     for index, source in _enumerate(cells):
         try:
-            _exec(_compile(source, index, _compile_builtin), namespace)
-            emit({"cell": index, "ok": True})
+            code = _compile(source, index, _compile_builtin)  # the cell itself is not recorded
+            recording[2] = True
+            _exec(code, namespace)
+            report: dict[str, Any] = {"cell": index, "ok": True}
         except _BaseException as error:  # SystemExit and KeyboardInterrupt too: a cell may not stop us
-            emit({"cell": index, "ok": False, **describe(error)})
+            report = {"cell": index, "ok": False, **describe(error)}
+        recording[2] = False
+        emit({**report, **take_compiled()})  # recorded before any call is sent (see the module)
 
     while True:
         line = read_line()

@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import json
+import runpy
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder.sandbox import CallOutcome
-from autograder.sandbox.protocol import ProtocolError, call_record, cell_record
+from autograder.sandbox import RUNNER, CallOutcome, CellOutcome, CellRecord
+from autograder.sandbox.execution import MAX_LINE
+from autograder.sandbox.protocol import (
+    MAX_COMPILED,
+    MAX_COMPILED_CHARS,
+    MAX_COMPILED_TOTAL,
+    MAX_DROPPED,
+    CompiledRoom,
+    ProtocolError,
+    call_record,
+    cell_record,
+)
 
 
 def _wire(text: str) -> dict:
@@ -70,3 +82,44 @@ def test_an_after_list_is_plain_numbers_or_nothing(after):
         for got, want in zip(record.after, expected, strict=True):
             assert (got is None and want is None) or got == want or (got != got and want != want)  # NaN is NaN
             assert got is None or type(got) is float
+
+
+# ----- the compiled record: the student's texts, as untrusted as any other field --------------------
+
+
+@pytest.mark.parametrize("fields", [
+    '"compiled": "def f(): pass"', '"compiled": [1]', '"compiled": [["x"]]', '"compiled": {}',
+    '"compiled": [], "dropped": -1', '"compiled": [], "dropped": 1.5', '"compiled": [], "dropped": "3"',
+])
+def test_a_malformed_compiled_record_is_refused(fields):
+    with pytest.raises(ProtocolError):
+        cell_record(_wire('{"cell": 0, "ok": true, ' + fields + "}"))
+
+
+def test_a_forged_compiled_record_is_cut_to_the_runner_s_bounds():
+    texts = ["x" * (MAX_COMPILED_CHARS + 500)] + [f"text {n}" for n in range(5_000)]
+    record = cell_record({"cell": 0, "ok": True, "compiled": texts, "dropped": 10**30})
+    assert len(record.compiled) == MAX_COMPILED and len(record.compiled[0]) == MAX_COMPILED_CHARS
+    assert record.dropped == MAX_DROPPED
+    lone = cell_record(_wire('{"cell": 0, "ok": false, "error": "E", "message": "m", "compiled": ["\\ud800 def"]}'))
+    assert lone.compiled == ("\\ud800 def",) and lone.outcome is CellOutcome.ERROR
+
+
+def test_the_room_bounds_the_texts_of_every_report_of_a_submission_together():
+    room = CompiledRoom()
+    one = CellRecord(CellOutcome.OK, compiled=tuple("y" * 30_000 for _ in range(3)))
+    first, second = room.take(one), room.take(one)
+    assert sum(len(text) for record in (first, second) for text in record.compiled) <= MAX_COMPILED_TOTAL
+    assert len(first.compiled) + len(second.compiled) == MAX_COMPILED_TOTAL // 30_000
+    assert first.dropped + second.dropped == 6 - MAX_COMPILED_TOTAL // 30_000
+    blind = CompiledRoom(texts=None).take(replace(one, dropped=7))
+    assert blind.compiled == () and blind.dropped == 0  # a process that holds hidden inputs: nothing kept
+    assert room.take(CellRecord(CellOutcome.OK)) == CellRecord(CellOutcome.OK)
+
+
+def test_the_runner_records_within_the_bounds_the_grader_applies():
+    runner = runpy.run_path(str(RUNNER))  # its constants: it cannot import the kit, so they are written twice
+    assert (runner["MAX_COMPILED"], runner["MAX_COMPILED_CHARS"]) == (MAX_COMPILED, MAX_COMPILED_CHARS)
+    assert runner["MAX_COMPILED_BYTES"] <= MAX_COMPILED_TOTAL  # a byte of JSON is at least a character
+    # a cell's report line (the texts, an error's name and message of 300 characters at 12 bytes each) fits a line
+    assert runner["MAX_COMPILED_BYTES"] + 8192 < MAX_LINE
