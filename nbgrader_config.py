@@ -22,7 +22,7 @@ try:
     from autograder.course.converters import install as install_course_converters
     from autograder.course.late import CourseLatePenalties
     from autograder.course.overwrite_cells import OverwriteCellsQuietly
-    from autograder.course.preprocessor import SandboxedExecute, SanitiseNotebook
+    from autograder.course.preprocessor import SandboxedExecute, SanitiseFirstConversion, SanitiseNotebook
     from autograder.course.sandbox_guard import RecordSubmission
     from autograder.course.unknown_cells import ForgetUnknownCells
 except Exception as kit_error:  # whatever keeps the kit from loading: missing, or a broken install
@@ -104,7 +104,7 @@ c.Autograde.sanitize_preprocessors = [
     OverwriteKernelspec,
     OverwriteCellsQuietly,
     CheckCellMetadata,
-    SanitiseNotebook,
+    SanitiseFirstConversion,  # SanitiseNotebook, whose raw cells the second conversion escapes (once)
 ]
 
 # SanitiseNotebook then makes the stored notebook inert: the release's read-only cells (with the

@@ -195,6 +195,9 @@ class SanitiseNotebook(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
     course directory; where it is missing, every cell is treated as the student's.
     """
 
+    #: No later pass sanitises the notebook again (see :class:`SanitiseFirstConversion`).
+    last_pass = True
+
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
         info = resources["nbgrader"]
         coursedir = CourseDirectory(config=self.config)
@@ -203,8 +206,17 @@ class SanitiseNotebook(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         if release is None:
             self.log.warning("no release notebook at %s: every cell of %s is sanitised as the student's", path,
                              info["student"])
-        sanitise_notebook(nb, release)
+        sanitise_notebook(nb, release, last=self.last_pass)
         return nb, resources
+
+
+class SanitiseFirstConversion(SanitiseNotebook):
+    """:class:`SanitiseNotebook` for nbgrader's first conversion (its sanitize list), whose result the second sanitises.
+
+    Raw cells leave it unescaped but shown by no page, so that the second pass escapes them once.
+    """
+
+    last_pass = False
 
 
 def write_outcomes(

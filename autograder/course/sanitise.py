@@ -14,7 +14,13 @@ or inert:
   attribute-less formatting tags, links and images lose a scheme other than ``http(s)``,
   ``mailto`` and ``attachment``, and MathJax's ``\\href``/``\\url``/``\\require`` are disarmed;
   attachments keep only PNG, JPEG and GIF data;
-- raw cells lose their MIME type and are escaped (nbconvert would copy them into the page verbatim);
+- raw cells lose their MIME type and are escaped (nbconvert would copy them into the page verbatim); in
+  a notebook that is sanitised again (nbgrader's first conversion, then its second) the first pass
+  gives them the MIME type ``text/plain`` instead, which no HTML page shows, and only the last escapes
+  them, so an honest ``a < b`` is escaped once (escaping twice grew a raw cell of ``&`` ninefold);
+- a notebook's link destinations are checked up to :data:`MAX_CHECKED_LINKS` in all, and every one
+  beyond is disarmed unchecked: each check decodes entities in a window of the text, and a cell of
+  ``](&AMP`` repeated (1.3 million checks in 7.8 MB) took minutes of the grader's own CPU per student;
 - outputs keep plain text, streams, errors, PNG/JPEG/GIF images and HTML cleaned with nbconvert's
   :class:`~nbconvert.preprocessors.SanitizeHTML` (bleach) with a strict allowlist (no link, no
   source, no style); JavaScript, SVG, widget views and anything else are dropped;
@@ -27,6 +33,7 @@ from __future__ import annotations
 import copy
 import html
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from nbconvert.preprocessors.sanitize import SanitizeHTML
@@ -68,6 +75,17 @@ _URL_NOISE = re.compile(r"[\x00-\x20\x7f-\x9f\\\u200b-\u200f\u2028\u2029\ufeff]"
 _MATHJAX = re.compile(r"\\(href|url|require)(?![A-Za-z])")
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
 _CELL_ID = re.compile(r"[A-Za-z0-9_\-]{1,64}")
+#: Link destinations checked in one notebook (about 20 µs each); an honest notebook has a few dozen links.
+MAX_CHECKED_LINKS = 2000
+#: The MIME type a raw cell carries between two passes: no HTML page shows it, and it is escaped at the last.
+RAW_UNTIL_LAST_PASS = "text/plain"
+
+
+@dataclass
+class LinkBudget:
+    """How many more link destinations may be checked; past it every one is disarmed unchecked."""
+
+    left: int = MAX_CHECKED_LINKS
 
 
 def _html_cleaner() -> SanitizeHTML:
@@ -131,23 +149,27 @@ def _allowed(destination: str, attachments: frozenset[str] | None) -> bool:
     return scheme is None or scheme in LINK_SCHEMES
 
 
-def _disarm_links(text: str, attachments: frozenset[str] | None) -> str:
-    """Break the ``](`` or ``]:`` of each link, image or reference whose destination is not allowed."""
+def _disarm_links(text: str, attachments: frozenset[str] | None, budget: LinkBudget) -> str:
+    """Break the ``](`` or ``]:`` of each link, image or reference whose destination is not allowed (or not checked)."""
     parts = []
     position = 0
     for match in _DESTINATION.finditer(text):
-        if not _allowed(text[match.end(): match.end() + 300], attachments):
+        budget.left -= 1
+        if budget.left < 0 or not _allowed(text[match.end(): match.end() + 300], attachments):
             # "]\(" and "]\:" are text in every markdown dialect: no link, no reference definition
             parts += [text[position: match.start()], "]\\", match.group(1)]
             position = match.end()
     return "".join(parts) + text[position:]
 
 
-def safe_markdown(text: str, attachments: set[str] | frozenset[str] | None = None) -> str:
+def safe_markdown(
+    text: str, attachments: set[str] | frozenset[str] | None = None, budget: LinkBudget | None = None
+) -> str:
     """A student's markdown with no active HTML, no dangerous link and no MathJax link or loader.
 
     ``attachments``: the names of the cell's attachments; a link to another one is disarmed
-    (None: any ``attachment:`` link is kept).
+    (None: any ``attachment:`` link is kept). ``budget``: the link checks left for the notebook
+    (None: :data:`MAX_CHECKED_LINKS` for this text alone).
 
     Examples
     --------
@@ -157,7 +179,7 @@ def safe_markdown(text: str, attachments: set[str] | frozenset[str] | None = Non
     '[see]\\\\(javascript:alert(1)) and [ok](https://example.org)'
     """
     text = _escape_markup(text)
-    text = _disarm_links(text, None if attachments is None else frozenset(attachments))
+    text = _disarm_links(text, None if attachments is None else frozenset(attachments), budget or LinkBudget())
     return no_mathjax_links(text)
 
 
@@ -206,7 +228,7 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _safe_data(mime: str, value: Any) -> str | None:
+def _safe_data(mime: str, value: Any, budget: LinkBudget) -> str | None:
     """One rich output's text for ``mime``, made safe to show; None for a type (or value) that is not kept."""
     text = _text(value)
     if text is None:
@@ -220,11 +242,11 @@ def _safe_data(mime: str, value: Any) -> str | None:
     if mime == "text/html":
         return no_mathjax_links(clean_html(text))
     if mime == "text/markdown":
-        return safe_markdown(text)
+        return safe_markdown(text, budget=budget)
     return None
 
 
-def safe_output(output: Any) -> NotebookNode | None:
+def safe_output(output: Any, budget: LinkBudget | None = None) -> NotebookNode | None:
     """An output rebuilt from what may be shown (see the module), or None if nothing is left."""
     if not isinstance(output, dict):
         return None
@@ -241,7 +263,9 @@ def safe_output(output: Any) -> NotebookNode | None:
         )
     if kind not in ("display_data", "execute_result") or not isinstance(output.get("data"), dict):
         return None
-    data = {mime: kept for mime, value in output["data"].items() if (kept := _safe_data(mime, value)) is not None}
+    budget = budget or LinkBudget()
+    data = {mime: kept for mime, value in output["data"].items()
+            if (kept := _safe_data(mime, value, budget)) is not None}
     if not data:
         return None
     rebuilt = new_output(kind, data=data, metadata=_image_metadata(output.get("metadata")))
@@ -251,11 +275,12 @@ def safe_output(output: Any) -> NotebookNode | None:
     return rebuilt
 
 
-def safe_outputs(outputs: Any) -> list[NotebookNode]:
+def safe_outputs(outputs: Any, budget: LinkBudget | None = None) -> list[NotebookNode]:
     """:func:`safe_output` of each output, leaving out those with nothing to show."""
     if not isinstance(outputs, list):
         return []
-    return [kept for output in outputs if (kept := safe_output(output)) is not None]
+    budget = budget or LinkBudget()
+    return [kept for output in outputs if (kept := safe_output(output, budget)) is not None]
 
 
 def _release_cells(release: NotebookNode | None) -> dict[str, NotebookNode]:
@@ -288,7 +313,7 @@ def _restore(cell: NotebookNode, original: NotebookNode) -> None:
         cell.execution_count = None
 
 
-def _neutralise(cell: NotebookNode, original: NotebookNode | None) -> NotebookNode:
+def _neutralise(cell: NotebookNode, original: NotebookNode | None, budget: LinkBudget, last: bool) -> NotebookNode:
     """A cell of the student's, inert (``original``: the release cell of the same grade_id, if any)."""
     metadata: dict[str, Any] = {}
     if original is not None and original.cell_type == cell.get("cell_type"):
@@ -296,25 +321,29 @@ def _neutralise(cell: NotebookNode, original: NotebookNode | None) -> NotebookNo
     kind = cell.get("cell_type")
     source = _text(cell.get("source")) or ""
     if kind == "code":
-        new = new_cell("code", source, metadata=metadata, outputs=safe_outputs(cell.get("outputs")))
+        new = new_cell("code", source, metadata=metadata, outputs=safe_outputs(cell.get("outputs"), budget))
     elif kind == "markdown":
         attachments = safe_attachments(cell.get("attachments"))
-        new = new_cell("markdown", safe_markdown(source, set(attachments)), metadata=metadata)
+        new = new_cell("markdown", safe_markdown(source, set(attachments), budget), metadata=metadata)
         if attachments:
             new.attachments = attachments
-    else:  # raw, or a type no renderer knows: escaped text without a MIME type
+    elif last:  # raw, or a type no renderer knows: escaped text without a MIME type
         new = new_cell("raw", html.escape(source), metadata=metadata)
+    else:  # shown by no page until the last pass escapes it (escaping in each pass would escape twice)
+        new = new_cell("raw", source, metadata={**metadata, "raw_mimetype": RAW_UNTIL_LAST_PASS})
     cell_id = cell.get("id")
     if isinstance(cell_id, str) and _CELL_ID.fullmatch(cell_id):
         new.id = cell_id
     return new
 
 
-def sanitise_notebook(notebook: NotebookNode, release: NotebookNode | None) -> NotebookNode:
+def sanitise_notebook(notebook: NotebookNode, release: NotebookNode | None, *, last: bool = True) -> NotebookNode:
     """Make ``notebook`` inert in place (see the module); ``release`` is the released notebook, if known.
 
-    Without a release every cell is treated as the student's.
+    Without a release every cell is treated as the student's. ``last``: no later pass sanitises this
+    notebook again (false for nbgrader's first conversion, whose result its second one sanitises).
     """
+    budget = LinkBudget()
     minor = notebook.get("nbformat_minor")
     if isinstance(minor, int) and minor < NBFORMAT_MINOR:
         # the rebuilt cells carry ids, which only nbformat 4.5 allows: upgrade as nbformat does (ids for all)
@@ -334,7 +363,7 @@ def sanitise_notebook(notebook: NotebookNode, release: NotebookNode | None) -> N
             _restore(cell, original)
             cells.append(cell)
         else:
-            cells.append(_neutralise(cell, original))
+            cells.append(_neutralise(cell, original, budget, last))
     notebook.cells = cells
     trusted = release.metadata if release is not None else {}
     notebook.metadata = {key: copy.deepcopy(trusted[key]) for key in NOTEBOOK_METADATA if key in trusted}

@@ -50,6 +50,7 @@ from nbformat.v4 import new_code_cell
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.course.nbgrader import gradebook_scores, tool_environment
+from autograder.course.sanitise import RAW_UNTIL_LAST_PASS
 from autograder.course.unknown_cells import SHOWN_CHARS
 from autograder.exercises.ndcg import EXERCISE
 from autograder.output.safe_text import printable
@@ -127,9 +128,11 @@ def _active_parts(notebook: dict) -> list[str]:
         text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         if cell["cell_type"] == "markdown" and _active_html(_rendered(text, cell)):
             found.append(f"cell {number}: {text[:80]!r}")
-        if cell["cell_type"] == "raw" and ("raw_mimetype" in cell["metadata"] or "<" in text):
+        # a raw cell is shown verbatim unless it is plain text, which no HTML page shows (the first conversion's)
+        hidden = cell["cell_type"] == "raw" and cell["metadata"].get("raw_mimetype") == RAW_UNTIL_LAST_PASS
+        if cell["cell_type"] == "raw" and not hidden and ("raw_mimetype" in cell["metadata"] or "<" in text):
             found.append(f"cell {number}: {text[:80]!r}")
-        if set(cell["metadata"]) - INERT_METADATA:  # tags and the like reach HTML attributes
+        if set(cell["metadata"]) - INERT_METADATA - ({"raw_mimetype"} if hidden else set()):  # tags and the like reach HTML attributes
             found.append(f"cell {number}: metadata {sorted(cell['metadata'])}")
         attached = {kind for bundle in (cell.get("attachments") or {}).values() for kind in bundle}
         if attached - IMAGES:
