@@ -144,11 +144,40 @@ def parser() -> argparse.ArgumentParser:
                          help="list code pairs from this similarity (0..1, default 0.8)")
     commands.add_parser("docs", help="regenerate docs/misconceptions.md from the misconception catalogue")
     commands.add_parser("demo", help="regenerate the release and grade the bundled example submissions")
-    commands.add_parser(
+    student_config = commands.add_parser(
         "student-config",
         help="print the students' ~/.jupyter/nbgrader_config.py (the course id and the exchange of this course)",
     )
+    student_config.add_argument(
+        "--hub", action="store_true",
+        help="a JupyterHub's /etc/jupyter/nbgrader_config.py instead: the exchange, each course in its own folder, "
+        "the courses from the hub's groups (JupyterHubAuthPlugin); no course id, so a student sees every course",
+    )
+    _add_hub_service_parser(commands)
     return main_parser
+
+
+def _add_hub_service_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    service = commands.add_parser(
+        "hub-service",
+        help="print the jupyterhub_config.py block for this course's formgrader as a JupyterHub service",
+        description="Print the jupyterhub_config.py lines for this course: its formgrader as a hub service (as the\n"
+        "grader account, in this folder, from this venv), the groups formgrade-COURSE and nbgrader-COURSE and\n"
+        "their roles (docs/tutor-guide.md, \"On JupyterHub\").",
+        epilog="example: python -m autograder hub-service --grader grader-ir --instructor ada --roster roster.csv",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    service.add_argument("--grader", default=None, help="the account the service runs as (default: the course "
+                         "folder's owner; never root)")
+    service.add_argument("--port", type=int, default=9999, help="its port on 127.0.0.1, one per course (default: 9999)")
+    service.add_argument("--instructor", action="append", default=[], metavar="USER",
+                         help="a hub user who may open the formgrader (repeatable)")
+    service.add_argument("--student", action="append", default=[], metavar="USER",
+                         help="a hub user enrolled in the course (repeatable)")
+    service.add_argument("--roster", type=Path, default=None,
+                         help="enrol the ids of this CSV file (its id column, as for nbgrader db student import)")
+    service.add_argument("--course-only", action="store_true",
+                         help="leave out the hub-wide server role (for a second course on the same hub)")
 
 
 def grade_options(args: argparse.Namespace) -> GradeOptions:
@@ -204,9 +233,15 @@ def _run(args: argparse.Namespace) -> int:
 
         return demo.run(root)
     elif args.command == "student-config":
-        from .course.student_config import student_config
+        from .course.student_config import hub_student_config, student_config
 
-        print(student_config(root), end="")
+        print((hub_student_config if args.hub else student_config)(root), end="")
+    elif args.command == "hub-service":
+        from .course.hub_service import hub_service, roster_users, service_block
+
+        students = tuple(args.student) + (roster_users(root / args.roster) if args.roster else ())
+        print(service_block(hub_service(root, grader=args.grader, port=args.port, instructors=tuple(args.instructor),
+                                        students=students, hub_roles=not args.course_only)), end="")
     return 0
 
 
