@@ -124,6 +124,11 @@ def service_block(service: HubService) -> str:
     roles = [
         {"name": formgrade, "groups": [formgrade], "scopes": [f"access:services!service={name}"]},
         {"name": enrolled, "groups": [enrolled], "scopes": ["list:services", f"read:services!service={name}"]},
+        # the service's own token: nbgrader's JupyterHubAuthPlugin (the hub's nbgrader settings) asks the hub
+        # for the grader's groups when the formgrader lists the assignments, and puts a student the formgrader
+        # adds into the course's group
+        {"name": f"{name}-service", "services": [name],
+         "scopes": [f"read:users:groups!user={service.grader}", "list:groups", f"groups!group={enrolled}"]},
     ]
     lines = [
         f"# --- the course {name}: its formgrader as a hub service (python -m autograder hub-service) ---",
