@@ -237,11 +237,15 @@ def _run(args: argparse.Namespace) -> int:
 
         print((hub_student_config if args.hub else student_config)(root), end="")
     elif args.command == "hub-service":
-        from .course.hub_service import hub_service, roster_users, service_block
+        from .course.hub_service import account_note, hub_service, roster_users, service_block
 
         students = tuple(args.student) + (roster_users(root / args.roster) if args.roster else ())
-        print(service_block(hub_service(root, grader=args.grader, port=args.port, instructors=tuple(args.instructor),
-                                        students=students, hub_roles=not args.course_only)), end="")
+        service = hub_service(root, grader=args.grader, port=args.port, instructors=tuple(args.instructor),
+                              students=students, hub_roles=not args.course_only)
+        print(service_block(service), end="")
+        note = account_note(service)
+        if note:
+            print(note, file=sys.stderr)
     return 0
 
 

@@ -43,12 +43,11 @@ class HubService:
 
 
 def _grader(course: Path, grader: str | None) -> str:
-    """The account the service runs as: ``grader`` if given, else the course folder's owner (never root)."""
+    """The account the service runs as: ``grader`` if given, else the course folder's owner; never root."""
     if grader is not None:
-        try:
-            pwd.getpwnam(grader)
-        except KeyError:
-            raise UsageError(f"--grader {grader}: no such account on this machine") from None
+        if grader == "root" or (_uid(grader) == 0):
+            raise UsageError("--grader root: the formgrader service must not run as root (student code is graded "
+                             "from it, and jupyterhub-singleuser refuses root): name the course's grader account")
         return grader
     owner = course.stat().st_uid
     if owner == 0:
@@ -60,6 +59,21 @@ def _grader(course: Path, grader: str | None) -> str:
         return pwd.getpwuid(owner).pw_name
     except KeyError:
         raise UsageError(f"{course} belongs to uid {owner}, which has no account: name one with --grader") from None
+
+
+def _uid(name: str) -> int | None:
+    try:
+        return pwd.getpwnam(name).pw_uid
+    except KeyError:
+        return None
+
+
+def account_note(service: HubService) -> str | None:
+    """A note for a grader account this machine does not have (yet): the hub cannot start the service without it."""
+    if _uid(service.grader) is None:
+        return (f"note: there is no account {service.grader} on this machine yet; the hub starts the service as it "
+                f"(create it, and give it the course folder: chown -R {service.grader}: {service.course})")
+    return None
 
 
 def hub_service(root: Path, *, grader: str | None = None, port: int = 9999, instructors: tuple[str, ...] = (),
@@ -82,7 +96,8 @@ def hub_service(root: Path, *, grader: str | None = None, port: int = 9999, inst
     Raises
     ------
     UsageError
-        For an unknown account, a root-owned course without ``--grader``, or a port out of range.
+        For root as the grader, a root-owned course without ``--grader``, or a port out of range (a
+        grader account this machine lacks is only noted: :func:`account_note`).
     CourseError
         If the course's configuration cannot be loaded, or this Python's environment has no
         ``jupyterhub-singleuser`` (the ``hub`` extra).

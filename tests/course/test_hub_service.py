@@ -87,12 +87,18 @@ def test_the_grader_is_the_course_folder_s_owner_never_root(tmp_path):
 
 def test_bad_options_are_one_line(tmp_path):
     course = _course(tmp_path / "course")
-    for args, said in ((["--grader", "no-such-account-ndcgt"], "no such account"),
+    for args, said in ((["--grader", "root"], "must not run as root"),
                        (["--grader", "nobody", "--port", "70000"], "not a port"),
                        (["--grader", "nobody", "--roster", "missing.csv"], "cannot read it")):
         done = _command(course, *args)
         assert done.returncode == 2 and done.stdout == "", args
         assert done.stderr.count("\n") == 1 and said in done.stderr, done.stderr
+
+
+def test_an_account_the_machine_lacks_is_printed_with_a_note(tmp_path):
+    done = _command(_course(tmp_path / "course"), "--grader", "ndcgt-no-such-account")
+    assert done.returncode == 0 and "'user': 'ndcgt-no-such-account'" in done.stdout
+    assert done.stderr.count("\n") == 1 and "no account ndcgt-no-such-account on this machine" in done.stderr
 
 
 def test_the_roster_enrols_its_ids(tmp_path):

@@ -192,10 +192,15 @@ def test_a_semester_on_the_hub(site):
     # the kit's own grader, as the grader account in the course folder
     _check(run_as(grader, [str(VENV_BIN / "python"), "-m", "autograder", "grade", "--quiet"], course, base),
            "python -m autograder grade")
-    results = json.loads((course / "graded" / "results.json").read_text())
-    mine = [entry for entry in results["students"] if entry["student_id"] == name] if isinstance(
-        results, dict) else [entry for entry in results if entry.get("student_id") == name]
-    assert mine, results
+    document = json.loads((course / "graded" / "results.json").read_text())
+    (mine,) = [entry for entry in document["students"] if entry["student_id"] == name]
+    assert document["sandbox"] == "bubblewrap" and mine["status"] == "graded"  # as the grader account, sandboxed
+    code = [test for test in mine["tests"] if test["name"].startswith(("test_dcg", "test_ndcg"))]
+    assert code and all(test["passed"] for test in code), code  # alice's functions: every code test
+    # both grading paths, one score: the formgrader's Autograde (before) and the kit's grade (in the gradebook)
+    assert mine["score"] == pytest.approx(graded["score"])  # type: ignore[index]
+    regraded = hub.request("GET", f"{formgrader}/submission/{ASSIGNMENT}/{name}", grader_token)
+    assert regraded["score"] == pytest.approx(mine["score"])  # type: ignore[index]
 
     # feedback: released by the service, fetched by the student
     _succeeded(hub.request("POST", f"{formgrader}/assignment/{ASSIGNMENT}/release_feedback", grader_token, {}),
