@@ -106,14 +106,35 @@ def environment(user: pwd.struct_passwd) -> dict[str, str]:
             "PATH": f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"}
 
 
+def as_user(user: pwd.struct_passwd, args: list[str], base: Path) -> list[str]:
+    """``args`` run as ``user`` (setpriv, the user's groups), with the venv and its Python within reach."""
+    return [*reach_for(user.pw_uid, base, interpreter=True), "setpriv", f"--reuid={user.pw_uid}",
+            f"--regid={user.pw_gid}", "--init-groups", "--", *args]
+
+
 def run_as(user: pwd.struct_passwd, args: list[str], cwd: Path, base: Path, timeout: float = 600,
            ) -> subprocess.CompletedProcess:
-    """Run ``args`` as ``user`` (setpriv, the user's groups), in ``cwd``, with a login's environment."""
-    prefix = reach_for(user.pw_uid, base, interpreter=True)
-    command = [*prefix, "setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups", "--",
-               *args]
-    return subprocess.run(command, cwd=cwd, env=environment(user), capture_output=True, text=True,
+    """Run ``args`` as ``user`` in ``cwd`` with a login's environment; its output captured."""
+    return subprocess.run(as_user(user, args, base), cwd=cwd, env=environment(user), capture_output=True, text=True,
                           timeout=timeout)
+
+
+def start_as(user: pwd.struct_passwd, args: list[str], cwd: Path, base: Path) -> subprocess.Popen:
+    """Start ``args`` as ``user`` (as :func:`run_as`) without waiting: steps that do not need each other overlap."""
+    return subprocess.Popen(as_user(user, args, base), cwd=cwd, env=environment(user), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def finish(process: subprocess.Popen, what: str, timeout: float = 600) -> str:
+    """Wait (bounded) for a process of :func:`start_as`; its output, or the test fails saying what failed."""
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+        pytest.fail(f"{what} took over {timeout} s:\n{out[-3000:]}\n{err[-3000:]}")
+    assert process.returncode == 0, f"{what} failed (exit {process.returncode}):\n{out[-3000:]}\n{err[-3000:]}"
+    return str(out)
 
 
 @dataclass
@@ -163,10 +184,15 @@ class Hub:
         answer = self.request("POST", f"/hub/api/users/{name}/tokens", self.admin_token, {"note": "ndcgt test"})
         return str(answer["token"])  # type: ignore[index]
 
+    def wait_for_api(self) -> None:
+        self.wait_for("hub API", lambda: self.request("GET", "/hub/api/", self.admin_token, timeout=10, check=False))
+
     def start_server(self, name: str) -> None:
-        """Start ``name``'s server through the hub's API and wait until the hub says it is ready."""
+        """Ask the hub's API to start ``name``'s server (:meth:`wait_for_server` then waits for it)."""
         self.request("POST", f"/hub/api/users/{name}/server", self.admin_token, {})
 
+    def wait_for_server(self, name: str) -> None:
+        """Wait until the hub says ``name``'s server is ready."""
         def ready() -> object:
             model = self.request("GET", f"/hub/api/users/{name}", self.admin_token, timeout=10)
             server = model.get("servers", {}).get("")  # type: ignore[union-attr]
@@ -179,7 +205,7 @@ class Hub:
 
 
 def start_hub(folder: Path, config: str, port: int, admin_token: str, reach: list[str]) -> Hub:
-    """Start ``jupyterhub -f`` on ``config`` in ``folder`` (the proxy with it) and wait for its API."""
+    """Start ``jupyterhub -f`` on ``config`` in ``folder`` (the proxy with it); :meth:`Hub.wait_for` its API next."""
     if shutil.which(PROXY) is None:
         pytest.fail(f"{PROXY} is not installed: npm install -g {PROXY} (.ci/run does)")
     (folder / "jupyterhub_config.py").write_text(config, encoding="utf-8")
@@ -190,6 +216,4 @@ def start_hub(folder: Path, config: str, port: int, admin_token: str, reach: lis
         process = subprocess.Popen([*reach, str(VENV_BIN / "jupyterhub"), "-f", str(folder / "jupyterhub_config.py")],
                                    cwd=folder, env=env, stdout=sink, stderr=subprocess.STDOUT,
                                    start_new_session=True)
-    hub = Hub(process=process, url=f"http://127.0.0.1:{port}", admin_token=admin_token, log=log)
-    hub.wait_for("hub API", lambda: hub.request("GET", "/hub/api/", admin_token, timeout=10, check=False))
-    return hub
+    return Hub(process=process, url=f"http://127.0.0.1:{port}", admin_token=admin_token, log=log)

@@ -6,10 +6,11 @@ second grader with a plain nbgrader course, a student enrolled in both, and a st
 neither. The hub's configuration is what the kit prints: ``python -m autograder hub-service``'s
 block for the grader service (from the course's venv) and ``student-config --hub`` as the hub's
 nbgrader settings for everyone. Then, through the hub's REST API and the servers behind it: the
-student lists both courses, fetches, writes and submits; the formgrader service collects and
-autogrades (in the kit's sandbox, as the grader account); ``python -m autograder grade`` grades
-as the grader; the service releases the feedback and the student fetches it; the unenrolled
-student cannot read the course folder. Network: 127.0.0.1 only.
+formgrader service releases; the student lists both courses, fetches, writes and submits; the
+service collects and autogrades (in the kit's sandbox, as the grader account); ``python -m
+autograder grade`` grades as the grader, to the same score; the service releases the feedback and
+the student fetches it; the unenrolled student cannot read the course folder. Network: 127.0.0.1
+only; every wait is bounded (:mod:`hub_support`).
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ from traitlets.config.loader import PyFileConfigLoader
 from autograder.course.example_notebooks import fill_solutions, parse_solution_file
 
 from grading_run import ROOT, generated_course
-from hub_support import VENV_BIN, Hub, Users, free_port, run_as, start_hub, users_or_skip
+from hub_support import VENV_BIN, Hub, Users, finish, free_port, run_as, start_as, start_hub, users_or_skip
 from other_users import reach_for
 
-pytestmark = [pytest.mark.slow, pytest.mark.hub, pytest.mark.cold_start]
+pytestmark = [pytest.mark.slow, pytest.mark.hub]
 
 ASSIGNMENT = "ndcg"
 PLAIN_COURSE, PLAIN_ASSIGNMENT = "plain-course", "hello"
@@ -67,64 +68,18 @@ def _succeeded(answer: object, what: str) -> object:
     return answer
 
 
-@pytest.fixture(scope="module")
-def site():
-    """The folder, the users, the two courses and the running hub; everything removed afterwards."""
-    users_or_skip()
-    base = Path(tempfile.mkdtemp(prefix="ndcgt-hub-", dir="/tmp"))
-    base.chmod(0o755)
-    users = Users(base)
-    hub: Hub | None = None
-    try:
-        grader, other, student, outsider = (users.add(role) for role in ("grader", "other", "s", "u"))
-        exchange = base / "exchange"
-        exchange.mkdir(mode=0o777)
-        exchange.chmod(0o1777)  # nbgrader's shared exchange, as root makes it
-
-        # this course: a copy in the grader's 0700 home, its exchange the hub's
-        course = Path(grader.pw_dir) / "ir-course"
-        generated_course(course)
-        with (course / "nbgrader_config.py").open("a") as config:
-            config.write(f"\nc.Exchange.root = {str(exchange)!r}\n")
-        shutil.rmtree(course / "exchange", ignore_errors=True)
-        subprocess.run(["chown", "-R", f"{grader.pw_uid}:{grader.pw_gid}", str(course)], check=True, timeout=120)
-        course.chmod(0o700)
-        course_id = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config().CourseDirectory.course_id
-        _check(run_as(grader, ["nbgrader", "release_assignment", ASSIGNMENT], course, base), "release_assignment")
-
-        # the other course: plain nbgrader, its grader's own
-        plain = Path(other.pw_dir) / "plain"
-        (plain / "source" / PLAIN_ASSIGNMENT).mkdir(parents=True)
-        nbformat.write(_plain_notebook(), plain / "source" / PLAIN_ASSIGNMENT / f"{PLAIN_ASSIGNMENT}.ipynb")
-        (plain / "nbgrader_config.py").write_text(
-            f"c = get_config()\nc.CourseDirectory.course_id = {PLAIN_COURSE!r}\n"
-            f"c.CourseDirectory.root = {str(plain)!r}\nc.Exchange.root = {str(exchange)!r}\n")
-        subprocess.run(["chown", "-R", f"{other.pw_uid}:{other.pw_gid}", str(plain)], check=True, timeout=60)
-        for step in (["generate_assignment", PLAIN_ASSIGNMENT], ["release_assignment", PLAIN_ASSIGNMENT]):
-            _check(run_as(other, ["nbgrader", *step], plain, base), f"the plain course's {step[0]}")
-
-        # what the kit prints: the hub's nbgrader settings for everyone, and the service block
-        hub_etc = base / "etc-jupyter"
-        hub_etc.mkdir(mode=0o755)
-        (hub_etc / "nbgrader_config.py").write_text(
-            _check(run_as(grader, [str(VENV_BIN / "python"), "-m", "autograder", "student-config", "--hub"],
-                          course, base), "student-config --hub"))
-        service_port = free_port()
-        block = _check(run_as(grader, [str(VENV_BIN / "python"), "-m", "autograder", "hub-service", "--port",
-                                       str(service_port), "--student", student.pw_name], course, base), "hub-service")
-
-        hub_folder = base / "hub"
-        hub_folder.mkdir(mode=0o700)
-        port, admin_token = free_port(), secrets.token_hex(32)
-        config = f"""c = get_config()  # noqa
+def _hub_config(port: int, admin_token: str, folder: Path, hub_etc: Path, users: list[str], block: str,
+                student: str) -> str:
+    """The hub's jupyterhub_config.py: 127.0.0.1 only, the test's admin service, the kit's block as printed."""
+    return f"""c = get_config()  # noqa
 c.JupyterHub.ip = '127.0.0.1'
 c.JupyterHub.port = {port}
 c.JupyterHub.hub_ip = '127.0.0.1'
 c.JupyterHub.hub_port = {free_port()}
 c.ConfigurableHTTPProxy.api_url = 'http://127.0.0.1:{free_port()}'
-c.JupyterHub.db_url = 'sqlite:///{hub_folder / "jupyterhub.sqlite"}'
-c.JupyterHub.cookie_secret_file = '{hub_folder / "cookie_secret"}'
-c.Authenticator.allowed_users = {{{grader.pw_name!r}, {other.pw_name!r}, {student.pw_name!r}, {outsider.pw_name!r}}}
+c.JupyterHub.db_url = 'sqlite:///{folder / "jupyterhub.sqlite"}'
+c.JupyterHub.cookie_secret_file = '{folder / "cookie_secret"}'
+c.Authenticator.allowed_users = set({users!r})
 c.Spawner.cmd = [{str(VENV_BIN / "jupyterhub-singleuser")!r}]
 # the hub's /etc/jupyter: its nbgrader_config.py is what student-config --hub printed
 c.Spawner.environment = {{'JUPYTER_CONFIG_PATH': {str(hub_etc)!r}}}
@@ -136,12 +91,75 @@ c.JupyterHub.load_roles = [{{'name': 'ndcgt-admin', 'services': ['ndcgt-admin'],
 # --- python -m autograder hub-service, as printed ---
 {block}
 # --- the plain course's students (its grader runs no service here)
-c.JupyterHub.load_groups.update({{'nbgrader-{PLAIN_COURSE}': {{'users': [{student.pw_name!r}]}}}})
+c.JupyterHub.load_groups.update({{'nbgrader-{PLAIN_COURSE}': {{'users': [{student!r}]}}}})
 # the service reads the hub's nbgrader settings too, as it would from /etc/jupyter
 for service in c.JupyterHub.services:
     service.setdefault('environment', {{}})['JUPYTER_CONFIG_PATH'] = {str(hub_etc)!r}
 """
-        hub = start_hub(hub_folder, config, port, admin_token, reach_for(grader.pw_uid, base, interpreter=True))
+
+
+def _plain_course(other, exchange: Path, base: Path):
+    """The other grader's plain nbgrader course, its assignment released (started, not waited for)."""
+    plain = Path(other.pw_dir) / "plain"
+    (plain / "release" / PLAIN_ASSIGNMENT).mkdir(parents=True)
+    # the students' version as generate_assignment writes it (the course needs no gradebook to release)
+    notebook = _plain_notebook()
+    notebook.cells[0].source = "def answer():\n    # YOUR CODE HERE\n    raise NotImplementedError()"
+    nbformat.write(notebook, plain / "release" / PLAIN_ASSIGNMENT / f"{PLAIN_ASSIGNMENT}.ipynb")
+    (plain / "nbgrader_config.py").write_text(
+        f"c = get_config()\nc.CourseDirectory.course_id = {PLAIN_COURSE!r}\n"
+        f"c.CourseDirectory.root = {str(plain)!r}\nc.Exchange.root = {str(exchange)!r}\n")
+    subprocess.run(["chown", "-R", f"{other.pw_uid}:{other.pw_gid}", str(plain)], check=True, timeout=60)
+    return start_as(other, ["nbgrader", "release_assignment", PLAIN_ASSIGNMENT], plain, base)
+
+
+@pytest.fixture(scope="module")
+def site():
+    """The folder, the users, the two courses and the running hub; everything removed afterwards.
+
+    Steps that do not need each other overlap (the hub starts while the plain course is released
+    and the hub's nbgrader settings are written): each is a cold start of seconds of CPU time.
+    """
+    users_or_skip()
+    base = Path(tempfile.mkdtemp(prefix="ndcgt-hub-", dir="/tmp"))
+    base.chmod(0o755)
+    users = Users(base)
+    hub: Hub | None = None
+    try:
+        grader, other, student, outsider = (users.add(role) for role in ("grader", "other", "s", "u"))
+        exchange = base / "exchange"
+        exchange.mkdir()
+        exchange.chmod(0o1777)  # nbgrader's shared exchange, as root makes it
+
+        # this course: a copy in the grader's 0700 home, its exchange the hub's
+        course = Path(grader.pw_dir) / "ir-course"
+        generated_course(course)
+        with (course / "nbgrader_config.py").open("a") as config:
+            config.write(f"\nc.Exchange.root = {str(exchange)!r}\n")
+        shutil.rmtree(course / "exchange", ignore_errors=True)
+        subprocess.run(["chown", "-R", f"{grader.pw_uid}:{grader.pw_gid}", str(course)], check=True, timeout=120)
+        course.chmod(0o700)
+        course_id = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config().CourseDirectory.course_id
+
+        # what the kit prints, as the grader: the service block, and the hub's nbgrader settings for everyone
+        kit = [str(VENV_BIN / "python"), "-m", "autograder"]
+        service_port = free_port()
+        block = finish(start_as(grader, [*kit, "hub-service", "--port", str(service_port), "--student",
+                                         student.pw_name], course, base), "hub-service")
+        settings = start_as(grader, [*kit, "student-config", "--hub"], course, base)
+        plain = _plain_course(other, exchange, base)
+
+        hub_folder = base / "hub"
+        hub_folder.mkdir(mode=0o700)
+        hub_etc = base / "etc-jupyter"
+        hub_etc.mkdir(mode=0o755)
+        port, admin_token = free_port(), secrets.token_hex(32)
+        names = sorted(user.pw_name for user in (grader, other, student, outsider))
+        hub = start_hub(hub_folder, _hub_config(port, admin_token, hub_folder, hub_etc, names, block, student.pw_name),
+                        port, admin_token, reach_for(grader.pw_uid, base, interpreter=True))
+        (hub_etc / "nbgrader_config.py").write_text(finish(settings, "student-config --hub"))
+        finish(plain, "the plain course's release_assignment")
+        hub.wait_for_api()
         yield {"base": base, "hub": hub, "course": course, "course_id": course_id, "grader": grader,
                "student": student, "outsider": outsider, "exchange": exchange}
     finally:
@@ -157,10 +175,17 @@ def test_a_semester_on_the_hub(site):
     grader, student, base = site["grader"], site["student"], site["base"]
     name = student.pw_name
     student_token, grader_token = hub.user_token(name), hub.user_token(grader.pw_name)
-    hub.start_server(name)
-    server = f"/user/{name}"
+    hub.start_server(name)  # while the tutor releases
+
+    # the tutor releases in the formgrader service (as the grader account, in the course folder)
+    formgrader = f"/services/{course_id}/formgrader/api"
+    hub.wait_for("the formgrader service", lambda: hub.request("GET", f"{formgrader}/assignments", grader_token,
+                                                               timeout=30, check=False))
+    _succeeded(hub.request("POST", f"{formgrader}/assignment/{ASSIGNMENT}/release", grader_token, {}), "release")
 
     # the student's Assignments tab: both courses (the hub mode pins none), this one's assignment released
+    hub.wait_for_server(name)
+    server = f"/user/{name}"
     courses = _succeeded(hub.request("GET", f"{server}/courses", student_token), "courses")
     assert courses == sorted([course_id, PLAIN_COURSE])
     query = urllib.parse.urlencode({"course_id": course_id})
@@ -179,9 +204,6 @@ def test_a_semester_on_the_hub(site):
     _succeeded(hub.request("POST", f"{server}/assignments/submit", student_token, action), "submit")
 
     # the formgrader service: collect and Autograde (the kit's sandbox, as the grader account)
-    formgrader = f"/services/{course_id}/formgrader/api"
-    hub.wait_for("the formgrader service", lambda: hub.request("GET", f"{formgrader}/assignments", grader_token,
-                                                               timeout=30, check=False))
     _succeeded(hub.request("POST", f"{formgrader}/assignment/{ASSIGNMENT}/collect", grader_token, {}), "collect")
     assert (course / "submitted" / name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
     _succeeded(hub.request("POST", f"{formgrader}/submission/{ASSIGNMENT}/{name}/autograde", grader_token, {},
