@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CourseError, UsageError
-from .student_config import _course_settings
+from .student_config import course_settings
 
 #: The Jupyter server a hub starts as a service; the ``hub`` extra installs it into the course's venv.
 SINGLEUSER = "jupyterhub-singleuser"
@@ -102,7 +102,7 @@ def hub_service(root: Path, *, grader: str | None = None, port: int = 9999, inst
         If the course's configuration cannot be loaded, or this Python's environment has no
         ``jupyterhub-singleuser`` (the ``hub`` extra).
     """
-    course_id, _ = _course_settings(root)
+    course_id, _ = course_settings(root)
     if not 1 <= port <= 65535:
         raise UsageError(f"--port {port}: not a port (1-65535)")
     bin_folder = Path(sys.prefix) / "bin"

@@ -24,8 +24,14 @@ STUDENT_CONFIG_PATH = "~/.jupyter/nbgrader_config.py"
 HUB_CONFIG_PATH = "/etc/jupyter/nbgrader_config.py"
 
 
-def _course_settings(root: Path) -> tuple[str, str]:
-    """The course id and the exchange root of the course in ``root`` (the exchange: nbgrader's default if unset)."""
+def course_settings(root: Path) -> tuple[str, str]:
+    """The course id and the exchange root of the course in ``root`` (the exchange: nbgrader's default if unset).
+
+    Raises
+    ------
+    CourseError
+        If the course's configuration cannot be loaded or names no course id.
+    """
     from traitlets.config.loader import PyFileConfigLoader
 
     try:
@@ -61,7 +67,7 @@ def student_config(root: Path) -> str:
     CourseError
         If the course's configuration cannot be loaded or names no course id.
     """
-    course_id, exchange = _course_settings(root)
+    course_id, exchange = course_settings(root)
     return (
         f"# nbgrader settings for students of {course_id}: save as {STUDENT_CONFIG_PATH}\n"
         "# (then `nbgrader fetch_assignment ASSIGNMENT`, `nbgrader submit ASSIGNMENT` and\n"
@@ -93,7 +99,7 @@ def hub_student_config(root: Path) -> str:
         inside the course folder (the hub's students must never reach that folder: it holds the
         hidden tests).
     """
-    course_id, exchange = _course_settings(root)
+    course_id, exchange = course_settings(root)
     course = root.resolve()
     if Path(exchange).resolve() == course or course in Path(exchange).resolve().parents:
         raise CourseError(
