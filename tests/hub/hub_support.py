@@ -168,6 +168,16 @@ class Hub:
             pytest.fail(f"{method} {path}: HTTP {error.code} {error.read()[:2000]!r}\n--- hub log:\n{self.tail()}")
         return json.loads(text) if text else None
 
+    def page(self, path: str, token: str, timeout: float = 120) -> tuple[str, dict[str, str], str]:
+        """GET a page as a browser would open it (redirects followed): its final URL, headers (lower-case names), text."""
+        request = urllib.request.Request(self.url + path, headers={"Authorization": f"token {token}"})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return (response.geturl(), {key.lower(): value for key, value in response.headers.items()},
+                        response.read().decode(errors="replace"))
+        except urllib.error.HTTPError as error:
+            pytest.fail(f"GET {path}: HTTP {error.code} {error.read()[:2000]!r}\n--- hub log:\n{self.tail()}")
+
     def wait_for(self, what: str, probe, timeout: float = START_TIMEOUT) -> object:
         """Call ``probe`` until it returns something other than None (bounded); its value."""
         deadline = time.monotonic() + timeout
@@ -182,7 +192,7 @@ class Hub:
 
     def user_token(self, name: str) -> str:
         answer = self.request("POST", f"/hub/api/users/{name}/tokens", self.admin_token, {"note": "ndcgt test"})
-        return str(answer["token"])  # type: ignore[index]
+        return str(answer["token"])
 
     def wait_for_api(self) -> None:
         self.wait_for("hub API", lambda: self.request("GET", "/hub/api/", self.admin_token, timeout=10, check=False))
@@ -195,7 +205,7 @@ class Hub:
         """Wait until the hub says ``name``'s server is ready."""
         def ready() -> object:
             model = self.request("GET", f"/hub/api/users/{name}", self.admin_token, timeout=10)
-            server = model.get("servers", {}).get("")  # type: ignore[union-attr]
+            server = model.get("servers", {}).get("")
             return True if server and server.get("ready") else None
 
         self.wait_for(f"server of {name}", ready)

@@ -182,6 +182,11 @@ def test_a_semester_on_the_hub(site):
     hub.wait_for("the formgrader service", lambda: hub.request("GET", f"{formgrader}/assignments", grader_token,
                                                                timeout=30, check=False))
     _succeeded(hub.request("POST", f"{formgrader}/assignment/{ASSIGNMENT}/release", grader_token, {}), "release")
+    # the service's address opens the formgrader (its default URL), which forbids every frame: the reason the
+    # Lab's Formgrader panel stays blank under JupyterHub >= 4.1 (docs/tutor-guide.md, "On JupyterHub")
+    url, headers, text = hub.page(f"/services/{course_id}/", grader_token)
+    assert f"/services/{course_id}/formgrader/manage_assignments" in url and "Manage Assignments" in text, url
+    assert "frame-ancestors 'none'" in headers.get("content-security-policy", ""), headers
 
     # the student's Assignments tab: both courses (the hub mode pins none), this one's assignment released
     hub.wait_for_server(name)
@@ -198,7 +203,7 @@ def test_a_semester_on_the_hub(site):
     path = f"{course_id}/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"  # path_includes_course: a folder per course
     fetched = hub.request("GET", f"{server}/api/contents/{path}?content=1", student_token)
     solution = parse_solution_file((ROOT / "examples" / "submissions" / "alice.py").read_text(encoding="utf-8"))
-    work = fill_solutions(nbformat.from_dict(fetched["content"]), solution)  # type: ignore[index]
+    work = fill_solutions(nbformat.from_dict(fetched["content"]), solution)
     hub.request("PUT", f"{server}/api/contents/{path}", student_token,
                 {"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(work))})
     _succeeded(hub.request("POST", f"{server}/assignments/submit", student_token, action), "submit")
@@ -209,7 +214,7 @@ def test_a_semester_on_the_hub(site):
     _succeeded(hub.request("POST", f"{formgrader}/submission/{ASSIGNMENT}/{name}/autograde", grader_token, {},
                            timeout=600), "autograde")
     graded = hub.request("GET", f"{formgrader}/submission/{ASSIGNMENT}/{name}", grader_token)
-    assert graded["autograded"] and graded["score"] > 0, graded  # type: ignore[index]
+    assert graded["autograded"] and graded["score"] > 0, graded
 
     # the kit's own grader, as the grader account in the course folder
     _check(run_as(grader, [str(VENV_BIN / "python"), "-m", "autograder", "grade", "--quiet"], course, base),
@@ -220,9 +225,9 @@ def test_a_semester_on_the_hub(site):
     code = [test for test in mine["tests"] if test["name"].startswith(("test_dcg", "test_ndcg"))]
     assert code and all(test["passed"] for test in code), code  # alice's functions: every code test
     # both grading paths, one score: the formgrader's Autograde (before) and the kit's grade (in the gradebook)
-    assert mine["score"] == pytest.approx(graded["score"])  # type: ignore[index]
+    assert mine["score"] == pytest.approx(graded["score"])
     regraded = hub.request("GET", f"{formgrader}/submission/{ASSIGNMENT}/{name}", grader_token)
-    assert regraded["score"] == pytest.approx(mine["score"])  # type: ignore[index]
+    assert regraded["score"] == pytest.approx(mine["score"])
 
     # feedback: released by the service, fetched by the student
     _succeeded(hub.request("POST", f"{formgrader}/assignment/{ASSIGNMENT}/release_feedback", grader_token, {}),
