@@ -211,7 +211,13 @@ class Hub:
         self.wait_for(f"server of {name}", ready)
 
     def stop(self) -> None:
+        """Stop the hub (it stops its proxy); a proxy it left behind (a hub killed) by the pid it wrote."""
         stop_process_group(self.process, timeout=60)
+        pid_file = self.log.parent / "jupyterhub-proxy.pid"  # JupyterHub's default, in its folder
+        with contextlib.suppress(OSError, ValueError):
+            pid = int(pid_file.read_text().strip())
+            if PROXY in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+                os.kill(pid, signal.SIGKILL)  # the proxy runs in a session of its own, outside the hub's group
 
 
 def start_hub(folder: Path, config: str, port: int, admin_token: str, reach: list[str]) -> Hub:
