@@ -196,6 +196,9 @@ def test_a_semester_on_the_hub(site):
     query = urllib.parse.urlencode({"course_id": course_id})
     listed = _succeeded(hub.request("GET", f"{server}/assignments?{query}", student_token), "assignments")
     assert [(a["course_id"], a["assignment_id"], a["status"]) for a in listed] == [(course_id, ASSIGNMENT, "released")]
+    query = urllib.parse.urlencode({"course_id": PLAIN_COURSE})
+    other = _succeeded(hub.request("GET", f"{server}/assignments?{query}", student_token), "the other course")
+    assert [(a["course_id"], a["assignment_id"]) for a in other] == [(PLAIN_COURSE, PLAIN_ASSIGNMENT)]
 
     # fetch, work (through the contents API), submit: as the student, in the student's server
     action = {"course_id": course_id, "assignment_id": ASSIGNMENT}
