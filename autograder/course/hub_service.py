@@ -12,6 +12,7 @@ are its students (nbgrader's ``JupyterHubAuthPlugin`` lists a student's courses 
 from __future__ import annotations
 
 import pwd
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,8 @@ SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 #: The hub's own ``server`` role with the one scope nbgrader's ``JupyterHubAuthPlugin`` adds: a user's
 #: server reads that user's groups (its courses); the first two are JupyterHub's defaults for the role.
 SERVER_SCOPES = ("users:activity!user", "access:servers!server", "read:users:groups!user")
+#: A course id that can name a hub service, its URL and the groups nbgrader reads the course from.
+SERVICE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 @dataclass(frozen=True)
@@ -99,10 +102,14 @@ def hub_service(root: Path, *, grader: str | None = None, port: int = 9999, inst
         For root as the grader, a root-owned course without ``--grader``, or a port out of range (a
         grader account this machine lacks is only noted: :func:`account_note`).
     CourseError
-        If the course's configuration cannot be loaded, or this Python's environment has no
-        ``jupyterhub-singleuser`` (the ``hub`` extra).
+        If the course's configuration cannot be loaded, its course id cannot name a service (letters,
+        digits, ``.``, ``_``, ``-``), or this Python's environment has no ``jupyterhub-singleuser``
+        (the ``hub`` extra).
     """
     course_id, _ = course_settings(root)
+    if not SERVICE_NAME.fullmatch(course_id):
+        raise CourseError(f"the course id {course_id!r} cannot name a hub service and its groups: use letters, digits, "
+                          "'.', '_' and '-' in c.CourseDirectory.course_id (nbgrader_config.py)")
     if not 1 <= port <= 65535:
         raise UsageError(f"--port {port}: not a port (1-65535)")
     bin_folder = Path(sys.prefix) / "bin"

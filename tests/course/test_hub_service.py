@@ -95,6 +95,13 @@ def test_bad_options_are_one_line(tmp_path):
         assert done.stderr.count("\n") == 1 and said in done.stderr, done.stderr
 
 
+def test_a_course_id_that_cannot_name_a_service_is_one_line(tmp_path):
+    course = _course(tmp_path / "course", "ir course\nimport os")
+    done = _command(course, "--grader", "nobody")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "cannot name a hub service" in done.stderr
+
+
 def test_an_account_the_machine_lacks_is_printed_with_a_note(tmp_path):
     done = _command(_course(tmp_path / "course"), "--grader", "ndcgt-no-such-account")
     assert done.returncode == 0 and "'user': 'ndcgt-no-such-account'" in done.stdout
