@@ -20,10 +20,11 @@ help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F '\t' '{ printf "%-13s %s\n", $$1, $$2 }'
 
 # A course whose nbgrader_config.py sets a postgresql:// gradebook gets the driver (the `postgresql` extra);
-# the tests need it anyway (they start a throw-away PostgreSQL server), so the test extra has it too.
+# the tests need it anyway (they start a throw-away PostgreSQL server), so the test extra has it too. The hub
+# extra: the formgrader as a JupyterHub service needs the hub's jupyterhub in this venv (and tests/hub starts one).
 POSTGRESQL ?= $(shell grep -qE '^[[:space:]]*c\.CourseDirectory\.db_url[[:space:]]*=[[:space:]]*.?postgresql' nbgrader_config.py 2>/dev/null && echo 1)
 comma := ,
-EXTRAS := test,distributed$(if $(POSTGRESQL),$(comma)postgresql)
+EXTRAS := test,distributed,hub$(if $(POSTGRESQL),$(comma)postgresql)
 
 # Only dependency files reinstall the venv: an edit of nbgrader_config.py (the exchange, a penalty, an
 # extension) must not. A course that switches to PostgreSQL needs the driver once: the marker file below is

@@ -169,10 +169,16 @@ def parser() -> argparse.ArgumentParser:
     offering.add_argument("course_id", help="the offering's course id (letters, digits, '.', '_', '-')")
     commands.add_parser("docs", help="regenerate docs/misconceptions.md from the misconception catalogue")
     commands.add_parser("demo", help="regenerate the release and grade the bundled example submissions")
-    commands.add_parser(
+    student_config = commands.add_parser(
         "student-config",
         help="print the students' ~/.jupyter/nbgrader_config.py (the course id and the exchange of this course)",
     )
+    student_config.add_argument(
+        "--hub", action="store_true",
+        help="a JupyterHub's /etc/jupyter/nbgrader_config.py instead: the exchange, each course in its own folder, "
+        "the courses from the hub's groups (JupyterHubAuthPlugin); no course id, so a student sees every course",
+    )
+    _add_hub_service_parser(commands)
     return main_parser
 
 
@@ -182,6 +188,29 @@ T = TypeVar("T")
 def _given(flag: T | None, course: T) -> T:
     """A flag's value where the command line gave one, else the course's setting."""
     return course if flag is None else flag
+
+
+def _add_hub_service_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    service = commands.add_parser(
+        "hub-service",
+        help="print the jupyterhub_config.py block for this course's formgrader as a JupyterHub service",
+        description="Print the jupyterhub_config.py lines for this course: its formgrader as a hub service (as the\n"
+        "grader account, in this folder, from this venv), the groups formgrade-COURSE and nbgrader-COURSE and\n"
+        "their roles (docs/tutor-guide.md, \"On JupyterHub\").",
+        epilog="example: python -m autograder hub-service --grader grader-ir --instructor ada --roster roster.csv",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    service.add_argument("--grader", default=None, help="the account the service runs as (default: the course "
+                         "folder's owner; never root)")
+    service.add_argument("--port", type=int, default=9999, help="its port on 127.0.0.1, one per course (default: 9999)")
+    service.add_argument("--instructor", action="append", default=[], metavar="USER",
+                         help="a hub user who may open the formgrader (repeatable)")
+    service.add_argument("--student", action="append", default=[], metavar="USER",
+                         help="a hub user enrolled in the course (repeatable)")
+    service.add_argument("--roster", type=Path, default=None,
+                         help="enrol the ids of this CSV file (its id column, as for nbgrader db student import)")
+    service.add_argument("--course-only", action="store_true",
+                         help="leave out the hub-wide server role (for a second course on the same hub)")
 
 
 def grade_options(args: argparse.Namespace) -> GradeOptions:
@@ -219,50 +248,97 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
     )
 
 
+def _grade(args: argparse.Namespace) -> int:
+    run = grade_course(grade_options(args))
+    print(run.summary(table=not args.quiet))
+    if args.student:
+        print(f"re-graded: {', '.join(args.student)}; the others' saved results were reused where unchanged")
+    return run.exit_code
+
+
+def _sync(args: argparse.Namespace, root: Path) -> int:
+    changed = sync_by_hand(source_notebook(root)) + sync_source(source_notebook(root), exercise_for(ASSIGNMENT))
+    print(f"updated: {', '.join(changed)}" if changed else "test cells already in sync")
+    return 0
+
+
+def _release(args: argparse.Namespace, root: Path) -> int:
+    generate_release(root)
+    release_walkthroughs(root)
+    print("release/ regenerated")
+    return 0
+
+
+def _variants(args: argparse.Namespace, root: Path) -> int:
+    from .course.variants import write_variants
+
+    print(write_variants(root, args.roster, args.out, choose=args.choose_salt))
+    return 0
+
+
+def _copying(args: argparse.Namespace, root: Path) -> int:
+    from .course.copying import write_report
+
+    print(write_report(root, root / args.submitted, root / args.out, args.threshold))
+    return 0
+
+
+def _new_offering(args: argparse.Namespace, root: Path) -> int:
+    from .course.offering import new_offering
+
+    print(new_offering(root, args.course_id).summary())
+    return 0
+
+
+def _docs(args: argparse.Namespace, root: Path) -> int:
+    from .exercises.ndcg.documentation import catalogue_markdown
+
+    write_atomic(root / "docs" / "misconceptions.md", catalogue_markdown())
+    print("docs/misconceptions.md regenerated")
+    return 0
+
+
+def _demo(args: argparse.Namespace, root: Path) -> int:
+    from . import demo
+
+    return demo.run(root)
+
+
+def _student_config(args: argparse.Namespace, root: Path) -> int:
+    from .course.student_config import hub_student_config, student_config
+
+    print((hub_student_config if args.hub else student_config)(root), end="")
+    return 0
+
+
+def _hub_service(args: argparse.Namespace, root: Path) -> int:
+    from .course.hub_service import account_note, hub_service, roster_users, service_block
+
+    students = tuple(args.student) + (roster_users(root / args.roster) if args.roster else ())
+    service = hub_service(root, grader=args.grader, port=args.port, instructors=tuple(args.instructor),
+                          students=students, hub_roles=not args.course_only)
+    print(service_block(service), end="")
+    note = account_note(service)
+    if note:
+        print(note, file=sys.stderr)
+    return 0
+
+
+#: Each command's function (``grade`` finds its course itself; the others are given the course directory).
+_COMMANDS = {
+    "sync": _sync, "release": _release, "variants": _variants, "copying": _copying, "new-offering": _new_offering,
+    "docs": _docs, "demo": _demo, "student-config": _student_config, "hub-service": _hub_service,
+}
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.command == "grade":
-        run = grade_course(grade_options(args))
-        print(run.summary(table=not args.quiet))
-        if args.student:
-            print(f"re-graded: {', '.join(args.student)}; the others' saved results were reused where unchanged")
-        return run.exit_code
+        return _grade(args)
     root = find_root()
-    if args.command in ("sync", "release"):
+    if args.command in ("sync", "release"):  # they write the course: a course others can read is refused first
         allow = args.allow_readable_course
         check_course_privacy(root, allow=allowed_in_config(course_config(root)) if allow is None else allow)
-    if args.command == "sync":
-        changed = sync_by_hand(source_notebook(root)) + sync_source(source_notebook(root), exercise_for(ASSIGNMENT))
-        print(f"updated: {', '.join(changed)}" if changed else "test cells already in sync")
-    elif args.command == "release":
-        generate_release(root)
-        release_walkthroughs(root)
-        print("release/ regenerated")
-    elif args.command == "variants":
-        from .course.variants import write_variants
-
-        print(write_variants(root, args.roster, args.out, choose=args.choose_salt))
-    elif args.command == "copying":
-        from .course.copying import write_report
-
-        print(write_report(root, root / args.submitted, root / args.out, args.threshold))
-    elif args.command == "new-offering":
-        from .course.offering import new_offering
-
-        print(new_offering(root, args.course_id).summary())
-    elif args.command == "docs":
-        from .exercises.ndcg.documentation import catalogue_markdown
-
-        write_atomic(root / "docs" / "misconceptions.md", catalogue_markdown())
-        print("docs/misconceptions.md regenerated")
-    elif args.command == "demo":
-        from . import demo
-
-        return demo.run(root)
-    elif args.command == "student-config":
-        from .course.student_config import student_config
-
-        print(student_config(root), end="")
-    return 0
+    return _COMMANDS[args.command](args, root)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

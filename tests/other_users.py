@@ -11,6 +11,7 @@ paths as the tests, and nothing outside that namespace changes.
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import sys
@@ -23,13 +24,19 @@ from autograder.sandbox.preflight import blocked_path
 from conftest import ROOT
 
 
-def reach_for(uid: int, scratch: Path) -> list[str]:
+def reach_for(uid: int, scratch: Path, interpreter: bool = False) -> list[str]:
     """A command prefix after which user ``uid`` may reach the checkout and ``sys.prefix`` ([] if it already can).
 
     ``scratch`` is a folder of the test's that ``uid`` may enter (each path is held there while
-    the tmpfs goes over the folder in its way).
+    the tmpfs goes over the folder in its way). ``interpreter``: the venv's own Python too (the
+    installation its ``bin/python`` links to, which may live in root's 0700 home, as pyenv's does),
+    so that ``uid`` runs the venv's programs themselves (their ``#!`` line names that Python).
     """
-    needed = [ROOT] + [Path(sys.prefix)] * (ROOT not in Path(sys.prefix).parents and Path(sys.prefix) != ROOT)
+    candidates = [ROOT, Path(sys.prefix)]
+    if interpreter:
+        candidates.append(Path(os.path.realpath(sys.executable)).parent.parent)
+    needed = [path for path in dict.fromkeys(candidates)
+              if not any(other in path.parents for other in candidates if other != path)]
     held, covered, bound = [], [], []
     for number, path in enumerate(needed):
         blocked = blocked_path(path, uid)

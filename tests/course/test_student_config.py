@@ -1,13 +1,15 @@
-"""The students' nbgrader settings come from the course's own: course id and exchange."""
+"""The students' nbgrader settings come from the course's own: course id and exchange; on a hub, no course id."""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.course.student_config import student_config
+from autograder.course.student_config import hub_student_config, student_config
 from autograder.errors import CourseError
 
 from grading_run import ROOT
@@ -15,7 +17,7 @@ from grading_run import ROOT
 
 def _course(tmp_path, extra: str = ""):
     course = tmp_path / "course"
-    course.mkdir()
+    course.mkdir(parents=True)
     shutil.copy(ROOT / "nbgrader_config.py", course)
     if extra:
         with (course / "nbgrader_config.py").open("a") as config:
@@ -56,3 +58,39 @@ def test_a_broken_config_is_one_line(tmp_path):
     course = _course(tmp_path, "\ndef (:\n")
     with pytest.raises(CourseError, match=r"cannot load .*nbgrader_config\.py: SyntaxError"):
         student_config(course)
+
+
+# --- a JupyterHub's file (student-config --hub): every course of the hub, none pinned -------------------------------
+
+def test_the_hub_file_names_no_course_and_shares_the_exchange(tmp_path):
+    shared = tmp_path / "srv" / "exchange"
+    course = _course(tmp_path, f"\nc.Exchange.root = {str(shared)!r}\n")
+    text = hub_student_config(course)
+    settings = _load(text, tmp_path)
+    assert "course_id" not in settings.CourseDirectory  # a course id would hide every other course
+    assert settings.Exchange.root == str(shared)
+    assert settings.Exchange.path_includes_course is True
+    # nbgrader itself resolves the plugin named there: its JupyterHub one
+    from nbgrader.auth import Authenticator, JupyterHubAuthPlugin
+
+    assert isinstance(Authenticator(config=settings).plugin, JupyterHubAuthPlugin)
+
+
+def test_the_hub_file_refuses_an_exchange_inside_the_course(tmp_path):
+    course = _course(tmp_path)  # the default: exchange/ in the course folder, which the hub's students must not reach
+    with pytest.raises(CourseError, match=r"exchange .* is inside the course folder.*c\.Exchange\.root"):
+        hub_student_config(course)
+    assert student_config(course)  # the one-account file is still fine
+
+
+def test_the_command_line_writes_the_hub_file(tmp_path):
+    shared = tmp_path / "srv" / "exchange"
+    course = _course(tmp_path, f"\nc.Exchange.root = {str(shared)!r}\n")
+    done = subprocess.run([sys.executable, "-m", "autograder", "student-config", "--hub"], cwd=course,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == hub_student_config(course)
+    refused = subprocess.run([sys.executable, "-m", "autograder", "student-config", "--hub"], cwd=_course(tmp_path / "b"),  # default exchange
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.count("\n") == 1 and "inside the course folder" in refused.stderr

@@ -39,6 +39,9 @@ NOT_RUN: dict[str, str] = {
     "apt-get install chromium": "installs a system package (the e2e suite skips without it)",
     "mkdir -p -m 1777 /srv/nbgrader/exchange": "creates a machine folder as root; tests never touch real folders "
     "(the scratch course uses its default exchange/)",
+    "python -m autograder student-config --hub > hub_nbgrader_config.py": "refuses the scratch course's exchange, "
+    "which is inside the course folder (as it must); tests/hub/test_hub.py runs it on a course whose exchange is the "
+    "hub's and starts a real hub with it, tests/course/test_student_config.py checks the refusal",
     "nbgrader fetch_assignment ndcg --course ir-ranking-evaluation --Exchange.root=/srv/nbgrader/exchange":
         "the same flags against a scratch exchange are run by tests/course/test_exchange.py",
     "pip install notebook numpy matplotlib": "installs into a student's own Python; the course's venv has them",
