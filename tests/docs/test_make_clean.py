@@ -25,6 +25,15 @@ def _course(tmp_path):
     return course
 
 
+def _makefile_only(course):
+    """A folder with the Makefile and empty files for the venv's prerequisites."""
+    course.mkdir()
+    shutil.copy(ROOT / "Makefile", course)
+    for name in ("pyproject.toml", "constraints.txt", "nbgrader_config.py"):
+        (course / name).write_text("")
+    return course
+
+
 def _make(course, *args):
     return subprocess.run(["make", *args], cwd=course, capture_output=True, text=True, timeout=60)
 
@@ -48,11 +57,7 @@ def test_clean_grades_asks_first(tmp_path):
 
 def test_every_target_runs_from_a_folder_with_a_space(tmp_path):
     """A kit cloned into `.../kit copy/` runs its venv's programs (each recipe quotes the venv's path)."""
-    course = tmp_path / "kit copy"
-    course.mkdir()
-    shutil.copy(ROOT / "Makefile", course)
-    for name in ("pyproject.toml", "constraints.txt", "nbgrader_config.py"):
-        (course / name).write_text("")
+    course = _makefile_only(tmp_path / "kit copy")
     log = tmp_path / "ran.log"
     programs = course / ".venv" / "bin"
     programs.mkdir(parents=True)
@@ -72,11 +77,7 @@ def test_every_target_runs_from_a_folder_with_a_space(tmp_path):
 
 def test_only_dependency_files_reinstall_the_venv(tmp_path):
     """An edit of nbgrader_config.py (the exchange, a penalty) leaves the venv alone; a switch to PostgreSQL does not."""
-    course = tmp_path / "course"
-    course.mkdir()
-    shutil.copy(ROOT / "Makefile", course)
-    for name in ("pyproject.toml", "constraints.txt", "nbgrader_config.py"):
-        (course / name).write_text("")
+    course = _makefile_only(tmp_path / "course")
     (course / ".venv").mkdir()
     (course / ".venv" / ".installed").touch()
     later = time.time() + 10  # the edits come after the install, whatever the file system's clock resolution

@@ -20,9 +20,9 @@ import shutil
 
 import nbformat
 import pytest
+from copying_report import copying_report, report_table
 from nbformat.v4 import new_code_cell
 
-from autograder.course.copying import write_report
 from autograder.course.nbgrader import ASSIGNMENT, run_nbgrader
 from autograder.grading.compiled import CompiledCode
 from autograder.sandbox.protocol import MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL
@@ -103,13 +103,6 @@ def courses(tmp_path_factory):
     return found
 
 
-def _report(course):
-    summary = write_report(course, course / "submitted", course / "graded" / "copying.html", 0.8)
-    return summary, (course / "graded" / "copying.html").read_text(encoding="utf-8")
-
-
-def _table(page: str, table: str) -> str:
-    return page.split(f'id="{table}"')[1].split("</table>")[0]
 
 
 def _paired(pairs: str, first: str, second: str) -> bool:
@@ -127,8 +120,8 @@ def _record(course, student: str) -> CompiledCode:
 @pytest.mark.parametrize("path", ["batch", "nbgrader"])
 def test_every_spelling_of_the_copy_is_paired_and_the_honest_students_are_not(courses, path):
     course = courses[path]
-    summary, page = _report(course)
-    pairs = _table(page, "code-pairs")
+    summary, page = copying_report(course)
+    pairs = report_table(page, "code-pairs")
     for copier in SPELLINGS:
         assert _paired(pairs, "ada", copier), (copier, pairs)
         assert ADA_DCG in _record(course, copier).texts
@@ -143,13 +136,13 @@ def test_without_a_grader_run_only_the_spelling_is_compared_and_the_report_says_
     """The same class before grading: the three spellings hide the copy (the residual this closes), and
     every student is named as compared by spelling only."""
     course = courses["ungraded"]
-    summary, page = _report(course)
-    pairs = _table(page, "code-pairs") if 'id="code-pairs"' in page else ""
+    summary, page = copying_report(course)
+    pairs = report_table(page, "code-pairs") if 'id="code-pairs"' in page else ""
     for copier in SPELLINGS:
         assert not _paired(pairs, "ada", copier), (copier, pairs)
     for student in (*HONEST, *SPELLINGS):
         assert f"\n  {student} (compiled code): not graded yet" in summary, summary
-    assert "only the spelling of the code was compared" in _table(page, "not-compared")
+    assert "only the spelling of the code was compared" in report_table(page, "not-compared")
 
 
 @pytest.mark.parametrize("path", ["batch", "nbgrader"])
@@ -183,8 +176,8 @@ def test_a_record_of_other_code_than_the_notebook_submitted_now_is_not_used(cour
     notebook = nbformat.read(path, as_version=4)
     notebook.cells.append(new_code_cell("changed = True"))
     nbformat.write(notebook, path)
-    summary, page = _report(course)
-    assert not _paired(_table(page, "code-pairs"), "ada", "named")
+    summary, page = copying_report(course)
+    assert not _paired(report_table(page, "code-pairs"), "ada", "named")
     assert "\n  named (compiled code): graded from other code than the notebook submitted now" in summary, summary
     for copier in ("bytelist", "base32"):
-        assert _paired(_table(page, "code-pairs"), "ada", copier)
+        assert _paired(report_table(page, "code-pairs"), "ada", copier)

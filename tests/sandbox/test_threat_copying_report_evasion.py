@@ -19,11 +19,12 @@ import os
 
 import nbformat
 from byhand_answers import answer_cell
+from copying_report import copying_report, report_table
 from hypothesis import HealthCheck, given, settings
 from nbformat.v4 import new_markdown_cell
 
 from autograder.course.byhand import release_variant
-from autograder.course.copying import gather, write_report
+from autograder.course.copying import gather
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.steps import every_steps
 
@@ -51,13 +52,6 @@ def _deep(depth: int) -> dict:
     return value
 
 
-def _report(course):
-    summary = write_report(course, course / "submitted", course / "graded" / "copying.html", 0.8)
-    return summary, (course / "graded" / "copying.html").read_text(encoding="utf-8")
-
-
-def _table(page: str, table: str) -> str:
-    return page.split(f'id="{table}"')[1].split("</table>")[0]
 
 
 def test_every_copier_is_paired_with_ada_and_every_student_left_out_is_named(tmp_path):
@@ -101,17 +95,17 @@ def test_every_copier_is_paired_with_ada_and_every_student_left_out_is_named(tmp
     (course / "submitted" / "lou" / "ndcg").mkdir(parents=True)  # the release itself, hard-linked
     os.link(course / "release" / "ndcg" / "ndcg.ipynb", notebook_path(course, "lou"))
 
-    summary, page = _report(course)
-    pairs = _table(page, "code-pairs")
+    summary, page = copying_report(course)
+    pairs = report_table(page, "code-pairs")
     for copier in ("bob", "eve", "fay"):
         assert f"<td>ada</td><td>{copier}</td>" in pairs, (copier, pairs)
-    left_out = _table(page, "not-compared")
+    left_out = report_table(page, "not-compared")
     # metadata nested 600 deep, and a cell's metadata that is a list (which nbformat's reader, so nbgrader's
     # path, cannot read): compared like the others, or refused (as both grading paths refuse them) and named
     for hidden in ("cyd", "dee"):
         assert f"<td>ada</td><td>{hidden}</td>" in pairs or f"<td>{hidden}</td><td>everything</td>" in left_out
     assert "<td>ada</td><td>gus</td>" not in pairs and "<td>gus</td><td>ada</td>" not in pairs
-    copied = _table(page, "copied-answers")
+    copied = report_table(page, "copied-answers")
     assert "<td>bob</td><td>ada</td>" in copied and "<td>eve</td><td>ada</td>" in copied
     # everyone left out is named with the reason, on the page and in the summary
     reasons = {"hal": "a number of more than 30 characters", "ivy": "more than 400 numbers and signs",
@@ -147,8 +141,8 @@ def test_a_copy_in_a_string_is_paired_however_the_cell_runs_it(tmp_path):
     add_student(course, "gus", *CORRECT_SOLUTIONS["recursion"])  # honest: paired with none of them
     for name, wrap in EVASIONS.items():
         add_student(course, name, wrap(ADA_DCG), wrap(ADA_NDCG), by_hand=None)
-    _, page = _report(course)
-    pairs = _table(page, "code-pairs")
+    _, page = copying_report(course)
+    pairs = report_table(page, "code-pairs")
     for copier in EVASIONS:
         assert f"<td>ada</td><td>{copier}</td>" in pairs or f"<td>{copier}</td><td>ada</td>" in pairs, (copier, pairs)
     assert "<td>gus</td>" not in pairs
