@@ -323,6 +323,10 @@ def _zero_ideal(records: Records, diagnosis: Diagnosis, explained: bool) -> None
         where = f"for {describe(zero)} (nothing relevant) your ndcg"
         if record.outcome is CallOutcome.RAISED:
             said = f"{where} raised {exception_name(record.error or '')}; it must return 0.0"
+        elif record.outcome in (CallOutcome.VALUE, CallOutcome.NOT_A_NUMBER) and record.value is not None \
+                and math.isnan(record.value):
+            # 0 / 0 in numpy is NaN, also inside a 0-d array (its type is named by returns-non-float)
+            said = f"{where} returned NaN (0 / 0: iDCG = 0); it must return 0.0"
         elif record.outcome is CallOutcome.NOT_A_NUMBER and record.value is None:
             kind = returned(record.type_name or "", record.empty)
             said = f"{where} returned {kind}, not a number; it must return 0.0"

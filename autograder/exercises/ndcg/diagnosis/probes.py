@@ -63,6 +63,8 @@ NDCG_PROBES: tuple[Call, ...] = tuple(
         ([0, 2, 0, 0, 1, 0], 4),
         # few zeros: an ascending ideal is not 0 here either
         ([2, 1, 1, 2], 2), ([1, 2, 2, 1, 1], 3),
+        # fractional grades (grades 0-2): code that truncates them, or raises on them, in the ideal shows
+        ([0.5, 2, 0, 1.5, 1, 0], 3), ([1.5, 0, 1, 0.5, 2, 0], 2),
     ]
 )
 #: One document: a ranking too (scikit-learn's ndcg_score refuses it). dcg has its own among DCG_PROBES.
