@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import warnings
 
+from dcg_twists import Twisted, twisted_dcg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.catalogue import CORRECT_DCG, CORRECT_NDCG
 
-from dcg_twists import Twisted, twisted_dcg
 from non_dcg import NonDcg, non_dcg
 from solutions import functions_of, scored, scored_and_met
 

@@ -17,6 +17,7 @@ lecture calls DCG; and a hit count (binary gain, no discount) stays what it is, 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import statistics
 from collections.abc import Callable, Mapping
@@ -51,12 +52,11 @@ def discounts() -> tuple[tuple[str, Callable[[int], float]], ...]:
     """Every discount a shape may have (name, weight of the 1-based rank), each weight sequence once."""
     found: dict[tuple[float, ...], tuple[str, Callable[[int], float]]] = {}
     candidates = [(w.name, w.rule) for w in WEIGHTS]
-    for first in ("same", "undiscounted", "skipped"):
-        for s in SHIFTS:
-            for base in BASES if first == "undiscounted" else BASES[:1]:
-                rule = _shifted(s, first, base)
-                if rule is not None:
-                    candidates.append((f"1/log_{base:.3g}(i+{s}), rank 1 {first}", rule))
+    forms = [("same", 2.0), *(("undiscounted", base) for base in BASES), ("skipped", 2.0)]
+    for (first, base), s in itertools.product(forms, SHIFTS):
+        rule = _shifted(s, first, base)
+        if rule is not None:
+            candidates.append((f"1/log_{base:.3g}(i+{s}), rank 1 {first}", rule))
     for name, rule in candidates:
         # the same weights up to a scale are the same shape (a natural log is log2 scaled)
         weights = tuple(rule(i) for i in range(1, 12))
