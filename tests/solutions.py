@@ -11,6 +11,7 @@ from autograder.exercises.ndcg.diagnosis.probes import k_of, rels_of
 from autograder.grading import Call, Case, Exercise, TestResult, drawn_groups, drawn_witnesses
 from autograder.grading.calls import plan_calls
 from autograder.grading.scoring import CaseRecords, case_passes, score
+from autograder.grading.scoring import _records as _case_records
 from autograder.sandbox import CallOutcome, CallRecord
 
 CORRECT_SOLUTIONS: dict[str, tuple[str, str]] = {
@@ -102,11 +103,21 @@ def scored(functions: Mapping[str, Callable], seed: bytes | None = None, exercis
 
     With a ``seed``: with the fresh instances that seed draws beside the fixed cases.
     """
+    return scored_and_met(functions, seed, exercise)[0]
+
+
+def scored_and_met(
+    functions: Mapping[str, Callable], seed: bytes | None = None, exercise: Exercise = EXERCISE,
+) -> tuple[list[TestResult], set[str]]:
+    """:func:`scored`, and the groups every one of whose cases ``functions`` meet (before the evidence rule)."""
     plan = plan_calls(exercise, groups=None if seed is None else drawn_groups(exercise, seed))
     calls = [(call_id, call) for p in plan for call_id, call in zip(p.ids, (p.case.call, *p.case.extra_calls), strict=True)]
     records = records_of(functions, dict.fromkeys(call for _, call in calls))
     witnesses = None if seed is None or exercise.witnesses is None else records_of(functions, drawn_witnesses(exercise, seed))
-    return score(exercise, plan, {call_id: records[call] for call_id, call in calls}, 10.0, witnesses)
+    by_id = {call_id: records[call] for call_id, call in calls}
+    failed = {p.group.grade_id for p in plan if not case_passes(exercise, p.case, _case_records(p, by_id))}
+    met = {group.grade_id for group in exercise.groups} - failed
+    return score(exercise, plan, by_id, 10.0, witnesses), met
 
 
 def instance_passes(functions: Mapping[str, Callable], case: Case) -> bool:

@@ -312,10 +312,12 @@ def _unfounded(
             "proves nothing"
         )
     if not resembles(group.function):
+        # said where the cases were met: what the group checks, and why meeting it earns nothing here
         return (
-            f"`{group.function}` does not behave like any way of computing it this grader knows (the definition, "
-            "or one of the known mistakes) on the inputs it was given, some drawn for your submission, so meeting "
-            "this group's cases proves nothing"
+            f"this group checks that {group.description}; your `{group.function}` meets its cases, but on other "
+            "rankings (some drawn for your submission) its values are not those of any DCG (a sum of grades "
+            f"weighted by rank), so meeting the cases proves nothing: make `{group.function}` compute the "
+            "definition and the group counts"
         )
     helpers = sorted(h for h in _helpers(plan, calls, exercise) if not resembles(h))
     if helpers:

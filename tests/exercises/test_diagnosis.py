@@ -30,7 +30,7 @@ ISSUE_IDS = {
     "returns-non-float", "one-document",
     # mistakes real code makes, beyond the catalogue's textbook mutants
     "grades-truncated", "binary-relevance", "cutoff-at-relevant", "ideal-all-relevant", "grade-range",
-    "prints-not-returns",
+    "prints-not-returns", "first-rank-skipped",
 }
 MUTANTS = [(item.id, mutant) for item in CATALOGUE for mutant in item.mutants]
 
@@ -190,3 +190,22 @@ def test_a_constant_is_not_explained_by_a_pile_of_mistakes():
     found = diagnose(probe_records(CORRECT_DCG, "def ndcg(rels, k):\n    return 0.0"))
     assert found.ids == []
     assert "returned 0.0 on every input we tried" in found.unexplained["ndcg"]
+
+
+def test_nan_from_a_zero_ideal_inside_a_0d_array_names_the_zero_ideal():
+    # numpy divides 0 by 0 to NaN, and a 0-d array holds it: both the type and the zero ideal are named
+    ndcg_source = (
+        "import numpy as np\n\n\ndef ndcg(rels, k):\n    with np.errstate(all='ignore'):\n"
+        "        return (np.asarray([dcg(rels, k)]) / np.asarray([dcg(sorted(rels, reverse=True), k)])).squeeze()"
+    )
+    found = diagnose(probe_records(CORRECT_DCG, ndcg_source))
+    assert set(found.ids) == {"returns-non-float", "zero-ideal"}
+    assert "NaN" in next(f.counterexample for f in found.findings if f.id == "zero-ideal")
+
+
+def test_a_grade_handled_as_text_in_ndcg_is_named_from_ndcg_s_own_probes():
+    # int() of a grade's text raises ValueError on "0.5": the dcg is right, only ndcg shows it
+    ndcg_source = next(m.ndcg for m in BY_ID["grades-truncated"].mutants if m.ndcg != CORRECT_NDCG)
+    found = diagnose(probe_records(CORRECT_DCG, ndcg_source))
+    assert found.ids == ["grades-truncated"]
+    assert "ValueError" in found.findings[0].counterexample and found.findings[0].function == "ndcg"

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.catalogue import CORRECT_DCG, CORRECT_NDCG
 
+from dcg_twists import Twisted, twisted_dcg
 from non_dcg import NonDcg, non_dcg
-from solutions import functions_of, scored
+from solutions import functions_of, scored, scored_and_met
 
 CONTRACT = sum(group.points for group in EXERCISE.groups if group.contract)
 
@@ -56,3 +57,15 @@ def test_a_correct_solution_is_recognised_on_every_draw() -> None:
     for number in range(20):
         results = scored(functions_of(CORRECT_DCG, CORRECT_NDCG), bytes([number]) * 32)
         assert all(test.passed for test in results), [t.message for t in results if not t.passed]
+
+
+@settings(max_examples=60, deadline=None)
+@given(member=twisted_dcg(), seed=st.binary(min_size=32, max_size=32))
+def test_a_dcg_with_a_twist_the_catalogue_does_not_name_keeps_every_group_it_meets(member: Twisted, seed: bytes) -> None:
+    # the evidence rule withholds a group only from code that computes no DCG, never merely because the
+    # code's mistake has no catalogue id (issue 34.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results, met = scored_and_met(functions_of(member.dcg, member.ndcg), seed)
+    withheld = {test.name: test.message for test in results if test.name in met and not test.passed}
+    assert withheld == {}, member.label

@@ -20,13 +20,13 @@ import shutil
 
 import nbformat
 import pytest
-from copying_report import copying_report, report_table
 from nbformat.v4 import new_code_cell
 
 from autograder.course.nbgrader import ASSIGNMENT, run_nbgrader
 from autograder.grading.compiled import CompiledCode
 from autograder.sandbox.protocol import MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL
 
+from copying_report import copying_report, report_table
 from grading_run import add_student, generated_course, grade, notebook_path
 from leaks import leaked, without_by_hand
 from solutions import CORRECT_SOLUTIONS

@@ -19,7 +19,6 @@ import os
 
 import nbformat
 from byhand_answers import answer_cell
-from copying_report import copying_report, report_table
 from hypothesis import HealthCheck, given, settings
 from nbformat.v4 import new_markdown_cell
 
@@ -28,6 +27,7 @@ from autograder.course.copying import gather
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.steps import every_steps
 
+from copying_report import copying_report, report_table
 from grading_run import add_raw, add_student, new_course, notebook_path
 from solutions import CORRECT_SOLUTIONS
 from strategies import notebook_bytes

@@ -87,20 +87,32 @@ CATALOGUE: tuple[Misconception, ...] = (
         "index j that is log2(j + 2). Dividing by log2(i) with rank 1 left undiscounted is the "
         "original Järvelin–Kekäläinen form, not the lecture's (in ln i it is also the wrong base); "
         "log2(i + 2) for 1-based i shifts every discount by one rank, also when rank 1 is left "
-        "undiscounted; and starting the loop at 1 skips the first document.",
+        "undiscounted.",
         (
             Mutant("Järvelin–Kekäläinen log2(i)", dcg=_dcg(
                 "if not rels:\n    return 0.0\n"
                 "return rels[0] + sum(rels[i] / math.log2(i + 1) for i in range(1, min(k, len(rels))))")),
             Mutant("log2(i + 2) for 1-based i", dcg=_dcg(
                 "return sum(rels[i - 1] / math.log2(i + 2) for i in range(1, min(k, len(rels)) + 1))")),
+            Mutant("rank 1 undiscounted, log2(i + 2) after", dcg=_dcg(
+                "if not rels:\n    return 0.0\n"
+                "return rels[0] + sum(rels[i] / math.log2(i + 3) for i in range(1, min(k, len(rels))))")),
+        ),
+        loses=("test_dcg_lecture", "test_dcg_discount"),
+    ),
+    Misconception(
+        "first-rank-skipped",
+        "First document skipped",
+        "DCG@k sums ranks 1 to k, and the document at rank 1 counts most (divided by log2(2) = 1). "
+        "A loop over range(1, ...) with 0-based indexes starts at rank 2: the best-placed document "
+        "adds nothing, a ranking whose only relevant document is at rank 1 gets DCG 0, and so does "
+        "every ranking at k = 1 (its ideal too, so nDCG divides 0 by 0 there). Start at index 0 and "
+        "divide rels[i] by log2(i + 2).",
+        (
             Mutant("first document skipped", dcg=_dcg(
                 "return sum(rels[i] / math.log2(i + 1) for i in range(1, min(k, len(rels))))")),
             Mutant("sum from rank 2, lecture discount", dcg=_dcg(
                 "return sum(rels[i] / math.log2(i + 2) for i in range(1, min(k, len(rels))))")),
-            Mutant("rank 1 undiscounted, log2(i + 2) after", dcg=_dcg(
-                "if not rels:\n    return 0.0\n"
-                "return rels[0] + sum(rels[i] / math.log2(i + 3) for i in range(1, min(k, len(rels))))")),
         ),
         loses=("test_dcg_lecture", "test_dcg_discount"),
     ),
@@ -142,6 +154,12 @@ CATALOGUE: tuple[Misconception, ...] = (
                 "return sum(int(rels[i]) / math.log2(i + 2) for i in range(min(k, len(rels))))")),
             Mutant("grades below 1 dropped", dcg=_dcg(
                 "return sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels))) if rels[i] >= 1)")),
+            # grades kept as text (as read from a qrels file) and made whole numbers in the ideal: int("0.5")
+            # and int("0.0") raise ValueError, so the ideal group's fractions and the zero group's 0.0 are lost
+            Mutant("int() of the grades' text in the ideal", ndcg=_ndcg(
+                "grades = [str(r) for r in rels]\nideal = dcg(sorted((int(g) for g in grades), reverse=True), k)\n"
+                "if ideal == 0:\n    return 0.0\nreturn dcg(rels, k) / ideal"),
+                loses=("test_ndcg_ideal", "test_ndcg_zero")),
         ),
         loses=("test_dcg_grades",),
     ),

@@ -71,9 +71,9 @@ PAIR_COSTS: dict[frozenset[str], PairCost] = {
             PairCost((other, "prints-not-returns"),
                      "a dcg that prints its value returns None whatever it computes: its other mistake shows only "
                      "in what it prints", named=("prints-not-returns",))
-            for other in ("log-base", "discount-offset", "no-discount", "discount-multiplied", "exponential-gain",
-                          "grades-truncated", "binary-relevance", "cutoff-ignored", "cutoff-off-by-one",
-                          "cutoff-at-relevant", "k-beyond-length", "returns-non-float", "rounded")
+            for other in ("log-base", "discount-offset", "first-rank-skipped", "no-discount", "discount-multiplied",
+                          "exponential-gain", "grades-truncated", "binary-relevance", "cutoff-ignored",
+                          "cutoff-off-by-one", "cutoff-at-relevant", "k-beyond-length", "returns-non-float", "rounded")
         ),
         *(
             PairCost((other, "zero-ideal"),
@@ -89,6 +89,19 @@ PAIR_COSTS: dict[frozenset[str], PairCost] = {
                  "a dcg that sums k - 1 documents is 0 for k = 1 and for a single document: an ndcg that does not "
                  "check for a zero ideal divides 0 by 0 on the k=1 and one-document cases too",
                  lost=(*BY_ID["cutoff-off-by-one"].loses, "test_ndcg_zero", "test_ndcg_cutoff", "test_ndcg_contract")),
+        PairCost(("first-rank-skipped", "zero-ideal"),
+                 "a dcg that skips rank 1 is 0 for k = 1 and for a single document: an ndcg that does not check "
+                 "for a zero ideal divides 0 by 0 on the k=1 and one-document cases too",
+                 lost=(*BY_ID["first-rank-skipped"].loses, "test_ndcg_zero", "test_ndcg_cutoff",
+                       "test_ndcg_contract")),
+        *(
+            PairCost(("first-rank-skipped", other),
+                     "a dcg that skips rank 1 gives the lecture example's top 2, [1, 0], a DCG of 0: at k=2 ndcg "
+                     "returns 0, which is the ratio of the student's own dcg values too, and at k=5 this ideal is "
+                     "the definition's, so the lecture group is credited as the student's own ratio",
+                     lost=(*BY_ID["first-rank-skipped"].loses, "test_ndcg_ideal"))
+            for other in ("ideal-from-top-k", "ideal-not-cut")
+        ),
         PairCost(("returns-non-float", "not-normalized"),
                  "an ndcg that returns dcg's value returns dcg's numpy array too: ndcg's contract is lost as well",
                  lost=(*BY_ID["returns-non-float"].loses, *BY_ID["not-normalized"].loses, "test_ndcg_contract")),

@@ -19,6 +19,7 @@ from ..tolerance import SINGLE_PRECISION_REL_TOL
 from .matching import MAX_MISTAKES, Model, possible_roundings
 from .models import DcgModel, StudentDcg, dcg_models, ndcg_mistake_counter, ndcg_models
 from .probes import k_of, rels_of
+from .shapes import Scaled, fitted_scale, shapes
 
 #: The question is the shape of the computation, so a DCG summed in float32 (off by about 1e-7)
 #: resembles the formula it computes: the exercise's allowance for single precision (:mod:`..tolerance`).
@@ -30,6 +31,8 @@ ALLOWED_MISSES = 0.1
 #: one that returns 1 with an ideal ranking that is the ranking itself).
 MINIMUM_VALUES = {"dcg": 6, "ndcg": 6}
 DISTINCT_VALUES = 3
+#: The fewest decimals a DCG of unknown shape (:mod:`.shapes`) may be rounded to and still show its shape.
+SHAPE_MIN_DECIMALS = 2
 
 
 def _close(a: float, b: float) -> bool:
@@ -67,6 +70,28 @@ def _any_explains(models: Iterable[Model], observed: Mapping[Call, float], stude
     return any(
         model.rounding in roundings and _explains(model, observed, student_dcg, minimum) for model in models
     )
+
+
+def _shaped(observed: Mapping[Call, float], minimum: int) -> bool:
+    """Whether some DCG the catalogue has no name for (a shape of :mod:`.shapes`, scaled) explains ``observed``.
+
+    Asked only of a dcg no model explains: a shifted or scaled discount, the last document dropped,
+    such a twist on a known mistake still computes a DCG, and the groups it meets are earned.
+    """
+    finite = {call: value for call, value in observed.items() if math.isfinite(value)}
+    # a value rounded to 0 or 1 decimals keeps too little of a fitted scale's shape: a count of the relevant
+    # documents is a slowly falling discount, scaled and rounded to whole numbers
+    roundings = {r for r in possible_roundings(finite.values()) if r is None or r >= SHAPE_MIN_DECIMALS}
+    # the ratios of a rounded shape scatter by the rounding (half a unit of 2 decimals on values about 1)
+    spread = 0.01 if roundings - {None} else 10 * SHAPE_TOLERANCE
+    for shape in shapes():
+        scale = fitted_scale(shape, finite, spread)
+        if scale is None:
+            continue
+        for rounding in roundings:
+            if _explains(Scaled(shape, scale, rounding), observed, {}, minimum):
+                return True
+    return False
 
 
 def _weighs_something(model: DcgModel | None) -> bool:
@@ -122,7 +147,10 @@ def resembles(function: str, values: Mapping[Call, float]) -> bool:
     student_dcg: StudentDcg = {
         (rels_of(call), k_of(call)): value for call, value in values.items() if call.function == "dcg"
     }
-    dcg_like = _any_explains(_believed_dcg_models(), dcg_values, student_dcg, MINIMUM_VALUES["dcg"])
+    dcg_like = (
+        _any_explains(_believed_dcg_models(), dcg_values, student_dcg, MINIMUM_VALUES["dcg"])
+        or _shaped(dcg_values, MINIMUM_VALUES["dcg"])
+    )
     if function == "dcg":
         return dcg_like
     if function != "ndcg":

@@ -178,13 +178,21 @@ class FunctionDiagnoser:
                 f"your {self.function} does not match a known mistake{same}: {example}{_broken(records, self.function)}"
             )
             return
-        call, _ = wrong
-        right = self.reference(call)
         for mistake in model.mistakes:
-            # the definition's value assumes every mistake fixed: say what fixing only this one gives
+            # each mistake's example is a probe on which that mistake changes this student's value (with
+            # several mistakes the first wrong value may be another's): shown before and after
             fixed = model.fixed(mistake)
-            alone = fixed.predict(call, student_dcg) if fixed is not None else None
-            text = example
+            call, got, alone = *wrong, None
+            if fixed is not None:
+                changed = next(
+                    ((p, v, a) for p, v in observed.items()
+                     if (a := fixed.predict(p, student_dcg)) is not None and not _close(a, v)),
+                    None,
+                )
+                if changed is not None:
+                    call, got, alone = changed
+            text = self.counterexample(call, got)
+            right = self.reference(call)
             if alone is not None and not _close(alone, right):
                 shown, _ = digits_apart(alone, right)
                 text += f"; fixing only this, your {self.function} would return {shown} (your other mistakes remain)"
@@ -323,6 +331,10 @@ def _zero_ideal(records: Records, diagnosis: Diagnosis, explained: bool) -> None
         where = f"for {describe(zero)} (nothing relevant) your ndcg"
         if record.outcome is CallOutcome.RAISED:
             said = f"{where} raised {exception_name(record.error or '')}; it must return 0.0"
+        elif record.outcome in (CallOutcome.VALUE, CallOutcome.NOT_A_NUMBER) and record.value is not None \
+                and math.isnan(record.value):
+            # 0 / 0 in numpy is NaN, also inside a 0-d array (its type is named by returns-non-float)
+            said = f"{where} returned NaN (0 / 0: iDCG = 0); it must return 0.0"
         elif record.outcome is CallOutcome.NOT_A_NUMBER and record.value is None:
             kind = returned(record.type_name or "", record.empty)
             said = f"{where} returned {kind}, not a number; it must return 0.0"

@@ -52,19 +52,19 @@ DCG_PROBES: tuple[Call, ...] = tuple(probe("dcg", rels, k) for rels, k in _DCG_L
 #: Probes with k beyond the list: an exception here (and not elsewhere) is `k-beyond-length`.
 BEYOND_PROBES: tuple[Call, ...] = (probe("dcg", (1, 2), 5), probe("ndcg", (2, 0, 1), 6))
 #: ndcg probes: relevant documents below the cut-off, cut-offs inside the list, ties.
-NDCG_PROBES: tuple[Call, ...] = tuple(
-    probe("ndcg", rels, k)
-    for rels, k in [
-        ([1, 3, 0, 2, 0], 2), ([0, 1, 0, 2, 3, 1], 3), ([2, 1, 0, 3], 2), ([1, 3, 2], 3),
-        ([0, 2, 1, 0, 0, 3, 1], 4), ([3, 0, 1], 2), ([1, 1, 2, 0], 3),
-        # grades 0-2 only: code that crashes on grade 3 still shows what it computes
-        ([2, 0, 1, 2, 1, 0, 0], 2), ([0, 2, 2, 1, 0, 2], 3), ([1, 2, 0, 2, 0, 1, 0, 0], 4), ([1, 0, 0, 2, 2], 2),
-        # fewer relevant documents than k: an ideal of every position relevant shows
-        ([0, 2, 0, 0, 1, 0], 4),
-        # few zeros: an ascending ideal is not 0 here either
-        ([2, 1, 1, 2], 2), ([1, 2, 2, 1, 1], 3),
-    ]
-)
+_NDCG_LISTS: list[tuple[Sequence[float], int]] = [
+    ([1, 3, 0, 2, 0], 2), ([0, 1, 0, 2, 3, 1], 3), ([2, 1, 0, 3], 2), ([1, 3, 2], 3),
+    ([0, 2, 1, 0, 0, 3, 1], 4), ([3, 0, 1], 2), ([1, 1, 2, 0], 3),
+    # grades 0-2 only: code that crashes on grade 3 still shows what it computes
+    ([2, 0, 1, 2, 1, 0, 0], 2), ([0, 2, 2, 1, 0, 2], 3), ([1, 2, 0, 2, 0, 1, 0, 0], 4), ([1, 0, 0, 2, 2], 2),
+    # fewer relevant documents than k: an ideal of every position relevant shows
+    ([0, 2, 0, 0, 1, 0], 4),
+    # few zeros: an ascending ideal is not 0 here either
+    ([2, 1, 1, 2], 2), ([1, 2, 2, 1, 1], 3),
+    # fractional grades (grades 0-2): code that truncates them, or raises on them, in the ideal shows
+    ([0.5, 2, 0, 1.5, 1, 0], 3), ([1.5, 0, 1, 0.5, 2, 0], 2),
+]
+NDCG_PROBES: tuple[Call, ...] = tuple(probe("ndcg", rels, k) for rels, k in _NDCG_LISTS)
 #: One document: a ranking too (scikit-learn's ndcg_score refuses it). dcg has its own among DCG_PROBES.
 ONE_DOCUMENT_PROBES: tuple[Call, ...] = (probe("ndcg", (2,), 1), probe("ndcg", (3,), 1))
 #: Nothing relevant: the only correct answer is 0.0.

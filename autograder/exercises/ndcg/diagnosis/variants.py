@@ -56,9 +56,10 @@ WEIGHTS: tuple[Variant[Callable[[int], float]], ...] = (
     Variant("log10(i+1)", lambda i: 1 / math.log10(i + 1), "log-base"),
     Variant("jk log2(i)", lambda i: 1.0 if i == 1 else 1 / math.log2(i), "discount-offset"),
     Variant("log2(i+2)", lambda i: 1 / math.log2(i + 2), "discount-offset"),
-    Variant("first skipped", lambda i: 0.0 if i == 1 else 1 / math.log2(i), "discount-offset"),
+    # the loop started at index 1: rank 1 adds nothing (with log2(i + 1) over 0-based i after it)
+    Variant("first skipped", lambda i: 0.0 if i == 1 else 1 / math.log2(i), "first-rank-skipped"),
     # the sum started at rank 2, the lecture's discount for the others
-    Variant("rank 1 skipped", lambda i: 0.0 if i == 1 else 1 / math.log2(i + 1), "discount-offset"),
+    Variant("rank 1 skipped", lambda i: 0.0 if i == 1 else 1 / math.log2(i + 1), "first-rank-skipped"),
     # rank 1 undiscounted, then one more than the Järvelin–Kekäläinen log2(i) from rank 2 on
     Variant("jk log2(i+2)", lambda i: 1.0 if i == 1 else 1 / math.log2(i + 2), "discount-offset"),
     Variant("jk ln(i)", lambda i: 1.0 if i == 1 else 1 / math.log(i), "discount-offset", ("log-base",)),
