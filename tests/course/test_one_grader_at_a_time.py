@@ -171,7 +171,7 @@ def test_a_locked_gradebook_gets_a_message_naming_who_holds_it(course):
     finally:
         holder.close()
     assert done.returncode == 1, done.stdout + done.stderr
-    [line] = [line for line in done.stdout.splitlines() if line.startswith("sandbox:")]
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("gradebook:")]
     assert "gradebook: NOT updated:" in line and "is locked by another program" in line
     assert f"pid {os.getpid()} (" in line  # this test holds it
     assert "run the same command again" in line
