@@ -61,9 +61,10 @@ MARKED = "test_dcg_discount"  # bob's tutor gives its full points by hand
 assert MARKED in LN_LOSES
 COMMENT = "Right idea; the discount needs log base 2."
 STEP_POINTS = {step.grade_id: step.points for step in STEPS}
-#: bob works Task 1.2 with the natural log: DCG and iDCG wrong, nDCG his own DCG / iDCG (follow-through);
-#: his tutor takes that step's point back by hand (0 of 1).
-BY_HAND_WAY = {"bob": "natural log"}
+#: bob works Task 1.2 with the gain 2^rel - 1: DCG and iDCG wrong, nDCG his own DCG / iDCG (follow-through),
+#: which is not his list's nDCG (a natural log would cancel in the ratio); his tutor takes that step's point
+#: back by hand (0 of 1).
+BY_HAND_WAY = {"bob": "gain 2^rel - 1"}
 TAKEN_BACK = "byhand_ndcg"
 #: On the gradebook's roster, never submits: every output lists her as missing with 0.
 ABSENT = "gwen"
@@ -80,7 +81,7 @@ LATE = {"carol": (CORRECT_DCG, CORRECT_NDCG), "dave": (CORRECT_DCG, CORRECT_NDCG
 #: nbgrader's "zero" penalty takes a late submission's whole score; carol's extension covers her lateness.
 EXPECTED_RAW = {
     "ada": FULL,
-    # the mark restores the discount test; the by-hand natural log costs DCG and iDCG, the tutor the nDCG step
+    # the mark restores the discount test; the by-hand gain costs DCG and iDCG, the tutor the nDCG step
     "bob": FULL - sum(POINTS[g] for g in LN_LOSES) + POINTS[MARKED]
     - STEP_POINTS["byhand_dcg"] - STEP_POINTS["byhand_idcg"] - STEP_POINTS[TAKEN_BACK],
     "carol": FULL,
