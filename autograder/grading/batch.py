@@ -35,7 +35,7 @@ from .folder_bounds import check_folder
 from .model import SCHEMA_VERSION, Status, StudentResult
 from .notebook import FileId, NotebookFile, SubmissionProblem, read_notebook
 from .store import ResultStore
-from .student_ids import check_ids
+from .student_ids import check_ids, name_problem
 from .submission import GradingSettings, grade_submission, submission_seed
 
 STATE = ".state"
@@ -77,8 +77,12 @@ NOT_SUBMITTED = "no submission collected (on the course's roster)"
 
 
 def not_submitted(folders: Sequence[str], expected: frozenset[str]) -> list[str]:
-    """The students of ``expected`` (the gradebook's roster) without a folder in ``folders``, in order."""
-    return sorted(expected - set(folders))
+    """The students of ``expected`` (the gradebook's roster) without a folder in ``folders``, in order.
+
+    The roster is input like any other (imported from elsewhere): an id the student-id rule refuses
+    (:func:`.student_ids.name_problem`: a path, a newline, a formula) is no file name or row of an output.
+    """
+    return sorted(student for student in expected - set(folders) if name_problem(student) is None)
 
 
 def never_submitted(student: StudentResult) -> bool:
