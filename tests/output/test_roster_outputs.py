@@ -16,6 +16,7 @@ import graded_outputs
 import pytest
 from nbgrader.api import Gradebook
 
+from autograder.course.nbgrader import tool_environment
 from autograder.grading.batch import NOT_SUBMITTED
 
 from grading_run import add_student, grade, new_course
@@ -33,10 +34,13 @@ HOSTILE = ("../../escape", "x,1\nforged", "=cmd|' /C calc'!A0")
 def graded(tmp_path_factory):
     course = new_course(tmp_path_factory.mktemp("course"))
     add_student(course, "alice")
-    with warnings.catch_warnings(), Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=COURSE_ID) as book:
+    # nbgrader creates the gradebook with its `alembic` program, which lives beside this Python
+    with pytest.MonkeyPatch.context() as env, warnings.catch_warnings():
+        env.setenv("PATH", tool_environment()["PATH"])
         warnings.simplefilter("ignore")  # SQLAlchemy's noise from nbgrader's models
-        for student in ("alice", "bob", *HOSTILE):  # as `nbgrader db student import` leaves them
-            book.update_or_create_student(student)
+        with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=COURSE_ID) as book:
+            for student in ("alice", "bob", *HOSTILE):  # as `nbgrader db student import` leaves them
+                book.update_or_create_student(student)
     done = grade(course, "--timeout", "5")
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     return course, done.stdout
