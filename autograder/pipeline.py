@@ -36,7 +36,7 @@ from .grading import (
     default_workers,
     grade_batch,
 )
-from .grading.batch import Executor, student_folders
+from .grading.batch import Executor, never_submitted, not_submitted, student_folders
 from .grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code, release_sources
 from .grading.store import ResultStore
@@ -112,6 +112,8 @@ class GradeRun:
     gradebook_failed: bool
     #: How it graded: the isolation and where the limits hold (:attr:`autograder.sandbox.Sandbox.mode`).
     sandbox_mode: str = ""
+    #: Students of the gradebook's roster with no submission (listed as ``missing``, counted apart).
+    not_submitted: int = 0
 
     @property
     def exit_code(self) -> int:
@@ -120,7 +122,8 @@ class GradeRun:
 
     def summary(self, *, table: bool = True) -> str:
         """What the run prints on the terminal: the table of students (if ``table``), counts, outputs."""
-        return run_summary(self.batch, self.out, self.gradebook_note, table=table, sandbox=self.sandbox_mode or None)
+        return run_summary(self.batch, self.out, self.gradebook_note, table=table, sandbox=self.sandbox_mode or None,
+                           not_submitted=self.not_submitted)
 
 
 def _check(options: GradeOptions) -> None:
@@ -159,8 +162,8 @@ def _collected_files(options: GradeOptions, store: ResultStore, root: Path | Non
     shipped = shipped_files(root, assignment) if root is not None else frozenset()
     collected = {}
     for student in store:
-        if student.status is Status.REFUSED:
-            continue  # no folder of that name: its id is the folder's name escaped
+        if student.status is Status.REFUSED or never_submitted(student):
+            continue  # no folder of that name: its id is the folder's name escaped, or it never came in
         keep = shipped | {options.exercise.notebook, *([student.notebook] if student.notebook else [])}
         found = read_collected(options.submitted, student.student_id, assignment, keep,
                                notebook=options.exercise.notebook, max_files=options.max_folder_files,
@@ -261,12 +264,14 @@ def _grade_course(options: GradeOptions) -> GradeRun:
         # the by-hand part's list comes from the release's derivation cell, whatever a submission's copy says
         published=release_sources(release, exercise.answered.published_ids) if exercise.answered else (),
     )
+    # the gradebook's students: a look-alike folder of one of them is theirs, and one without a folder is listed
+    roster = course_roster(root, options.gradebook)
     try:
         with _executor(options, sandbox) as executor:
             store = grade_batch(
                 options.submitted, options.out, settings, sandbox, workers=options.workers, force=options.force,
                 progress=options.progress, regrade=frozenset(options.students), executor=executor,
-                roster=course_roster(root, options.gradebook),
+                roster=roster, expected=roster,
             )
     finally:
         sandbox.close()  # its warm zygotes: a process that grades again (a test, a benchmark) starts new ones
@@ -279,7 +284,8 @@ def _grade_course(options: GradeOptions) -> GradeRun:
     collected = _collected_files(options, store, root)
     files = {student: found.files for student, found in collected.items()}
     note, failed = _after_grading(options, root, batch, store, collected, files, settings.max_notebook_bytes)
-    return GradeRun(batch, options.out, note, failed, sandbox.mode)
+    absent = len(not_submitted(student_folders(options.submitted), roster))
+    return GradeRun(batch, options.out, note, failed, sandbox.mode, absent)
 
 
 def _after_grading(

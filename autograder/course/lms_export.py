@@ -29,6 +29,7 @@ from traitlets import Dict, Enum, TraitError, Unicode
 
 from ..errors import KitError
 from ..files import write_atomic
+from ..grading import FinalScore
 from ..output.safe_text import csv_cell
 
 
@@ -39,7 +40,7 @@ class ExportError(KitError):
 
 
 @dataclass(frozen=True)
-class FinalScore:
+class ExportedScore:
     """One student's result on one assignment, read from the gradebook."""
 
     raw_score: float
@@ -53,19 +54,19 @@ class FinalScore:
 
     @property
     def final(self) -> float:
-        """The score the LMS receives: raw score minus late penalty, at least 0."""
-        return max(0.0, self.raw_score - self.late_penalty)
+        """The score the LMS receives: the kit's one final score (:class:`~autograder.grading.FinalScore`)."""
+        return FinalScore(total=self.raw_score, penalty=self.late_penalty).value
 
 
 @dataclass(frozen=True)
 class StudentScores:
-    """A student as the gradebook knows them, with one :class:`FinalScore` per exported assignment."""
+    """A student as the gradebook knows them, with one :class:`ExportedScore` per exported assignment."""
 
     student_id: str
     first_name: str
     last_name: str
     email: str
-    scores: tuple[FinalScore, ...]
+    scores: tuple[ExportedScore, ...]
     """In the order of :attr:`ExportTable.assignments`."""
 
 
@@ -134,12 +135,12 @@ def _choose(kind: str, wanted: list[str], known: dict[str, Any]) -> list[str]:
     return wanted or sorted(known)
 
 
-def _final_score(gradebook: Gradebook, assignment: str, student_id: str) -> FinalScore:
+def _final_score(gradebook: Gradebook, assignment: str, student_id: str) -> ExportedScore:
     try:
         submission = gradebook.find_submission(assignment, student_id)
     except MissingEntry:
-        return FinalScore(raw_score=0.0, late_penalty=0.0, submitted=False, needs_manual_grade=False)
-    return FinalScore(
+        return ExportedScore(raw_score=0.0, late_penalty=0.0, submitted=False, needs_manual_grade=False)
+    return ExportedScore(
         raw_score=float(submission.score),
         late_penalty=float(submission.late_submission_penalty or 0.0),
         submitted=True,

@@ -29,6 +29,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
 
 from ..files import write_atomic
+from ..grading import FinalScore
 from ..grading.student_ids import name_problem
 from ..output.safe_text import csv_cell, printable
 from . import recorded_time
@@ -97,7 +98,7 @@ def export_rows(gradebook: Gradebook, assignments: list[str], students: list[str
                 # a gradebook id the student-id rule refuses (an older gradebook's) names no folder to read
                 time = None if submitted is None or name_problem(student.id) is not None else \
                     recorded_time.submitted_time(submitted, student.id, assignment.name)
-            scores = [str(raw), str(penalty), str(max(0.0, raw - penalty))]
+            scores = [str(raw), str(penalty), str(FinalScore(total=raw, penalty=penalty).value)]
             if time is not None and time != timestamp:  # these grades are not the submission's: none
                 not_graded.append(NotGraded(assignment.name, student.id, timestamp, time))
                 scores = ["", "", ""]

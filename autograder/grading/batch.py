@@ -35,7 +35,7 @@ from .folder_bounds import check_folder
 from .model import SCHEMA_VERSION, Status, StudentResult
 from .notebook import FileId, NotebookFile, SubmissionProblem, read_notebook
 from .store import ResultStore
-from .student_ids import check_ids
+from .student_ids import check_ids, name_problem
 from .submission import GradingSettings, grade_submission, submission_seed
 
 STATE = ".state"
@@ -70,6 +70,24 @@ def student_folders(submitted: Path) -> list[str]:
             entry.name for entry in entries
             if not entry.name.startswith(".") and (entry.is_symlink() or entry.is_dir(follow_symlinks=False))
         )
+
+
+#: The message of a student the course expects who has no folder at all (status ``missing``, 0 points).
+NOT_SUBMITTED = "no submission collected (on the course's roster)"
+
+
+def not_submitted(folders: Sequence[str], expected: frozenset[str]) -> list[str]:
+    """The students of ``expected`` (the gradebook's roster) without a folder in ``folders``, in order.
+
+    The roster is input like any other (imported from elsewhere): an id the student-id rule refuses
+    (:func:`.student_ids.name_problem`: a path, a newline, a formula) is no file name or row of an output.
+    """
+    return sorted(student for student in expected - set(folders) if name_problem(student) is None)
+
+
+def never_submitted(student: StudentResult) -> bool:
+    """Whether ``student`` is one of :func:`not_submitted`: counted apart from a folder without a notebook."""
+    return student.status is Status.MISSING and student.message == NOT_SUBMITTED
 
 
 def state_name(student_id: str) -> str:
@@ -208,6 +226,13 @@ def _read_submission(
     return file
 
 
+def _listed_order(folders: list[str], refused: dict[str, str], absent: list[str]) -> list[str]:
+    """The ids in the outputs' order: by folder name (a refused one under its escaped name), the absent among them."""
+    places = sorted([*((folder, refused.get(folder, folder)) for folder in folders),
+                     *((student, student) for student in absent)])
+    return [shown for _, shown in places]
+
+
 def grade_batch(
     submitted: Path,
     out: Path,
@@ -220,6 +245,7 @@ def grade_batch(
     regrade: frozenset[str] = frozenset(),
     executor: Executor | None = None,
     roster: frozenset[str] = frozenset(),
+    expected: frozenset[str] = frozenset(),
 ) -> ResultStore:
     """Grade every student folder under ``submitted``; return the results in student order.
 
@@ -232,6 +258,8 @@ def grade_batch(
     whichever it is, this process alone reads the notebooks and saves the results.
     A folder whose name is no valid student id (:mod:`.student_ids`, with ``roster``: the ids the
     gradebook holds) is not read: its result is :attr:`Status.REFUSED` under its name escaped.
+    A student of ``expected`` (the course's roster) without a folder is :attr:`Status.MISSING` with
+    0 points and the message :data:`NOT_SUBMITTED`, so that every output lists the whole roster.
 
     Raises
     ------
@@ -267,8 +295,12 @@ def grade_batch(
         return Job(student, file, submission_seed(student, file, settings))
 
     results = ResultStore(state_dir)
-    for refusal in ids.refused:  # under the escaped name: no output ever holds the folder's own
-        results.put(ungraded(refusal.shown, Status.REFUSED, f"not graded: {refusal.reason}"))
+    absent = not_submitted(folders, expected)
+    # a refused folder under the escaped name: no output ever holds the folder's own; an absent student
+    # has nothing to read or save: listed with 0, as nbgrader's export lists them
+    for result in [*(ungraded(no.shown, Status.REFUSED, f"not graded: {no.reason}") for no in ids.refused),
+                   *(ungraded(student, Status.MISSING, NOT_SUBMITTED) for student in absent)]:
+        results.put(result)
     bar = tqdm(total=len(students), unit="student", desc="grading", disable=not progress, file=sys.stderr)
     graded = (executor or ThreadedExecutor(sandbox, workers)).run(students, prepare, settings, submitted)
     try:
@@ -289,8 +321,8 @@ def grade_batch(
         if close is not None:
             close()
         bar.close()
-    refused = ids.refused_folders()
-    results.order([refused[folder].shown if folder in refused else folder for folder in folders])
+    refused = {folder: refusal.shown for folder, refusal in ids.refused_folders().items()}
+    results.order(_listed_order(folders, refused, absent))
     return results
 
 

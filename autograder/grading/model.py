@@ -15,6 +15,7 @@ from typing import Any
 
 from ..sandbox import CellOutcome
 from .compiled import CompiledCode
+from .final import FinalScore
 
 #: Version of the layout of ``results.json`` (and of the resume cache's records).
 #: 3: each test has ``case_results`` (what each case checks and whether it passed).
@@ -284,14 +285,18 @@ class StudentResult:
         return self.status in (Status.GRADED, Status.TIMEOUT)
 
     @property
-    def final_score(self) -> float:
-        """The gradebook's total (the tutors' marks included) less the late penalty, never below 0.
+    def final(self) -> FinalScore:
+        """The one score every output shows (:mod:`.final`): the gradebook's total less the late penalty.
 
-        As ``nbgrader export`` computes it; without a gradebook entry, the grader's score.
+        Without a gradebook entry the total is the grader's score.
         """
-        penalty = self.late.penalty if self.late is not None else 0.0
-        total = self.manual.score if self.manual is not None else self.score
-        return max(0.0, total - penalty)
+        return FinalScore(total=self.manual.score if self.manual is not None else self.score,
+                          penalty=self.late.penalty if self.late is not None else 0.0, grader=self.score)
+
+    @property
+    def final_score(self) -> float:
+        """:attr:`final`'s value, as ``nbgrader export`` computes it."""
+        return self.final.value
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form, as in ``results.json``."""

@@ -64,7 +64,7 @@ def _wrapped(label: str) -> str:
 
 
 def score_histogram(scores: list[float], max_score: float, label: str, *, weights: list[int] | None = None) -> Figure:
-    """How many students got each score (in half points).
+    """How many students got each final score (in half points).
 
     Parameters
     ----------
@@ -81,9 +81,9 @@ def score_histogram(scores: list[float], max_score: float, label: str, *, weight
     bins = [b / 2 - 0.25 for b in range(int(max_score * 2) + 2)]
     counts, _, _ = ax.hist(scores, bins=bins, weights=weights, color="tab:blue", edgecolor="white")
     _counts(ax, "y", int(max(counts, default=0)))
-    ax.set_xlabel(f"score (of {max_score:g})")
+    ax.set_xlabel(f"final score (of {max_score:g})")
     ax.set_ylabel("students")
-    ax.set_title(f"Score distribution: {len(scores) if weights is None else sum(weights)} {label}")
+    ax.set_title(f"Final scores: {len(scores) if weights is None else sum(weights)} {label}")
     fig.tight_layout()
     return fig
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..grading import CellMark, Exercise, ManualMarks, StudentResult
+from ..grading import CellMark, Exercise, ManualMarks, StudentResult, TestResult
 
 
 @dataclass(frozen=True)
@@ -80,3 +80,38 @@ def overrides(student: StudentResult) -> dict[str, float]:
     if student.manual is None:
         return {}
     return {mark.cell: mark.manual_score for mark in student.manual.marks if mark.manual_score is not None}
+
+
+@dataclass(frozen=True)
+class TestRow:
+    """One test as every output shows it: the tutor's result where a tutor set its points, else the grader's."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    test: TestResult
+    #: The points that count: the tutor's where they gave some, else the grader's.
+    points: float
+    #: Whether it earned all its points, by whoever had the last word.
+    passed: bool
+    #: Whether a tutor set its points (the grader's result is then shown only labelled as such).
+    by_tutor: bool
+
+    @property
+    def result(self) -> str:
+        """``passed``, ``failed`` or, for a tutor's part of the points, ``partly``."""
+        if self.passed:
+            return "passed"
+        return "partly" if self.by_tutor and self.points > 0 else "failed"
+
+
+def test_rows(student: StudentResult) -> list[TestRow]:
+    """The student's tests with the tutors' points in (:func:`overrides`), in the grader's order."""
+    tutor = overrides(student)
+    rows = []
+    for test in student.tests:
+        if test.name in tutor:
+            points = tutor[test.name]
+            rows.append(TestRow(test, points, points >= test.max_points, by_tutor=True))
+        else:
+            rows.append(TestRow(test, test.points, test.passed, by_tutor=False))
+    return rows

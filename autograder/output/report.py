@@ -67,7 +67,7 @@ def report_figures(summary: ClassSummary, max_score: float) -> ReportFigures:
     return ReportFigures(
         scores=figure_html(
             score_histogram(values, max_score, summary.scored.label, weights=weights),
-            _alt(f"Students per score ({summary.scored.label})", [(f"{s:g}", n) for s, n in summary.scores]),
+            _alt(f"Students per final score ({summary.scored.label})", [(f"{s:g}", n) for s, n in summary.scores]),
         ),
         tests=figure_html(
             pass_chart(list(summary.tests), scored),

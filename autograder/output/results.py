@@ -18,7 +18,7 @@ from ..files import open_atomic
 from ..grading import SCHEMA_VERSION, BatchResult, Status, StudentResult
 from .feedback import feedback_path
 from .lateness import lateness_note
-from .marks import manual_note
+from .marks import manual_note, test_rows
 from .safe_text import csv_cell, printable, shown_student
 
 
@@ -82,30 +82,32 @@ def grades_csv_rows(batch: BatchResult, students: Iterable[StudentResult] | None
     """The header and one row per student of ``grades.csv`` (see :func:`grades_csv`)."""
     names = [group.name for group in batch.groups]
     yield [
-        "student_id", "status", "score", "max_score", *(csv_cell(name) for name in names),
-        "gradebook_score", "manual", "penalty", "final_score",
+        "student_id", "status", "final_score", "max_score", "grader_score", *(csv_cell(name) for name in names),
+        "gradebook_score", "manual", "penalty",
     ]
     for student in batch.students if students is None else students:
-        points = {test.name: test.points for test in student.tests}
+        final = student.final
+        points = {row.test.name: row.points for row in test_rows(student)}  # a tutor's points where they gave some
         yield [
             # a refused folder's id is escaped already and starts with ' or a letter: no formula, not escaped twice
             student.student_id if student.status is Status.REFUSED else csv_cell(student.student_id),
-            student.status.value, f"{student.score:g}", f"{student.max_score:g}",
+            student.status.value, f"{final.value:g}", f"{student.max_score:g}", f"{student.score:g}",
             *(f"{points[name]:g}" if name in points else "" for name in names),
             "" if student.manual is None else f"{student.manual.score:g}",
             "yes" if student.manual is not None and student.manual.overridden else "",
-            "" if student.late is None else f"{student.late.penalty:g}", f"{student.final_score:g}",
+            "" if student.late is None else f"{final.penalty:g}",
         ]
 
 
 def grades_csv(batch: BatchResult) -> str:
-    """One row per student: id, status, score, max score, points per test group, then the gradebook's columns.
+    """One row per student: id, status, final score, max score, the grader's score, points per test, the gradebook's.
 
-    ``score`` and the group columns are the grader's; ``gradebook_score`` is the gradebook's total
-    (a tutor's manual scores and extra credit included; empty without a gradebook entry),
-    ``manual`` is ``yes`` where a tutor changed a score, ``penalty`` the late penalty in the
-    gradebook (empty without a due date), ``final_score`` the total less the penalty, as ``nbgrader
-    export`` has it.
+    ``final_score`` is the one every output shows (:attr:`StudentResult.final`: the gradebook's
+    total less the late penalty, as ``nbgrader export`` has it); ``grader_score`` is the grader's own,
+    before the tutors' marks and the penalty; the test columns are the points that count (a tutor's
+    where they set some); ``gradebook_score`` is the gradebook's total (a tutor's manual scores and
+    extra credit included; empty without a gradebook entry), ``manual`` is ``yes`` where a tutor
+    changed a score, ``penalty`` the late penalty in the gradebook (empty without a due date).
     """
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerows(grades_csv_rows(batch))
@@ -152,7 +154,7 @@ def score_table(batch: BatchResult) -> str:
 
 
 def run_summary(batch: BatchResult, out: Path, gradebook_note: str, *, table: bool = True,
-                sandbox: str | None = None) -> str:
+                sandbox: str | None = None, not_submitted: int = 0) -> str:
     """What a grading run prints: the table of students (if ``table``), the counts, where the outputs went.
 
     Parameters
@@ -167,9 +169,12 @@ def run_summary(batch: BatchResult, out: Path, gradebook_note: str, *, table: bo
         Whether to start with :func:`score_table`.
     sandbox
         How it graded, in a line (the sandbox's mode); default: the sandbox's name in ``batch``.
+    not_submitted
+        How many of the ``missing`` are on the gradebook's roster without any submission (said apart).
     """
+    apart = f" (of them {not_submitted} on the roster with no submission)" if not_submitted else ""
     summary = (
-        f"\n{len(batch.students)} students: {batch.status_summary}"
+        f"\n{len(batch.students)} students: {batch.status_summary}{apart}"
         f"\nresults: {out / 'results.json'}, {out / 'grades.csv'}, {out / 'report.html'}, "
         f"feedback in {out / 'feedback'}/"
         f"\nsandbox: {sandbox or batch.sandbox}\n{gradebook_note}"

@@ -10,8 +10,12 @@ and the number be computed over another:
   (:attr:`~autograder.grading.StudentResult.counted`): the notebook ran and every test was
   scored (a call that hung costs only its own test);
 - ``error``, ``missing``, ``not attempted`` (the release's code, unchanged) and ``not graded``
-  (the machine was overloaded) submissions were not scored: they have 0 points, count in the
-  statistics over *all students* only, and in no chart.
+  (the machine was overloaded) submissions were not scored: the grader gave them 0 points; they
+  count in the statistics over *all students* only, and in no chart.
+
+Every score counted is the student's final score (:attr:`~autograder.grading.StudentResult.final`:
+the tutors' marks in, the late penalty off), the one the roster, the table, ``results.json`` and
+the student's page show; a test a tutor gave its points by hand counts as the tutor marked it.
 
 Hidden test cases are described by what they check (their provenance), never by their inputs
 or expected values (``docs/security.md``).
@@ -29,9 +33,10 @@ from typing import Generic, TypeVar
 from urllib.parse import quote
 
 from ..grading import BatchResult, Exercise, Mistake, Status, StudentResult
+from ..grading.batch import never_submitted
 from .feedback import feedback_path
 from .lateness import due_text, duration, lateness_note, utc
-from .marks import manual_note
+from .marks import manual_note, test_rows
 
 #: Statuses whose submissions were scored (their notebook ran): the set every chart is over. Taken
 #: from :attr:`StudentResult.counted`, so that the report and the model cannot disagree on it.
@@ -248,6 +253,8 @@ class ClassSummary:
     manual: Listed[RosterRow]
     #: The assignment's due date in words, or empty when the gradebook has none.
     due: str
+    #: Students of the course's roster who submitted nothing (among the ``missing``, counted apart).
+    not_submitted: int = 0
 
 
 def _late_row(row: RosterRow) -> LateRow | None:
@@ -291,12 +298,14 @@ class ClassTally:
         self.late: _Capped[LateRow] = _Capped()
         self.manual: _Capped[RosterRow] = _Capped()
         self.due: set[datetime] = set()
+        self.not_submitted = 0
 
     def add(self, row: RosterRow) -> None:
         """Count one student (each once, in roster order)."""
         student = row.student
         self.statuses[student.status] += 1
-        self.everyone[student.score] += 1
+        self.not_submitted += never_submitted(student)
+        self.everyone[student.final_score] += 1
         if student.counted:
             self._add_scored(student)
         for mistake in row.mistakes:
@@ -316,9 +325,10 @@ class ClassTally:
             self.manual.add(row)
 
     def _add_scored(self, student: StudentResult) -> None:
-        self.scored[student.score] += 1
-        for test in student.tests:
-            self.passes[test.name] += test.passed
+        self.scored[student.final_score] += 1
+        for row in test_rows(student):  # a test a tutor gave its full points by hand counts as passed
+            test = row.test
+            self.passes[test.name] += row.passed
             provenances = self.provenances.get(test.name)
             # a result written without per-case outcomes (or for other cases) is left out, not guessed
             if provenances is None or len(test.case_results) != len(provenances):
@@ -342,7 +352,8 @@ class ClassTally:
             statuses=tuple((status, n) for status in Status if (n := self.statuses[status])),
             scored=ScoreStatistics.over(f"scored submissions ({' or '.join(SCORED_STATUSES)})", self.scored),
             everyone=ScoreStatistics.over(
-                f"all students ({' and '.join(s for s in Status if s not in SCORED_STATUSES)}: 0 points)", self.everyone
+                f"all students ({', '.join(s for s in Status if s not in SCORED_STATUSES)}: 0 from the grader)",
+                self.everyone,
             ),
             scores=tuple(sorted(self.scored.items())),
             mistakes=tuple(sorted((c for c in found if c.count), key=lambda c: -c.count)),
@@ -354,4 +365,5 @@ class ClassTally:
             late=self.late.listed(),
             manual=self.manual.listed(),
             due=", ".join(utc(d) for d in sorted(self.due)),
+            not_submitted=self.not_submitted,
         )

@@ -1,14 +1,19 @@
 """A tutor's whole assignment cycle through a real exchange, in each order the README allows.
 
 Six students fetch the release and submit with nbgrader's own commands (each as their own user
-name, from a folder of their own): on time, a known mistake, late with an extension, a double
-submission whose second one is late, the release unchanged, a syntax error. The tutor collects,
-sets the due date, grades on either path (``python -m autograder grade`` or ``nbgrader autograde``)
-or both, gives a manual mark with a comment, re-grades one student, releases feedback (with or
-without ``generate_feedback`` first), and exports for the LMS. Whatever the order, every student
-ends with the same final score in the gradebook, ``nbgrader export``, the Moodle file and the page
-the student fetches. Expected scores come from the catalogue's declared groups and nbgrader's rules
-(penalty ``zero``), written out below. The browser part is in tests/e2e/test_formgrader.py.
+name, from a folder of their own): on time, a known mistake (and Task 1.2 by hand with one, whose
+nDCG follows through), late with an extension, a double submission whose second one is late, the
+release unchanged, a syntax error; a seventh is on the roster and never submits. The tutor
+collects, sets the due date, grades on either path (``python -m autograder grade`` or ``nbgrader
+autograde``) or both, gives manual marks (a test's points restored, a by-hand step's point taken
+back) with a comment, re-grades one student, releases feedback (with or without
+``generate_feedback`` first), and exports for the LMS. Whatever the order, every student ends with
+the same final score in the gradebook, ``nbgrader export``, the Moodle file and the page the student
+fetches, and where the batch command ran after the mark, in its table, ``results.json``,
+``grades.csv`` and every figure of the class report (statistics, histogram, roster); the student who
+never submitted is in all of them as ``missing`` with 0. Expected scores come from the catalogue's
+declared groups and nbgrader's rules (penalty ``zero``), written out below. The browser part is in
+tests/e2e/test_formgrader.py.
 """
 
 from __future__ import annotations
@@ -23,14 +28,19 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import graded_outputs
 import nbformat
 import pytest
 from byhand_answers import BY_HAND_POINTS, answer_by_hand
 from nbgrader.api import Gradebook
 
+from autograder.course.byhand import published_variant
 from autograder.course.example_notebooks import fill_solutions
 from autograder.course.nbgrader import tool_environment
 from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
+from autograder.exercises.ndcg.byhand.marking import STEPS
+from autograder.exercises.ndcg.byhand.steps import every_steps
 from autograder.exercises.ndcg.catalogue import CATALOGUE
 
 from grading_run import CORRECT_DCG, CORRECT_NDCG, grade, results, whole_course
@@ -50,6 +60,14 @@ LN_LOSES = next(item for item in CATALOGUE if item.id == "log-base").loses
 MARKED = "test_dcg_discount"  # bob's tutor gives its full points by hand
 assert MARKED in LN_LOSES
 COMMENT = "Right idea; the discount needs log base 2."
+STEP_POINTS = {step.grade_id: step.points for step in STEPS}
+#: bob works Task 1.2 with the gain 2^rel - 1: DCG and iDCG wrong, nDCG his own DCG / iDCG (follow-through),
+#: which is not his list's nDCG (a natural log would cancel in the ratio); his tutor takes that step's point
+#: back by hand (0 of 1).
+BY_HAND_WAY = {"bob": "gain 2^rel - 1"}
+TAKEN_BACK = "byhand_ndcg"
+#: On the gradebook's roster, never submits: every output lists her as missing with 0.
+ABSENT = "gwen"
 
 #: What each student submits: (dcg, ndcg) or None for the release unchanged; the late ones after the due date.
 ON_TIME = {
@@ -63,13 +81,17 @@ LATE = {"carol": (CORRECT_DCG, CORRECT_NDCG), "dave": (CORRECT_DCG, CORRECT_NDCG
 #: nbgrader's "zero" penalty takes a late submission's whole score; carol's extension covers her lateness.
 EXPECTED_RAW = {
     "ada": FULL,
-    "bob": FULL - sum(POINTS[g] for g in LN_LOSES) + POINTS[MARKED],  # the mark restores the discount test
+    # the mark restores the discount test; the by-hand gain costs DCG and iDCG, the tutor the nDCG step
+    "bob": FULL - sum(POINTS[g] for g in LN_LOSES) + POINTS[MARKED]
+    - STEP_POINTS["byhand_dcg"] - STEP_POINTS["byhand_idcg"] - STEP_POINTS[TAKEN_BACK],
     "carol": FULL,
     "dave": FULL,
     "erin": 0.0,  # not attempted
     "finn": BY_HAND_POINTS,  # no code runs (`dcg` is not defined); Task 1.2 is read, not run, and right
 }
 EXPECTED_FINAL = {**EXPECTED_RAW, "dave": 0.0}
+#: Every student of the roster, as nbgrader's export and the LMS files list them.
+EXPORTED = {**EXPECTED_FINAL, ABSENT: 0.0}
 
 ORDERS = {
     "batch": ("grade", "mark", "grade --student dave", "release", "fetch", "export"),
@@ -102,6 +124,7 @@ class Semester:
         self.homes = tmp / "homes"
         self.extension = None
         self.due: datetime | None = None
+        self.graded_summary = ""  # what the last `python -m autograder grade` printed
 
     def copied_to(self, tmp: Path) -> Semester:
         """This semester as it stands, in ``tmp``: course, exchange and homes copied (none holds its folder's path)."""
@@ -126,7 +149,7 @@ class Semester:
         path = self.homes / name / "ndcg" / "ndcg.ipynb"
         release = nbformat.read(self.course / "release" / "ndcg" / "ndcg.ipynb", as_version=4)
         notebook = release if answer is None else answer_by_hand(
-            fill_solutions(release, {"dcg": answer[0], "ndcg": answer[1]}), name)
+            fill_solutions(release, {"dcg": answer[0], "ndcg": answer[1]}), name, BY_HAND_WAY.get(name, "right"))
         nbformat.write(notebook, path)
         self.student(name, "submit", "ndcg")
 
@@ -134,6 +157,7 @@ class Semester:
         with open(self.course / "nbgrader_config.py", "a", encoding="utf-8") as config:
             config.write('\nc.LateSubmissionPlugin.penalty_method = "zero"\n')
         self.tutor("generate_assignment", "ndcg", "--force")
+        self.tutor("db", "student", "add", ABSENT, "--first-name=Gwen", "--last-name=Green")
         self.tutor("release_assignment", "ndcg", "--force")
         for name, answer in ON_TIME.items():
             self.submit(name, answer)
@@ -152,6 +176,7 @@ class Semester:
         """What formgrader's manual grading stores (the browser does it in tests/e2e/test_formgrader.py)."""
         with Gradebook(f"sqlite:///{self.course / 'gradebook.db'}") as gradebook:
             gradebook.find_grade(MARKED, "ndcg", "ndcg", "bob").manual_score = POINTS[MARKED]
+            gradebook.find_grade(TAKEN_BACK, "ndcg", "ndcg", "bob").manual_score = 0.0
             gradebook.find_comment("dcg", "ndcg", "ndcg", "bob").manual_comment = COMMENT
             gradebook.db.commit()
 
@@ -161,6 +186,7 @@ class Semester:
         elif step.startswith("grade"):
             done = grade(self.course, "--timeout", "5", *step.split()[1:])
             assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+            self.graded_summary = done.stdout
         elif step.startswith("autograde"):
             self.tutor("autograde", "ndcg", "--force", "--SandboxedExecute.timeout=5", *step.split()[1:])
         elif step == "generate":
@@ -202,14 +228,14 @@ def test_the_gradebook_and_nbgraders_export_hold_the_final_scores(semester):
             assert max(0.0, submission.score - submission.late_submission_penalty) == pytest.approx(final), name
     with open(run.course / "export.csv", newline="", encoding="utf-8") as handle:
         exported = {row["student_id"]: float(row["score"]) for row in csv.DictReader(handle)}
-    assert exported == pytest.approx(EXPECTED_FINAL)
+    assert exported == pytest.approx(EXPORTED)
 
 
 def test_the_lms_file_holds_the_final_scores(semester):
     run, _ = semester
     with open(run.course / "moodle.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))  # as Moodle's importer maps it: Username and the grade item "ndcg"
-    assert {row["Username"]: float(row["ndcg"]) for row in rows} == pytest.approx(EXPECTED_FINAL)
+    assert {row["Username"]: float(row["ndcg"]) for row in rows} == pytest.approx(EXPORTED)
 
 
 def test_each_student_fetches_one_current_page(semester):
@@ -230,12 +256,78 @@ def test_each_student_fetches_one_current_page(semester):
     assert "the cell that defines `dcg`" in pages["finn"].replace("<code>", "`").replace("</code>", "`")
 
 
-def test_the_batch_outputs_agree_when_the_batch_ran_after_the_mark(semester):
-    run, order = semester
+def _batch_after_mark(order: tuple[str, ...]) -> None:
     if "mark" not in order or not any(s.startswith("grade") for s in order[order.index("mark"):]):
         pytest.skip("the batch command did not run after the mark in this order")
+
+
+def test_the_batch_outputs_agree_when_the_batch_ran_after_the_mark(semester):
+    run, order = semester
+    _batch_after_mark(order)
     found = results(run.course)
     assert {name: found[name]["final_score"] for name in EXPECTED_FINAL} == pytest.approx(EXPECTED_FINAL)
     assert found["erin"]["status"] == "not attempted"
     assert found["dave"]["late"]["penalty"] == pytest.approx(FULL)
     assert found["carol"]["late"]["extended_due"] is not None and found["carol"]["late"]["seconds_late"] == 0
+
+
+def test_every_figure_of_every_batch_output_is_the_final_score(semester):
+    """Issue 33.1: the table, results.json, grades.csv, the pages and every figure of the report: one score."""
+    run, order = semester
+    _batch_after_mark(order)
+    out = run.course / "graded"
+    for output, shown in graded_outputs.every_output(out).items():
+        assert shown == pytest.approx(EXPORTED), output
+    statuses = {s["student_id"]: s["status"] for s in graded_outputs.students(out)}
+    for shown, expected in zip(graded_outputs.statistics_rows(out), graded_outputs.expected_statistics(
+            EXPORTED, statuses), strict=True):
+        assert shown == pytest.approx(expected, abs=0.0051)  # the mean shows 2 decimals
+    scored = [EXPORTED[name] for name, status in statuses.items() if status in graded_outputs.SCORED]
+    assert graded_outputs.histogram_counts(out) == {score: scored.count(score) for score in set(scored)}
+    trouble = graded_outputs.trouble_scores(out)
+    assert trouble == pytest.approx({name: EXPORTED[name] for name in trouble}) and ABSENT in trouble
+    # the grader's own score appears only labelled so: dave's score before the penalty, bob's before the marks
+    report = graded_outputs.soup(out / "report.html")
+    (dave,) = [row for row in report.find(id="late").find_all("tr") if row.find("a") and row.find("a").text == "dave"]
+    assert float(dave.find_all("td")[-1].get_text()) == pytest.approx(EXPECTED_RAW["dave"])
+    assert "score before the penalty" in report.find(id="late").find("tr").get_text()
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        rows = {row["student_id"]: row for row in csv.DictReader(handle)}
+    assert float(rows["dave"]["grader_score"]) == EXPECTED_RAW["dave"] != EXPORTED["dave"]  # labelled, not final
+    assert float(rows["bob"][TAKEN_BACK]) == 0.0 and float(rows["bob"][MARKED]) == POINTS[MARKED]  # the tutor's points
+
+
+def test_a_rostered_student_who_never_submitted_is_listed_missing_with_0(semester):
+    """Issue 33.7: on the roster, nothing submitted: in every output as missing with 0, counted apart."""
+    run, order = semester
+    if not any(step.startswith("grade") for step in order):
+        pytest.skip("the batch command did not run in this order")
+    out = run.course / "graded"
+    (absent,) = [s for s in graded_outputs.students(out) if s["student_id"] == ABSENT]
+    assert absent["status"] == "missing" and absent["final_score"] == 0.0 and "roster" in absent["message"]
+    for output, shown in graded_outputs.every_output(out).items():
+        assert shown[ABSENT] == 0.0, output
+    report = graded_outputs.soup(out / "report.html")
+    assert f"{len(EXPORTED)} students" in report.find(id="counts").get_text()
+    assert report.find(id="not-submitted").get_text() == "1"
+    assert "of them 1 on the roster with no submission" in run.graded_summary
+    assert not (run.course / "feedback" / ABSENT).exists()  # nothing to release to her
+    with Gradebook(f"sqlite:///{run.course / 'gradebook.db'}") as gradebook:
+        assert [s.student.id for s in gradebook.assignment_submissions("ndcg") if s.student.id == ABSENT] == []
+
+
+def test_a_follow_through_row_says_what_it_is_and_the_tutors_mark_wins(semester):
+    """Issue 33.5: bob's nDCG step is his own DCG / iDCG, not his list's nDCG; his tutor gave it 0."""
+    run, _ = semester
+    page = sorted((run.homes / "bob" / "ndcg" / "feedback").rglob("ndcg.html"))[-1]
+    soup = graded_outputs.soup(page)
+    (row,) = [tr for tr in soup.find(id="tests").find_all("tr") if "your own DCG / iDCG counts" in tr.get_text()]
+    result, points, details = (td.get_text(" ", strip=True) for td in row.find_all("td")[1:])
+    assert result == "failed (your tutor)" and "passed" not in result
+    assert points.startswith(f"0 / {STEP_POINTS[TAKEN_BACK]:g}") and "the grader gave 1" in points
+    salt, pool = published_variant(nbformat.read(run.course / "release" / "ndcg" / "ndcg.ipynb", as_version=4))
+    ways = every_steps(student_list("bob", salt, pool), CUTOFF)
+    theirs, right = ways[BY_HAND_WAY["bob"]], ways["right"]
+    assert (f"consistent with your own DCG and iDCG ({round(theirs.dcg, 2):g} / {round(theirs.idcg, 2):g}); "
+            f"the value for your list is {right.ndcg:.4f}") in details
+    assert ": right" not in details

@@ -189,3 +189,21 @@ def test_the_ideal_sorted_from_the_printed_list_and_ones_earn_only_the_ideal_ste
     assert {t.name for t in result.tests if t.passed} == {"byhand_ideal"}
     assert result.score == next(step.points for step in STEPS if step.grade_id == "byhand_ideal")
     assert "counts only when DCG_AT_K is below IDCG_AT_K" in result.tests[-1].message
+
+
+@settings(max_examples=40, deadline=None)
+@given(student=ids, mistake=st.sampled_from(FOLLOWED))
+def test_a_follow_through_ndcg_is_called_consistent_never_right(student, mistake):
+    """Issue 33.5: a point for dividing one's own values says so, with the list's own nDCG beside it."""
+    rels = student_list(student, "test", POOL)
+    ways = every_steps(rels, CUTOFF)
+    theirs, right = ways[mistake.name], ways["right"]
+    result = mark(student, read_answers(answer_cell(theirs)), rels, CUTOFF)
+    (row,) = [test for test in result.tests if test.name == "byhand_ndcg"]
+    assert row.passed
+    if answer_matches(theirs.ndcg, right.ndcg):  # the mistake cancels in the ratio (a log base): right indeed
+        assert row.message.endswith(": right")
+    else:
+        assert ": right" not in row.message
+        assert (f"consistent with your own DCG and iDCG ({round(theirs.dcg, 2):g} / {round(theirs.idcg, 2):g}); "
+                f"the value for your list is {right.ndcg:.4f}") in row.message

@@ -72,7 +72,7 @@ def test_results_json_has_the_documented_shape(ours):
             assert test["points"] == (test["max_points"] if test["passed"] else 0.0)
         assert student["score"] == sum(t["points"] for t in student["tests"])
     csv_lines = (course / "graded" / "grades.csv").read_text().splitlines()
-    assert csv_lines[0].split(",")[:4] == ["student_id", "status", "score", "max_score"]
+    assert csv_lines[0].split(",")[:5] == ["student_id", "status", "final_score", "max_score", "grader_score"]
     assert len(csv_lines) == 1 + len(document["students"])
 
 

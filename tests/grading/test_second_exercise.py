@@ -142,5 +142,6 @@ def test_results_feedback_and_report_are_written(run):
     assert "Cut-off ignored cg-cutoff-ignored 1 whole_list" in report  # mistake, ID, how many, who
     csv = (course / "graded" / "grades.csv").read_text(encoding="utf-8").splitlines()
     assert csv[0] == (
-        "student_id,status,score,max_score,test_cg_lecture,test_cg_cutoff,test_cg_contract,gradebook_score,manual,penalty,final_score"
+        "student_id,status,final_score,max_score,grader_score,test_cg_lecture,test_cg_cutoff,test_cg_contract,"
+        "gradebook_score,manual,penalty"
     )

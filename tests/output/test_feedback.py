@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup
 
 from autograder.cli import grade_options, parser
 from autograder.exercises.ndcg import EXERCISE
-from autograder.grading import Diagnosis, Finding, Status, StudentResult, TestResult
+from autograder.grading import CellMark, Diagnosis, Finding, ManualMarks, Status, StudentResult, TestResult
 from autograder.output.feedback import render_feedback
 from autograder.output.markup import without_solution
 
@@ -91,3 +91,23 @@ def test_a_solution_element_is_cut_whole_and_an_unclosed_one_is_an_error():
     assert BeautifulSoup(without_solution(html.removesuffix("<p>g") + "</p>"), "html.parser").get_text() == "ae"
     with pytest.raises(ValueError, match="solution"):  # it would silently drop the rest of the page
         without_solution(html)
+
+
+@pytest.mark.parametrize("grader, tutor, shown", [(2.0, 0.0, "failed (your tutor)"), (0.0, 2.0, "passed (your tutor)"),
+                                                  (2.0, 1.0, "partly (your tutor)")])
+def test_a_test_the_tutor_marked_shows_the_tutors_result_not_the_graders(grader, tutor, shown):
+    """Issue 33.5: after a tutor's 0 the row no longer reads "passed" in green."""
+    passed = grader == 2.0
+    student = StudentResult(
+        student_id="ana", status=Status.GRADED, score=grader, max_score=EXERCISE.max_score,
+        tests=[TestResult(name="byhand_ndcg", description="nDCG@k of your list", points=grader, max_points=2.0,
+                          passed=passed, message="NDCG_AT_K = 0.94: consistent with your own DCG and iDCG",
+                          visible=True, cases_passed=int(passed), cases=1)],
+        manual=ManualMarks((CellMark("byhand_ndcg", grader, tutor, 0.0, None),), tutor),
+    )
+    row = BeautifulSoup(render_feedback(EXERCISE, student), "html.parser").find(id="tests").find_all("tr")[1]
+    result, points, details = (cell.get_text(" ", strip=True) for cell in row.find_all("td")[1:])
+    assert result == shown
+    assert row.find_all("td")[1].find("span")["class"] == ["pass" if tutor == 2.0 else "fail"]
+    assert points.startswith(f"{tutor:g} / 2") and f"the grader gave {grader:g}" in points
+    assert details.startswith("the grader's check, which your tutor's mark replaces:")

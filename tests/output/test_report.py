@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import statistics
+from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import unquote_to_bytes
 
@@ -18,9 +19,12 @@ from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import (
     BatchResult,
     CaseResult,
+    CellMark,
     Diagnosis,
     Finding,
     GroupInfo,
+    Lateness,
+    ManualMarks,
     Status,
     StudentResult,
     TestResult,
@@ -89,6 +93,14 @@ def _batch() -> BatchResult:
         StudentResult.without_grading("eve", Status.ERROR, "ndcg.ipynb is not valid JSON (...)", EXERCISE.max_score),
         StudentResult.without_grading("fay", Status.MISSING, "no notebook in ndcg/", EXERCISE.max_score),
     ]
+    # what the gradebook adds (issue 33.1): a late penalty, a tutor's points on a failed test, a tutor's
+    # points for an error the grader gave 0; every figure of the report must count the final scores
+    due = datetime(2026, 12, 1, 17)
+    students[0].late = Lateness(due, None, due + timedelta(minutes=5), 300.0, 4.0)
+    cutoff = next(g for g in EXERCISE.groups if g.grade_id == "test_dcg_cutoff")
+    students[1].manual = ManualMarks((CellMark(cutoff.grade_id, 0.0, cutoff.points, 0.0, None),),
+                                     students[1].score + cutoff.points)
+    students[5].manual = ManualMarks((CellMark("dcg", None, None, 3.0, "partly right on paper"),), 3.0)
     return BatchResult(
         assignment=EXERCISE.assignment, notebook=EXERCISE.notebook, title=EXERCISE.title,
         max_score=EXERCISE.max_score, sandbox="test",
@@ -126,16 +138,17 @@ def test_the_roster_has_every_student_with_a_link_to_their_own_page(written):
         assert page.is_file(), page
         assert printable(student.student_id) in BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").title.text
         assert row[1].get_text() == student.status.value
-        assert float(row[2].get_text().split("/")[0]) == student.score
+        assert float(row[2].get_text().split("/")[0]) == student.final_score
         shown = {span.get_text() for span in row[3].find_all("span")}
         assert shown == {EXERCISE.mistake(m).title for m in student.diagnosis.ids}
 
 
 def test_statistics_are_over_exactly_the_set_their_label_names(written):
     _, batch, soup = written
-    scored = [s.score for s in batch.students if s.status in SCORED]
-    everyone = [s.score for s in batch.students]
+    scored = [s.final_score for s in batch.students if s.status in SCORED]
+    everyone = [s.final_score for s in batch.students]
     assert len(scored) < len(everyone) and len({s.status for s in batch.students}) == 4  # the sets differ
+    assert any(s.final_score != s.score for s in batch.students if s.status in SCORED)  # final is not raw here
     rows = _rows(soup, "statistics")
     assert len(rows) == 2
     for row, scores in zip(rows, [scored, everyone], strict=True):
@@ -238,3 +251,22 @@ def test_the_charts_are_images_and_the_same_results_give_the_same_page(written, 
     assert len(charts) >= 3 and all(img["src"].startswith("data:image/svg+xml;base64,") and img["alt"] for img in charts)
     write_report(tmp_path, EXERCISE, batch)  # no date, no random ids in the charts
     assert (tmp_path / "report.html").read_bytes() == (out / "report.html").read_bytes()
+
+
+def test_the_histogram_passes_and_tables_count_final_scores_the_raw_one_only_labelled(written):
+    """Issue 33.1: the histogram's bars, the passes per test and the look and late tables are final too."""
+    _, batch, soup = written
+    scored = [s for s in batch.students if s.status in SCORED]
+    image = soup.find("img", alt=lambda alt: bool(alt) and alt.startswith("Students per final score"))
+    bars = image["alt"][image["alt"].index("): ") + 3:].split("; ")
+    finals = [s.final_score for s in scored]
+    assert {float(bar.split(": ")[0]): int(bar.split(": ")[1]) for bar in bars} == {f: finals.count(f) for f in finals}
+    passes = {row[0].get_text(): row[3].get_text() for row in _rows(soup, "tests")}
+    cutoff_passed = sum(t.passed for s in scored for t in s.tests if t.name == "test_dcg_cutoff") + 1  # the tutor's
+    assert passes["test_dcg_cutoff"] == f"{cutoff_passed} of {len(scored)}"
+    trouble = {row[0].get_text(): float(row[2].get_text()) for row in _rows(soup, "trouble")}
+    assert trouble == {printable(s.student_id): s.final_score for s in batch.students if printable(s.student_id) in trouble}
+    assert trouble["eve"] == 3.0  # an error the tutor marked by hand
+    (late,) = _rows(soup, "late")
+    assert late[0].get_text() == "ana b" and float(late[-1].get_text()) == batch.students[0].score  # before the penalty
+    assert "score before the penalty" in soup.find(id="late").find("tr").get_text()

@@ -127,6 +127,10 @@ def _message(step: Step, answers: Answers, passed: bool, right: Steps, names: li
     if written is None:
         return f"{NAMES[step.step]} is not answered"
     shown = list(written) if isinstance(written, tuple) else f"{written:g}"
+    if passed and step.step == "ndcg" and not answer_matches(answers.ndcg, right.ndcg):
+        # follow-through: the point is for dividing their own values, and the number is not their list's nDCG
+        return (f"{NAMES['ndcg']} = {shown}: consistent with your own DCG and iDCG ({answers.dcg:g} / "
+                f"{answers.idcg:g}); the value for your list is {right.ndcg:.4f}")
     if passed:
         return f"{NAMES[step.step]} = {shown}: right"
     because = [name for _, name, where in names if where == step.step]
