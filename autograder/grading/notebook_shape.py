@@ -1,16 +1,16 @@
 """The bounds a notebook's JSON must keep before anything reads it as a notebook: depth, values, text, ids.
 
-Every reader of a notebook after the JSON parser is recursive: nbformat's ``from_dict`` (two
-Python frames a level: 600 nested dicts in a markdown cell's metadata end ``nbformat.reads`` with
-a ``RecursionError``), ``copy.deepcopy``, jsonschema, nbconvert's templates. And each of them
-costs time per JSON value: 2.5 million empty objects (7 MiB, under the size limit) took
-nbformat 25 s of CPU time to read and write, which nbgrader's path does several times. So the
-notebook's JSON, parsed once by the C parser (which refuses what it cannot nest itself), is
-walked once without recursion and refused when it is nested deeper than :data:`MAX_DEPTH` levels
-or holds more than :data:`MAX_VALUES` values, wherever that is (notebook metadata, a cell's
-metadata, an output, a list or an object), or holds a lone surrogate in a string or a key (JSON
-can spell one, ``"\\ud800"``; no UTF-8 file holds one, so every writer of the notebook raised on
-it: ``grade`` ended with a UnicodeEncodeError writing the autograded notebooks). Both grading paths
+Every reader of a notebook after the JSON parser is recursive: nbformat's ``from_dict`` (two Python
+frames a level: 600 nested dicts in a markdown cell's metadata end ``nbformat.reads`` with a
+``RecursionError``), ``copy.deepcopy``, jsonschema, nbconvert's templates. And each of them costs
+time per JSON value: 2.5 million empty objects (7 MiB, under the size limit) took nbformat 25 s of
+CPU time to read and write, which nbgrader's path does several times. So the notebook's JSON, parsed
+once by the C parser (which refuses what it cannot nest itself), is walked once without recursion
+and refused when it has more than :data:`MAX_CELLS` cells, is nested deeper than :data:`MAX_DEPTH`
+levels or holds more than :data:`MAX_VALUES` values, wherever that is (notebook metadata, a cell's
+metadata, an output, a list or an object), or holds a lone surrogate in a string or a key (JSON can
+spell one, ``"\\ud800"``; no UTF-8 file holds one, so every writer of the notebook raised on it:
+``grade`` ended with a UnicodeEncodeError writing the autograded notebooks). Both grading paths
 check it at the door (:func:`~.notebook.read_notebook`'s callers and nbgrader's converters), before
 any such reader runs.
 
@@ -32,6 +32,11 @@ MAX_DEPTH = 64
 #: The most JSON values (objects, lists, strings, numbers, ...) a notebook may hold: an honest
 #: notebook holds a few thousand (each line of a cell or an output is one).
 MAX_VALUES = 200_000
+#: The most cells a notebook may have: the release has a few dozen. nbformat validates, copies and writes a
+#: notebook cell by cell several times on nbgrader's path (about 1 ms a cell there): 33,000 one-letter
+#: cells (2.4 MB, under the value bound) cost 32 s of the grader's CPU, and nbgrader's first conversion
+#: (ids added, sources split into lines) took 48,000 cells past the value bound that the batch had kept to.
+MAX_CELLS = 2_000
 
 
 class ShapeProblem(ValueError):
@@ -73,6 +78,10 @@ def check_shape(document: object, *, max_depth: int = MAX_DEPTH, max_values: int
     ...
     autograder.grading.notebook_shape.ShapeProblem: cell 1's metadata is nested deeper than 64 levels
     """
+    cells = document.get("cells") if isinstance(document, dict) else None
+    if isinstance(cells, list) and len(cells) > MAX_CELLS:
+        raise ShapeProblem(f"the notebook has more than {MAX_CELLS:,} cells ({len(cells):,}): merge or delete cells "
+                           "and hand it in again")
     stack: list[tuple[object, int, tuple[str | int, ...]]] = [(document, 1, ())]
     values = 0
     while stack:

@@ -39,7 +39,7 @@ import pytest
 from autograder.course.nbgrader import gradebook_scores, tool_environment
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
-from autograder.grading.notebook_shape import MAX_DEPTH, MAX_VALUES
+from autograder.grading.notebook_shape import MAX_CELLS, MAX_DEPTH, MAX_VALUES
 
 from grading_run import add_student, generated_course, grade, notebook_path, results
 
@@ -92,6 +92,10 @@ SHAPES = {
                     "an output of cell 4 is nested deeper"),
     "wide_output": (lambda nb: _first(nb, "code")["outputs"].append(_output([0] * (MAX_VALUES + 50_000))),
                     f"holds more than {MAX_VALUES:,} JSON values"),
+    # the red team's second round: one-letter cells, cheap in values, dear in nbformat's per-cell work
+    "many_cells": (lambda nb: nb["cells"].extend({"cell_type": "markdown", "id": f"m{i}", "metadata": {},
+                                                  "source": "x"} for i in range(MAX_CELLS + 1_000)),
+                   f"the notebook has more than {MAX_CELLS:,} cells"),
     "two_answer_cells": (_twice(ANSWERS_ID), f"the cell id '{ANSWERS_ID}' is on cells 5 and 6"),
     "two_dcg_cells": (_twice("dcg"), "the cell id 'dcg' is on cells 14 and 15"),
     "two_test_cells": (_twice("test_dcg_lecture"), "the cell id 'test_dcg_lecture' is on cells 15 and 16"),
