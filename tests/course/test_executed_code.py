@@ -111,3 +111,15 @@ def test_a_cell_of_escapes_is_searched_without_gigabytes():
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert COPY in executed_code(cell)
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 300 * 1024  # KiB: under 300 MB more
+
+
+def test_the_constants_examined_in_one_text_are_bounded(monkeypatch):
+    """The red team's second round: a 7.3 MiB cell of ``"1+1+…+1"`` constants cost the copying report 62 s."""
+    from autograder.course import executed_code as module
+
+    examined = []
+    real = module.code_in
+    monkeypatch.setattr(module, "code_in", lambda text: examined.append(len(text)) or real(text))
+    cell = ('"' + "+".join("1" * 15) + '",\n') * (2 * 1024**2 // 32)  # 2 MiB of constants that parse
+    module.executed_code(cell + f"exec({COPY!r})")
+    assert 0 < sum(examined) <= module.MAX_SEARCHED_CHARS + len(COPY)
