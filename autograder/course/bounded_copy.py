@@ -153,24 +153,25 @@ def _copy_bytes(source: int, out: int, left: _Left) -> None:
         os.ftruncate(out, size)
 
 
-def _next_data(source: int, offset: int) -> int | None:
-    """Where the next extent holding data starts at or after ``offset`` (None: only a hole, or the end, follows)."""
+def _seek(source: int, offset: int, whence: int, past_the_end: int | None) -> int | None:
+    """``lseek`` from ``offset``; ``past_the_end`` where the kernel says ENXIO (nothing such follows, or EOF)."""
     try:
-        return os.lseek(source, offset, _SEEK_DATA)
+        return os.lseek(source, offset, whence)
     except OSError as error:
         if error.errno == errno.ENXIO:
-            return None
+            return past_the_end
         raise
+
+
+def _next_data(source: int, offset: int) -> int | None:
+    """Where the next extent holding data starts at or after ``offset`` (None: only a hole, or the end, follows)."""
+    return _seek(source, offset, _SEEK_DATA, None)
 
 
 def _hole_after(source: int, offset: int) -> int:
     """Where the extent holding data at ``offset`` ends (``offset`` when the file shrank below it meanwhile)."""
-    try:
-        return os.lseek(source, offset, _SEEK_HOLE)
-    except OSError as error:
-        if error.errno == errno.ENXIO:
-            return offset
-        raise
+    end = _seek(source, offset, _SEEK_HOLE, offset)
+    return offset if end is None else end
 
 
 def _copy_extent(source: int, out: int, offset: int, length: int, left: _Left) -> int:
