@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from autograder.exercises.ndcg import EXERCISE
+from autograder.grading.notebook_shape import MAX_CELLS
 from autograder.output.results import score_table
 from autograder.pipeline import GradeOptions, grade_course
 
@@ -101,7 +102,8 @@ SURROGATE_DCG = 'def dcg(rels, k):\n    raise ValueError("\\udcff\\ud800 broken 
 HUGE_DCG = "def dcg(rels, k):\n    return 10 ** 400"
 
 # ----- 6. the grader's own work stays bounded --------------------------------------------------------
-MANY_CELLS = 3000
+# failing code cells, as many as a notebook may have (MAX_CELLS, less the release's): their list stays bounded
+MANY_CELLS = MAX_CELLS - 100
 TIME_MAGICS = "\n".join(f"%time x{i} = {i}" for i in range(150))
 
 # ----- 7. output that lies ---------------------------------------------------------------------------
