@@ -305,6 +305,7 @@ class CourseAutograde(_Screened, SandboxGuard, Autograde):  # type: ignore[misc]
             raise NbGraderException(str(error)) from None
         super().start()
 
+
 class CourseGenerateFeedback(_Screened, GenerateFeedback):  # type: ignore[misc]
     """nbgrader's ``GenerateFeedback`` writing the kit's page (:mod:`.feedback_page`) and nothing else.
 
