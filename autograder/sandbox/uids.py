@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import grp
 import os
 import pwd
@@ -99,6 +100,7 @@ def sandbox_uid_range() -> UidRange:
     return ids
 
 
+@functools.lru_cache(maxsize=4096)  # once per id and process: every run leases one, and a directory is slow
 def _holder(uid: int) -> str | None:
     """Who holds ``uid`` on this machine (``user bob``, ``group staff``), or None: asked of the name service."""
     if uid in _NEVER:
