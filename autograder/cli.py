@@ -15,9 +15,8 @@ from typing import TypeVar
 from .course.byhand import sync_by_hand
 from .course.generated_cells import sync_source
 from .course.grade_settings import course_grade_settings
-from .course.late import course_config
 from .course.nbgrader import ASSIGNMENT, find_root, generate_release, source_notebook
-from .course.privacy import ALLOW_OPTION, allowed_in_config, check_course_privacy
+from .course.privacy import ALLOW_OPTION, check_course_folder
 from .course.walkthrough import release_walkthroughs
 from .distributed.local import PROCESS_CLASS
 from .errors import CourseError, KitError
@@ -336,8 +335,7 @@ def _run(args: argparse.Namespace) -> int:
         return _grade(args)
     root = find_root()
     if args.command in ("sync", "release"):  # they write the course: a course others can read is refused first
-        allow = args.allow_readable_course
-        check_course_privacy(root, allow=allowed_in_config(course_config(root)) if allow is None else allow)
+        check_course_folder(root, args.allow_readable_course)
     return _COMMANDS[args.command](args, root)
 
 

@@ -16,10 +16,9 @@ from pathlib import Path
 from .course.autograded import write_autograded
 from .course.generated_cells import skipped_cell_ids
 from .course.gradebook_step import update_gradebook
-from .course.late import course_config
 from .course.lock import grading_lock
 from .course.nbgrader import find_root, release_notebook
-from .course.privacy import allowed_in_config, check_course_privacy
+from .course.privacy import check_course_folder
 from .course.roster import course_roster
 from .course.secret import course_secret
 from .course.submission_folder import Collected, read_collected, require_submissions, shipped_files
@@ -210,8 +209,7 @@ def grade_course(options: GradeOptions) -> GradeRun:
     _check(options)
     root = _course_root(options)
     if root is not None:
-        allow = options.allow_readable_course
-        check_course_privacy(root, allow=allowed_in_config(course_config(root)) if allow is None else allow)
+        check_course_folder(root, options.allow_readable_course)
     # one grader per course (its feedback/, autograded/, gradebook); outside a course, per --out
     with grading_lock(root if root is not None else options.out, who="python -m autograder grade", wait=options.wait):
         return _grade_course(options)

@@ -175,3 +175,14 @@ def stop_process_group(process: subprocess.Popen, timeout: float = 30) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=timeout)
+
+
+def gradebook_submissions(course: Path) -> list[str]:
+    """The ids with an ``ndcg`` submission in ``course``'s gradebook (empty without the assignment)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "ir-ranking-evaluation") as gradebook:
+        try:
+            return [submission.student.id for submission in gradebook.find_assignment(ASSIGNMENT).submissions]
+        except MissingEntry:
+            return []

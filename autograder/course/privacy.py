@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from traitlets import Bool
-from traitlets.config import Config, LoggingConfigurable
+from traitlets.config import LoggingConfigurable
 
 from ..errors import CourseError
+from .late import course_config
 
 #: The command-line option that lets a command go on (with a warning) in a course other accounts can read.
 ALLOW_OPTION = "--allow-readable-course"
@@ -145,6 +146,14 @@ def check_course_privacy(course: Path, *, allow: bool, warn: Callable[[str], Non
         (warn or (lambda text: print(text, file=sys.stderr)))(f"warning: {way.problem()}")
 
 
-def allowed_in_config(config: Config) -> bool:
-    """``c.CoursePrivacy.allow_readable_course`` of a loaded course config (False when not set)."""
-    return bool(CoursePrivacy(config=config).allow_readable_course)
+def check_course_folder(course: Path, flag: bool | None) -> None:
+    """:func:`check_course_privacy` as the kit's commands decide it: ``flag`` (the command line's) if given,
+    else the course's ``c.CoursePrivacy.allow_readable_course``.
+
+    Raises
+    ------
+    CourseError
+        See :func:`check_course_privacy`; also when the course's ``nbgrader_config.py`` does not load.
+    """
+    allow = bool(CoursePrivacy(config=course_config(course)).allow_readable_course) if flag is None else flag
+    check_course_privacy(course, allow=allow)

@@ -21,12 +21,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.course.privacy import ALLOW_OPTION, open_way
 from autograder.output.gradebook import tool_environment
 
-from grading_run import ROOT, add_student, generated_course, grade, results
+from grading_run import ROOT, add_student, generated_course, grade, gradebook_submissions, results
 
 CHMOD = "chmod 700"
 
@@ -57,13 +56,6 @@ def _nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([nbgrader, *args], cwd=root, env=tool_environment(), capture_output=True, text=True,
                           timeout=600)
 
-
-def _submissions(root: Path) -> list[str]:
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", "ir-ranking-evaluation") as gradebook:
-        try:
-            return [s.student.id for s in gradebook.find_assignment("ndcg").submissions]
-        except MissingEntry:
-            return []
 
 
 def test_the_way_is_open_only_when_every_folder_lets_others_in(open_folder):
@@ -115,7 +107,7 @@ def test_the_course_setting_allows_it_for_grade_and_nbgrader(open_folder):
     done = _nbgrader(root, "autograde", "ndcg")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "can be read by other accounts" in done.stderr
-    assert _submissions(root) == ["ada"]
+    assert gradebook_submissions(root) == ["ada"]
 
 
 def test_nbgrader_autograde_refuses_an_open_course_before_any_submission(open_folder):
@@ -124,7 +116,7 @@ def test_nbgrader_autograde_refuses_an_open_course_before_any_submission(open_fo
     assert refused.returncode == 1
     assert f"{CHMOD} {root}" in refused.stderr
     assert not (root / "autograded").exists()
-    assert _submissions(root) == []
+    assert gradebook_submissions(root) == []
 
 
 def test_release_refuses_an_open_course(open_folder):

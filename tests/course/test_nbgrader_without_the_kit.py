@@ -24,9 +24,8 @@ import venv
 from pathlib import Path
 
 import pytest
-from nbgrader.api import Gradebook, MissingEntry
 
-from grading_run import add_student, generated_course
+from grading_run import add_student, generated_course, gradebook_submissions
 
 pytestmark = [pytest.mark.slow, pytest.mark.cold_start]
 
@@ -68,13 +67,6 @@ def _environment(tmp_path: Path) -> dict[str, str]:
             "JUPYTER_CONFIG_PATH": str(Path(sys.prefix) / "etc" / "jupyter")}
 
 
-def _submissions(root: Path) -> list[str]:
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", "ir-ranking-evaluation") as gradebook:
-        try:
-            return [submission.student.id for submission in gradebook.find_assignment("ndcg").submissions]
-        except MissingEntry:
-            return []
-
 
 def _refused_in_one_line(result: subprocess.CompletedProcess, python: Path, root: Path) -> None:
     lines = [line for line in result.stderr.splitlines() if "nbgrader_config.py:" in line]
@@ -92,7 +84,7 @@ def test_nbgrader_autograde_without_the_kit_grades_nothing(python_without_the_ki
     _refused_in_one_line(result, python_without_the_kit, root)
     assert not canary.exists()
     assert not (root / "autograded").exists()
-    assert _submissions(root) == []
+    assert gradebook_submissions(root) == []
 
 
 def test_the_formgrader_server_without_the_kit_does_not_start(python_without_the_kit, course, tmp_path):
