@@ -113,7 +113,7 @@ def batch_run(tmp_path_factory, request):
         patch.setattr(batch, "grade_submission", timed)  # the real grading, timed per student
         run = grade_course(GradeOptions(
             exercise=EXERCISE, submitted=course / "submitted", out=course / "graded", workers=2, timeout=TIMEOUT,
-            limits=replace(EXERCISE.limits, budget_seconds=BUDGET), gradebook="none", progress=False,
+            limits=replace(EXERCISE.limits, budget_seconds=BUDGET), gradebook="none", progress=False, course_root=course,
         ))
     speed = min(speed, _machine_speed())
     return course, {student.student_id: student for student in run.batch.students}, took, speed
@@ -186,7 +186,7 @@ def test_forked_worker_processes_keep_the_same_budget(batch_run, tmp_path):
     started = time.monotonic()
     run = grade_course(GradeOptions(
         exercise=EXERCISE, submitted=course / "submitted", out=tmp_path / "processes", workers=2, timeout=TIMEOUT,
-        limits=replace(EXERCISE.limits, budget_seconds=BUDGET), gradebook="none", progress=False, process_class=1,
+        limits=replace(EXERCISE.limits, budget_seconds=BUDGET), gradebook="none", progress=False, process_class=1, course_root=course,
     ))
     wall = time.monotonic() - started
     forked = {student.student_id: (student.status, student.score) for student in run.batch.students}

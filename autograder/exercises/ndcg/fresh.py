@@ -206,13 +206,14 @@ def _ordinary(rng: random.Random, grades: tuple[float, ...]) -> tuple[tuple[floa
 
 
 def _mostly_relevant(rng: random.Random, grades: tuple[float, ...]) -> tuple[tuple[float, ...], int]:
-    """A ranking with at most two irrelevant documents and k beyond them: every ideal ranking a known
-    mistake builds (ascending ones too) has a DCG that is not 0, so every model can be checked."""
+    """A ranking with at most two irrelevant documents and k beyond them and beyond rank 1: every ideal
+    ranking a known mistake builds (ascending ones too) has a DCG that is not 0, so every model can be
+    checked, and so can a DCG that drops the last document (at k = 1 its ideal would be empty)."""
     n = rng.randint(4, 10)
     zeros = rng.randint(0, 2)
     rels: list[float] = [0] * zeros + [rng.choice([g for g in grades if g]) for _ in range(n - zeros)]
     rng.shuffle(rels)
-    return tuple(rels), rng.randint(zeros + 1, n)
+    return tuple(rels), rng.randint(max(zeros + 1, 2), n)
 
 
 def witnesses(rng: random.Random) -> tuple[Call, ...]:
