@@ -22,6 +22,15 @@ from ..errors import CourseError
 STUDENT_CONFIG_PATH = "~/.jupyter/nbgrader_config.py"
 #: Where a JupyterHub's administrator puts the hub's file: every user's nbgrader reads it (Jupyter's system config).
 HUB_CONFIG_PATH = "/etc/jupyter/nbgrader_config.py"
+#: The kernel that `nbgrader validate` starts talks to it over CurveZMQ: without keys ipykernel 7 prints a
+#: "Kernel is running over TCP without encryption" warning into every validate (and the plain text could
+#: be read on a shared machine). "auto": keys where the kernel declares support, as ipykernel does.
+KERNEL_ENCRYPTION = (
+    "# the notebook's kernel talks to nbgrader over an encrypted channel (and validate prints no TCP warning)\n"
+    "import zmq  # noqa: E402\n"
+    "if zmq.has('curve'):  # pyzmq's wheels have it; without it jupyter_client refuses the setting\n"
+    '    c.KernelManager.transport_encryption = "auto"\n'
+)
 
 
 def course_settings(root: Path) -> tuple[str, str]:
@@ -75,6 +84,7 @@ def student_config(root: Path) -> str:
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.course_id = {course_id!r}\n"
         f"c.Exchange.root = {exchange!r}\n"
+        + KERNEL_ENCRYPTION
     )
 
 
@@ -120,4 +130,5 @@ def hub_student_config(root: Path) -> str:
         "c.Exchange.path_includes_course = True\n"
         "# the courses a user sees are their hub groups (nbgrader's multiple-classes setup)\n"
         'c.Authenticator.plugin_class = "nbgrader.auth.JupyterHubAuthPlugin"\n'
+        + KERNEL_ENCRYPTION
     )

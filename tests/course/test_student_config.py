@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.course.student_config import hub_student_config, student_config
+from autograder.course.student_config import KERNEL_ENCRYPTION, hub_student_config, student_config
 from autograder.errors import CourseError
 
 from grading_run import ROOT
@@ -94,3 +96,34 @@ def test_the_command_line_writes_the_hub_file(tmp_path):
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and refused.stdout == ""
     assert refused.stderr.count("\n") == 1 and "inside the course folder" in refused.stderr
+
+
+# --- what the students' (and the course's) file does for `nbgrader validate` ----------------------------------------
+
+def _validate(folder, home):
+    """``nbgrader validate`` on the released notebook in ``folder`` (whose nbgrader_config.py it reads), as a student."""
+    shutil.copy(ROOT / "release" / "ndcg" / "ndcg.ipynb", folder)
+    env = {**os.environ, "HOME": str(home), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("JUPYTER_CONFIG_DIR", None)
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "validate", "ndcg.ipynb"], cwd=folder, env=env,
+                          capture_output=True, text=True, timeout=300)
+    return done.stdout + done.stderr
+
+
+def test_validate_with_the_students_file_prints_no_tcp_warning(tmp_path):
+    course = _course(tmp_path)
+    text = student_config(course)
+    assert KERNEL_ENCRYPTION in text and KERNEL_ENCRYPTION in hub_student_config(
+        _course(tmp_path / "hub", f"\nc.Exchange.root = {str(tmp_path / 'srv')!r}\n"))
+    runs = {}
+    for name, config in (("with", text), ("without", text.replace(KERNEL_ENCRYPTION, ""))):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "nbgrader_config.py").write_text(config, encoding="utf-8")
+        runs[name] = _validate(folder, tmp_path)
+    assert "Validating" in runs["with"] and "VALIDATION FAILED" in runs["with"]  # it ran the (unanswered) notebook
+    assert "without encryption" not in runs["with"], runs["with"][-2000:]
+    assert "without encryption" in runs["without"]  # what students saw before: the check can fail
+    # the course's own file (the tutor's and the formgrader's validate) asks the same
+    course_config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+    assert course_config.KernelManager.transport_encryption == "auto"
