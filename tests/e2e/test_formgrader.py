@@ -101,6 +101,22 @@ def close_modal(page, modal: str) -> None:
     page.wait_for_selector(modal, state="detached")
 
 
+def test_the_guide_s_menu_item_opens_the_formgrader_and_is_the_only_one(tutor):
+    # docs/tutor-guide.md says "Nbgrader > Formgrader": one item of that name (nbgrader's "Formgrader (local)"
+    # shows only where a tutor turned its setting on), and it opens the course's formgrader in a panel
+    from playwright.sync_api import expect  # where the browser tests run (requires_browser)
+
+    _, lab, page, _ = tutor
+    page.goto(f"{lab.url}/lab")
+    page.locator("#jp-MainMenu >> text=Nbgrader").click()
+    items = [item.strip() for item in page.locator("#jp-mainmenu-nbgrader .lm-Menu-item:not(.lm-mod-hidden) .lm-Menu-itemLabel").all_inner_texts()]
+    assert [item for item in items if "Formgrader" in item] == ["Formgrader"], items
+    page.locator("#jp-mainmenu-nbgrader .lm-Menu-item:not(.lm-mod-hidden) .lm-Menu-itemLabel").get_by_text("Formgrader", exact=True).click()
+    panel = page.frame_locator("iframe").first
+    # the course's assignment, once the panel's script has loaded the table ("Loading, please wait..." before)
+    expect(panel.locator("#main-table a", has_text="ndcg").first).to_be_visible(timeout=TIMEOUT)
+
+
 def test_manage_submissions_lists_each_batch_graded_student_with_the_score_of_results_json(tutor):
     course, lab, page, tmp = tutor
     with screenshot_on_failure(page, tmp / "manage_submissions.png"):
