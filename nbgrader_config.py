@@ -59,10 +59,7 @@ if c.Exchange.root == str(COURSE / "exchange") and not (COURSE / "exchange").exi
 # `nbgrader validate` (yours, the formgrader's) talks to the notebook's kernel over CurveZMQ: without keys
 # ipykernel 7 prints "Kernel is running over TCP without encryption" into every validate. The students'
 # file (`python -m autograder student-config`) says the same.
-import zmq  # noqa: E402
-
-if zmq.has("curve"):  # pyzmq's wheels have it; without it jupyter_client refuses the setting
-    c.KernelManager.transport_encryption = "auto"
+c.KernelManager.transport_encryption = "auto"
 # nbgrader 0.9.6 under SQLAlchemy 2 prints "SAWarning: Object of type <SubmittedAssignment> not in
 # session …" for every new submission; it is harmless (nbgrader adds the object itself right after).
 warnings.filterwarnings("ignore", message=r"Object of type <\w+> not in session", category=SAWarning)

@@ -10,27 +10,26 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from .course.byhand import sync_by_hand
-from .course.generated_cells import sync_source
-from .course.grade_settings import course_grade_settings
-from .course.nbgrader import ASSIGNMENT, find_root, generate_release, source_notebook
-from .course.privacy import ALLOW_OPTION, check_course_folder
-from .course.walkthrough import release_walkthroughs
+# Only what the parser needs is imported here: the commands' modules load nbgrader, numpy and matplotlib
+# (seconds), after the arguments are read and, for `grade`, after a busy course was refused.
+from .course.course_root import find_root
+from .course.lock import refuse_if_held
+from .course.privacy import ALLOW_OPTION
 from .distributed.local import PROCESS_CLASS
 from .errors import CourseError, KitError
-from .exercises import exercise_for
 from .files import write_atomic
 from .grading import default_workers
 from .grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES
 from .grading.submission import DEFAULT_TIMEOUT
-from .pipeline import GradeOptions, grade_course
 from .sandbox import Limits
 from .sandbox.choice import MODES
 from .sandbox.deadline import DEFAULT_BUDGET_TEXT
-from .sandbox.limits import configured_limits
+
+if TYPE_CHECKING:
+    from .pipeline import GradeOptions
 
 DEFAULT_OUT = "graded"
 
@@ -41,7 +40,7 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default: submitted)")
     parser.add_argument("--out", type=Path, default=Path(DEFAULT_OUT),
                         help=f"where results.json, grades.csv and feedback/<student_id>/ go (default: {DEFAULT_OUT})")
-    parser.add_argument("--assignment", default=ASSIGNMENT, help=f"assignment id (default: {ASSIGNMENT})")
+    parser.add_argument("--assignment", default=None, help="assignment id (default: the course's exercise, ndcg)")
     parser.add_argument("--workers", type=int, default=default_workers(),
                         help=f"submissions graded at once, in threads; from {PROCESS_CLASS} students on, in worker "
                         "processes forked from this one (default: the number of cores)")
@@ -225,7 +224,13 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
     CourseError
         When the course's ``nbgrader_config.py`` does not load.
     """
-    exercise = exercise_for(args.assignment)
+    from .course.grade_settings import course_grade_settings
+    from .course.nbgrader import ASSIGNMENT
+    from .exercises import exercise_for
+    from .pipeline import GradeOptions
+    from .sandbox.limits import configured_limits
+
+    exercise = exercise_for(args.assignment or ASSIGNMENT)
     try:
         root: Path | None = find_root()
     except CourseError:  # outside a course: the settings' defaults
@@ -248,6 +253,14 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
 
 
 def _grade(args: argparse.Namespace) -> int:
+    try:
+        root = find_root()
+    except CourseError:
+        root = None  # outside a course: the run locks its --out folder itself
+    if root is not None and not args.wait:
+        refuse_if_held(root)  # a second tutor is told now, not after the course's modules have loaded
+    from .pipeline import grade_course
+
     run = grade_course(grade_options(args))
     print(run.summary(table=not args.quiet))
     if args.student:
@@ -256,12 +269,20 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _sync(args: argparse.Namespace, root: Path) -> int:
+    from .course.byhand import sync_by_hand
+    from .course.generated_cells import sync_source
+    from .course.nbgrader import ASSIGNMENT, source_notebook
+    from .exercises import exercise_for
+
     changed = sync_by_hand(source_notebook(root)) + sync_source(source_notebook(root), exercise_for(ASSIGNMENT))
     print(f"updated: {', '.join(changed)}" if changed else "test cells already in sync")
     return 0
 
 
 def _release(args: argparse.Namespace, root: Path) -> int:
+    from .course.nbgrader import generate_release
+    from .course.walkthrough import release_walkthroughs
+
     generate_release(root)
     release_walkthroughs(root)
     print("release/ regenerated")
@@ -335,6 +356,8 @@ def _run(args: argparse.Namespace) -> int:
         return _grade(args)
     root = find_root()
     if args.command in ("sync", "release"):  # they write the course: a course others can read is refused first
+        from .course.privacy import check_course_folder
+
         check_course_folder(root, args.allow_readable_course)
     return _COMMANDS[args.command](args, root)
 

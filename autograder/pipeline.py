@@ -14,10 +14,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .course.autograded import write_autograded
+from .course.course_root import find_root
 from .course.generated_cells import skipped_cell_ids
 from .course.gradebook_step import update_gradebook
 from .course.lock import grading_lock
-from .course.nbgrader import find_root, release_notebook
+from .course.nbgrader import release_notebook
 from .course.privacy import check_course_folder
 from .course.roster import course_roster
 from .course.secret import course_secret

@@ -38,6 +38,38 @@ def _holder(fd: int) -> str:
     return printable(text) if text else "another grader"
 
 
+def _busy(holder: str, path: Path) -> CourseBusy:
+    return CourseBusy(
+        f"another grader is working on this course: {holder}. Let it finish, then run this again "
+        f"(`grade --wait` starts as soon as it has); the lock is {path}"
+    )
+
+
+def refuse_if_held(folder: Path) -> None:
+    """Refuse at once if another grader holds ``folder``'s lock; take nothing.
+
+    The command line asks this before it loads the course (its configuration imports nbgrader: seconds),
+    so a second tutor is told at once; the run itself still takes the lock (:func:`grading_lock`).
+
+    Raises
+    ------
+    CourseBusy
+        When another process holds the lock.
+    """
+    path = folder / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return  # no lock file (never graded) or none to read: the run's own lock decides
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise _busy(_holder(fd), path) from None
+    finally:
+        os.close(fd)
+
+
 @contextmanager
 def grading_lock(folder: Path, *, who: str, wait: bool = False) -> Iterator[None]:
     """Hold the grading lock of ``folder`` (the course directory) while the block runs.
@@ -65,10 +97,7 @@ def grading_lock(folder: Path, *, who: str, wait: bool = False) -> Iterator[None
         except BlockingIOError:
             holder = _holder(fd)
             if not wait:
-                raise CourseBusy(
-                    f"another grader is working on this course: {holder}. Let it finish, then run this again "
-                    f"(`grade --wait` starts as soon as it has); the lock is {path}"
-                ) from None
+                raise _busy(holder, path) from None
             print(f"waiting for the other grader to finish: {holder}", file=sys.stderr, flush=True)
             fcntl.flock(fd, fcntl.LOCK_EX)
         started = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")

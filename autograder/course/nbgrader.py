@@ -33,15 +33,6 @@ c.Autograde.autograde_preprocessors = [Execute, *c.Autograde.autograde_preproces
 ASSIGNMENT = NDCG.assignment
 NOTEBOOK = NDCG.notebook
 
-def find_root(start: Path | None = None) -> Path:
-    """Return the course directory: the nearest folder upwards holding ``nbgrader_config.py``."""
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / "nbgrader_config.py").is_file():
-            return folder
-    raise CourseError(f"no nbgrader_config.py in {here} or above: run this from the course directory")
-
-
 def run_nbgrader(root: Path, *args: str, timeout: float = 3600) -> str:
     """Run ``nbgrader ARGS`` in ``root``; return its log, raise :class:`CourseError` if it fails."""
     command = [str(Path(sys.executable).parent / "nbgrader"), *args]

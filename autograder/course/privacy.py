@@ -30,7 +30,6 @@ from traitlets import Bool
 from traitlets.config import LoggingConfigurable
 
 from ..errors import CourseError
-from .late import course_config
 
 #: The command-line option that lets a command go on (with a warning) in a course other accounts can read.
 ALLOW_OPTION = "--allow-readable-course"
@@ -155,5 +154,7 @@ def check_course_folder(course: Path, flag: bool | None) -> None:
     CourseError
         See :func:`check_course_privacy`; also when the course's ``nbgrader_config.py`` does not load.
     """
+    from .late import course_config  # here: loading the course's config imports nbgrader (seconds)
+
     allow = bool(CoursePrivacy(config=course_config(course)).allow_readable_course) if flag is None else flag
     check_course_privacy(course, allow=allow)

@@ -24,12 +24,11 @@ STUDENT_CONFIG_PATH = "~/.jupyter/nbgrader_config.py"
 HUB_CONFIG_PATH = "/etc/jupyter/nbgrader_config.py"
 #: The kernel that `nbgrader validate` starts talks to it over CurveZMQ: without keys ipykernel 7 prints a
 #: "Kernel is running over TCP without encryption" warning into every validate (and the plain text could
-#: be read on a shared machine). "auto": keys where the kernel declares support, as ipykernel does.
+#: be read on a shared machine). "auto": keys where the kernel declares support, as ipykernel does (pyzmq's
+#: wheels, PyPI's and conda-forge's, have CurveZMQ, which jupyter_client needs for the setting).
 KERNEL_ENCRYPTION = (
     "# the notebook's kernel talks to nbgrader over an encrypted channel (and validate prints no TCP warning)\n"
-    "import zmq  # noqa: E402\n"
-    "if zmq.has('curve'):  # pyzmq's wheels have it; without it jupyter_client refuses the setting\n"
-    '    c.KernelManager.transport_encryption = "auto"\n'
+    'c.KernelManager.transport_encryption = "auto"\n'
 )
 
 

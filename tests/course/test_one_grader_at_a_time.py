@@ -123,6 +123,20 @@ def test_a_second_grader_refuses_while_the_first_runs(course):
     assert lock.read_text() == ""  # released: nobody grades
 
 
+@pytest.mark.cold_start  # the imports happen in a process of its own
+def test_the_second_grader_is_refused_before_the_course_loads(tmp_path):
+    # the course's config and the grading modules import nbgrader, numpy and matplotlib (seconds on a busy
+    # machine: a second tutor waited 11.9 s to be told); the refusal comes before any of them is imported
+    course = new_course(tmp_path / "course")
+    with grading_lock(course, who="the test's own holder"):
+        done = grade(course, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert "another grader is working on this course" in done.stderr and "the test's own holder" in done.stderr
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "autograder.cli" in imported, done.stderr[:3000]  # the import log is there: the check below can fail
+    assert not {"nbgrader", "matplotlib", "autograder.pipeline"} & imported, sorted(imported)
+
+
 def test_wait_starts_when_the_holder_is_done(course):
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     with grading_lock(course, who="the test's own holder"):
