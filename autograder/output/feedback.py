@@ -19,7 +19,7 @@ from markupsafe import Markup
 from ..files import write_atomic
 from ..grading import BatchResult, Exercise, Finding, Mistake, Status, StudentResult
 from .lateness import due_text, duration, utc
-from .marks import mark_rows, score_breakdown, test_rows
+from .marks import how_checked, mark_rows, score_breakdown, test_rows
 from .markup import without_solution
 from .templating import render
 
@@ -72,6 +72,7 @@ def render_feedback(exercise: Exercise, student: StudentResult, *, show_solution
         breakdown=score_breakdown(student),
         marks=mark_rows(exercise, student),
         tests=test_rows(student),
+        checked={test.name: how_checked(exercise, test.name, test.visible) for test in student.tests},
         late_by="" if student.late is None or not student.late.seconds_late else duration(student.late.seconds_late),
         due=due_text(student.late) if student.late is not None else "",
         submitted="" if student.late is None or student.late.submitted is None else utc(student.late.submitted),

@@ -10,6 +10,34 @@ from dataclasses import dataclass
 
 from ..grading import CellMark, Exercise, ManualMarks, StudentResult, TestResult
 
+#: How a test is shown beside its name: what the student could check before handing in.
+VISIBLE, HIDDEN = "visible", "hidden"
+#: An answer worked out by hand: the notebook checks only that it is a number (``validate`` passes a wrong
+#: value), its value is checked when graded; "visible" would promise more.
+BY_HAND = "answer checked when graded"
+
+
+def how_checked(exercise: Exercise, grade_id: str, visible: bool) -> str:
+    """``visible``, ``hidden`` or, for an answer of the exercise's answered part, :data:`BY_HAND`.
+
+    Parameters
+    ----------
+    exercise : Exercise
+    grade_id : str
+        A test group's grade id.
+    visible : bool
+        Whether the group (or the test result) is visible.
+
+    Returns
+    -------
+    str
+        The label the report and the feedback page show beside the test.
+    """
+    answered = exercise.answered.groups if exercise.answered is not None else ()
+    if any(group.grade_id == grade_id for group in answered):
+        return BY_HAND
+    return VISIBLE if visible else HIDDEN
+
 
 @dataclass(frozen=True)
 class MarkRow:

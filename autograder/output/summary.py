@@ -36,7 +36,7 @@ from ..grading import BatchResult, Exercise, Mistake, Status, StudentResult
 from ..grading.batch import never_submitted
 from .feedback import feedback_path
 from .lateness import due_text, duration, lateness_note, utc
-from .marks import manual_note, test_rows
+from .marks import how_checked, manual_note, test_rows
 
 #: Statuses whose submissions were scored (their notebook ran): the set every chart is over. Taken
 #: from :attr:`StudentResult.counted`, so that the report and the model cannot disagree on it.
@@ -140,7 +140,8 @@ class TestPasses:
 
     grade_id: str
     description: str
-    visible: bool
+    #: What a student could check before handing in (:func:`~.marks.how_checked`).
+    checked: str
     passed: int
     scored: int
 
@@ -357,7 +358,8 @@ class ClassTally:
             ),
             scores=tuple(sorted(self.scored.items())),
             mistakes=tuple(sorted((c for c in found if c.count), key=lambda c: -c.count)),
-            tests=tuple(TestPasses(g.grade_id, g.description, g.visible, passed=self.passes[g.grade_id], scored=scored)
+            tests=tuple(TestPasses(g.grade_id, g.description, how_checked(exercise, g.grade_id, g.visible),
+                                   passed=self.passes[g.grade_id], scored=scored)
                         for g in exercise.graded_groups),
             cases=tuple(cases),
             unexplained=self.unexplained.listed(),

@@ -111,3 +111,15 @@ def test_a_test_the_tutor_marked_shows_the_tutors_result_not_the_graders(grader,
     assert row.find_all("td")[1].find("span")["class"] == ["pass" if tutor == 2.0 else "fail"]
     assert points.startswith(f"{tutor:g} / 2") and f"the grader gave {grader:g}" in points
     assert details.startswith("the grader's check, which your tutor's mark replaces:")
+
+
+def test_a_by_hand_answer_is_not_called_visible():
+    """Issue 33.9: validate passes a wrong by-hand value, so its row must not promise a visible check."""
+    by_hand = EXERCISE.answered.groups[0]
+    code = [g for g in EXERCISE.groups if g.visible][0], [g for g in EXERCISE.groups if not g.visible][0]
+    tests = [TestResult(name=g.grade_id, description=g.description, points=0.0, max_points=g.points, passed=False,
+                        message="m", visible=g.visible, cases_passed=0, cases=1) for g in (by_hand, *code)]
+    student = StudentResult(student_id="ana", status=Status.GRADED, score=0.0, max_score=EXERCISE.max_score, tests=tests)
+    rows = BeautifulSoup(render_feedback(EXERCISE, student), "html.parser").find(id="tests").find_all("tr")[1:]
+    labels = [row.find("td").find("small").get_text() for row in rows]
+    assert labels == ["(answer checked when graded)", "(visible)", "(hidden)"]

@@ -218,6 +218,16 @@ def test_each_case_shows_how_many_scored_students_failed_it(written):
     assert len(rows) == sum(len(g.cases) + len(g.templates) for g in EXERCISE.groups)
 
 
+def test_the_tests_table_says_how_each_is_checked(written):
+    # a by-hand answer is checked only when graded (validate passes a wrong value): not "visible" (issue 33.9)
+    *_, soup = written
+    shown = {row[0].get_text(): row[2].get_text() for row in _rows(soup, "tests")}
+    answered = {g.grade_id for g in EXERCISE.answered.groups}
+    expected = {g.grade_id: "answer checked when graded" if g.grade_id in answered else ("visible" if g.visible else "hidden")
+                for g in EXERCISE.graded_groups}
+    assert shown == expected
+
+
 def test_the_report_shows_no_hidden_input(written):
     _, _, soup = written
     assert leaked([str(soup), soup.get_text(" ")]) == []
