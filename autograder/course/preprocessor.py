@@ -178,8 +178,9 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
             message = f"internal grader error: {type(error).__name__}"
             result = StudentResult.without_grading(student, Status.ERROR, message, exercise.max_score)
         self.log.info(  # printable: the converter refused a hostile name already; a log line is still no place for it
-            "%s: %s, %g of %g points (fresh instances %s)", printable(student), result.status.value, result.score,
-            result.max_score, result.instances,
+            # the grader's points: nbgrader applies late penalties and a tutor's marks after this step
+            "%s: %s, the grader's %g of %g points, before any late penalty or tutor's mark (fresh instances %s)",
+            printable(student), result.status.value, result.score, result.max_score, result.instances,
         )
         write_outcomes(nb, exercise, result, student_code_cells(nb, skip), self.timeout)
         # nbgrader's writer puts resources["outputs"] beside the autograded notebook: the result the

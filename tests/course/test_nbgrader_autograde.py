@@ -79,6 +79,8 @@ def test_both_ways_draw_the_same_fresh_instances(both_ways):
     assert len(set(labels.values())) == len(labels)  # every student gets instances of their own
     for student, label in labels.items():
         assert f"{student}: " in log and f"(fresh instances {label})" in log, student
+    # the score in that line is the grader's, and says so (issue 33.9): the final one comes after penalties
+    assert "the grader's" in log and "before any late penalty or tutor's mark" in log
     secret = course / ".grading-secret"
     assert secret.is_file() and secret.stat().st_mode & 0o777 == 0o600
 
