@@ -280,12 +280,16 @@ def _sync(args: argparse.Namespace, root: Path) -> int:
 
 
 def _release(args: argparse.Namespace, root: Path) -> int:
-    from .course.nbgrader import generate_release
+    from .course.nbgrader import ASSIGNMENT, generate_release
+    from .course.outbound import outbound_state
     from .course.walkthrough import release_walkthroughs
 
     generate_release(root)
     release_walkthroughs(root)
     print("release/ regenerated")
+    note = outbound_state(root, ASSIGNMENT).note()  # what students fetch is the exchange's copy
+    if note:
+        print(note)
     return 0
 
 
