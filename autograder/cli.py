@@ -151,7 +151,10 @@ def parser() -> argparse.ArgumentParser:
     variants.add_argument("--roster", type=Path, required=True, help="CSV with a student_id column (or ids first)")
     variants.add_argument("--out", type=Path, default=Path("paper"), help="folder for sheets.html and key.html")
     variants.add_argument("--choose-salt", action="store_true",
-                          help="choose a salt giving every student a list of their own, write it into source/ndcg/")
+                          help="choose a salt giving every student a list of their own, write it into source/ndcg/ "
+                          "(refused once the course has submissions, unless --force)")
+    variants.add_argument("--force", action="store_true",
+                          help="with --choose-salt: change the salt even though students have handed in")
     copying = commands.add_parser(
         "copying", help="copying report: by-hand answers that are another student's values, similar code pairs",
         epilog="example: python -m autograder copying --threshold 0.8 --out graded/copying.html",
@@ -296,7 +299,7 @@ def _release(args: argparse.Namespace, root: Path) -> int:
 def _variants(args: argparse.Namespace, root: Path) -> int:
     from .course.variants import write_variants
 
-    print(write_variants(root, args.roster, args.out, choose=args.choose_salt))
+    print(write_variants(root, args.roster, args.out, choose=args.choose_salt, force=args.force))
     return 0
 
 

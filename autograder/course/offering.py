@@ -58,8 +58,23 @@ class Offering:
         )
 
 
-def _submissions(root: Path, course_id: str) -> list[str]:
-    """Where this offering already has submissions, in words (empty: none)."""
+def submissions_found(root: Path, course_id: str | None = None) -> list[str]:
+    """Where the offering in ``root`` already has submissions, in words (empty: none).
+
+    Parameters
+    ----------
+    root : Path
+        The course directory.
+    course_id : str, optional
+        The offering's course id (default: the one ``nbgrader_config.py`` sets).
+
+    Returns
+    -------
+    list of str
+        Such as ``"3 in submitted/"``, ``"5 in the gradebook"``, ``"handed in to <exchange>/<id>/inbound"``.
+    """
+    if course_id is None:
+        course_id = str(course_config(root).CourseDirectory.get("course_id", ""))
     found = []
     submitted = root / "submitted"
     if submitted.is_dir() and (folders := student_folders(submitted)):
@@ -109,7 +124,7 @@ def new_offering(root: Path, course_id: str) -> Offering:
         raise CourseError(f"{config_path} must set c.CourseDirectory.course_id = \"…\" in exactly one line "
                           f"(found {len(lines)}): set it by hand")
     current = lines[0].group("id")
-    if found := _submissions(root, current):
+    if found := submissions_found(root, current):
         raise CourseError(f"the offering {current!r} has submissions ({', '.join(found)}): a new offering starts "
                           "from a fresh checkout of the course, before anything is handed in")
     pool = POOL_FILE.read_text(encoding="ascii").strip()

@@ -11,12 +11,13 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import CourseError, UsageError
 from ..exercises.ndcg.byhand.derive import CUTOFF
 from ..exercises.ndcg.byhand.pool import choose_salt, collisions, list_for
 from ..exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, every_steps
 from ..output.paper import Sheet, StepValues, write_paper
 from .byhand import POOL_FILE, release_variant, write_salt
+from .offering import submissions_found
 
 WORDING = (
     "The ranked list below gives the graded relevance (0 = not relevant, 3 = highly relevant) of the documents "
@@ -62,13 +63,26 @@ def sheet(student: str, salt: str, pool: str) -> Sheet:
     return Sheet(student, rels, CUTOFF, ways)
 
 
-def write_variants(root: Path, roster: Path, out: Path, *, choose: bool = False) -> str:
+def write_variants(root: Path, roster: Path, out: Path, *, choose: bool = False, force: bool = False) -> str:
     """Write the sheets and the key for ``roster`` into ``out``; return a summary line.
 
-    With ``choose``, first choose a salt that separates the roster and write it into the source notebook.
+    With ``choose``, first choose a salt that separates the roster and write it into the source notebook;
+    once the course has submissions only with ``force`` (a new salt gives every student another list).
+
+    Raises
+    ------
+    CourseError
+        With ``choose`` and without ``force``, when the course already has submissions.
     """
     students = read_roster(roster)
     pool = POOL_FILE.read_text(encoding="ascii").strip()
+    if choose and not force and (found := submissions_found(root)):
+        raise CourseError(
+            f"the course already has submissions ({', '.join(found)}): a new salt gives every student another "
+            "Task 1.2 list, and the answers handed in for the old one would be marked wrong. Keep the salt; "
+            "to change it anyway, add --force (the answers already handed in are then marked against the new "
+            "lists: ask those students to fetch the new release and answer again)"
+        )
     if choose:
         salt = choose_salt(students, pool, "ir-ranking-evaluation-byhand")
         write_salt(root, salt)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import shutil
 
 import nbformat
 import pytest
@@ -10,7 +11,7 @@ import pytest
 import ndcg_ref
 from autograder.course.byhand import published_variant, release_variant
 from autograder.course.variants import read_roster, write_variants
-from autograder.errors import UsageError
+from autograder.errors import CourseError, UsageError
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES
 
@@ -63,3 +64,21 @@ def test_the_roster_nbgrader_imports_is_read_as_it_is(tmp_path, header):
     lines += [",".join(row) if header != "student_id,email" else f"{row[0]},{row[3]}" for row in rows]
     roster.write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert read_roster(roster) == ["alice", "bob"]
+
+
+def test_choose_salt_is_refused_once_students_have_handed_in_unless_forced(tmp_path):
+    # issue 33.8: a new salt gives everyone another list; answers handed in for the old one would be marked wrong
+    course = whole_course(tmp_path / "course")
+    handed_in = course / "submitted" / "alice" / "ndcg"
+    handed_in.mkdir(parents=True)
+    shutil.copy(course / "release" / "ndcg" / "ndcg.ipynb", handed_in)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("alice\nbob\n", encoding="utf-8")
+    source = course / "source" / "ndcg" / "ndcg.ipynb"
+    before = source.read_bytes()
+    with pytest.raises(CourseError, match=r"already has submissions \(1 in submitted/\).*--force"):
+        write_variants(course, roster, tmp_path / "paper", choose=True)
+    assert source.read_bytes() == before  # nothing written
+    summary = write_variants(course, roster, tmp_path / "paper", choose=True, force=True)
+    salt, _ = published_variant(nbformat.read(source, as_version=4))
+    assert f"salt {salt} written" in summary  # forced: chosen and written (here the same salt separates both)
