@@ -7,6 +7,9 @@ builds one :class:`Exercise`; nothing in the engine names a particular exercise.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import inspect
 import math
 import random
 from collections.abc import Callable, Mapping
@@ -14,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from ..files import code_digest
 from ..sandbox import CallRecord, Limits
 from .model import Diagnosis, StudentResult
 
@@ -259,6 +263,7 @@ class Exercise:
     unchanged_hint: str = "do not modify the input list"
     #: Changes whenever the exercise's code could grade an unchanged notebook differently: a digest of
     #: its own source and of the reference functions it calls (the engine's own code is digested apart).
+    #: Left empty, it is derived from the modules of the exercise's functions (:meth:`__post_init__`).
     fingerprint: str = ""
     #: The sandbox's resource limits for this exercise's submissions (a heavier exercise raises them);
     #: ``python -m autograder grade`` and ``SandboxedExecute`` may override them.
@@ -266,6 +271,24 @@ class Exercise:
     #: A part of the notebook graded from its answers without running them; None: every group is code.
     answered: AnsweredPart | None = None
     _expected: dict[Call, float] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.fingerprint:
+            # never empty: with "" the resume cache would reuse results graded by an exercise since changed
+            object.__setattr__(self, "fingerprint", self._derived_fingerprint())
+
+    def _derived_fingerprint(self) -> str:
+        """A digest of the source files of the exercise's functions and what they import of their package."""
+        functions: list[Callable[..., Any]] = [self.reference, self.diagnose, self.resembles]
+        functions += [self.witnesses] if self.witnesses is not None else []
+        functions += [self.answered.mark] if self.answered is not None else []
+        functions = [inspect.unwrap(f.func if isinstance(f, functools.partial) else f) for f in functions]
+        try:
+            return code_digest(*functions)
+        except (ValueError, KeyError, AttributeError):  # no source file (built in): its name is all there is
+            names = [(getattr(f, "__module__", ""), getattr(f, "__qualname__", type(f).__qualname__))
+                     for f in functions]
+            return hashlib.sha256(repr(names).encode()).hexdigest()
 
     def expected(self, case: Case) -> float:
         """The reference value of ``case``'s call (computed once for a fixed case); for any kind of case."""

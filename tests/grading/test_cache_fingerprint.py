@@ -54,3 +54,25 @@ def test_the_exercise_fingerprint_covers_the_functions_its_cases_call():
     assert code_digest(*(getattr(ndcg_ref, name) for name in sorted(called))) in EXERCISE.fingerprint
     reading = Path(ndcg_ref.__file__).parent / "trec" / "reading.py"
     assert reading not in code_files(ndcg_ref.dcg, ndcg_ref.ndcg)
+
+
+def test_an_exercise_without_a_fingerprint_gets_one_from_its_code(tmp_path, monkeypatch):
+    # issue 35.1: "" as the default let the resume cache reuse results an exercise since changed would grade otherwise
+    from dataclasses import replace
+
+    package = tmp_path / "exercise_for_fingerprint_test"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "reference.py").write_text("def reference(call):\n    return 1.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        module = importlib.import_module("exercise_for_fingerprint_test.reference")
+        first = replace(EXERCISE, reference=module.reference, fingerprint="").fingerprint
+        assert first and first == replace(EXERCISE, reference=module.reference, fingerprint="").fingerprint
+        (package / "reference.py").write_text("def reference(call):\n    return 2.0\n")
+        importlib.reload(module)
+        assert replace(EXERCISE, reference=module.reference, fingerprint="").fingerprint != first
+        assert replace(EXERCISE, fingerprint="given").fingerprint == "given"  # one an exercise gives is kept
+    finally:
+        for loaded in [key for key in sys.modules if key.startswith("exercise_for_fingerprint_test")]:
+            del sys.modules[loaded]
