@@ -7,6 +7,7 @@ in the real sandbox by ``python -m autograder grade``. The scores are computed h
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -52,7 +53,7 @@ EXERCISE = Exercise(
     definition_html="<p>P@k = |{i &le; k : rel<sub>i</sub> &gt; 0}| / k</p>",
 )
 '''
-REGISTRY_LINE = "EXERCISES[PRECISION.assignment] = PRECISION\n"
+REGISTRY_ENTRY = "PRECISION.assignment: PRECISION"
 REGISTRY_IMPORT = "from .precision import EXERCISE as PRECISION\n"
 
 SOLUTIONS = {
@@ -96,6 +97,34 @@ def _source_notebook() -> nbformat.NotebookNode:
     ])
 
 
+def _registered(text: str) -> str:
+    """The registry's source with the new exercise added as its author would: an import, an entry in the dict.
+
+    Found by the syntax tree, not by the registry's exact lines: however the dict is laid out, the entry goes
+    in before its closing brace.
+    """
+    tree = ast.parse(text)
+    found = [node.value for node in tree.body if isinstance(node, ast.AnnAssign | ast.Assign)
+             and "EXERCISES" in {t.id for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                                 if isinstance(t, ast.Name)}]
+    if len(found) != 1 or not isinstance(found[0], ast.Dict):
+        raise AssertionError("autograder/exercises/__init__.py no longer sets EXERCISES to a dict literal: "
+                             "update this test and the guide together")
+    lines = text.splitlines(keepends=True)
+    closing = found[0]
+    assert closing.end_lineno is not None and closing.end_col_offset is not None
+    line = lines[closing.end_lineno - 1]
+    brace = closing.end_col_offset - 1  # the dict's closing brace
+    if line[:brace].strip():  # entries before it on its line: `{NDCG.assignment: NDCG}`
+        lines[closing.end_lineno - 1] = line[:brace].rstrip().rstrip(",") + f", {REGISTRY_ENTRY}" + line[brace:]
+    else:  # the brace on a line of its own, after one entry per line
+        lines.insert(closing.end_lineno - 1, f"    {REGISTRY_ENTRY},\n")
+    imports = [node for node in tree.body if isinstance(node, ast.ImportFrom)]
+    after = imports[-1].end_lineno or 0
+    lines.insert(after, REGISTRY_IMPORT)
+    return "".join(lines)
+
+
 def _add_exercise(kit: Path) -> None:
     """Write the new exercise's files into ``kit``: exactly the documented ones."""
     written = {
@@ -103,13 +132,7 @@ def _add_exercise(kit: Path) -> None:
         f"source/{ASSIGNMENT}/{NOTEBOOK}": nbformat.writes(_source_notebook()),
     }
     registry = kit / "autograder" / "exercises" / "__init__.py"
-    text = registry.read_text(encoding="utf-8")
-    anchor = "EXERCISES: dict[str, Exercise] = {NDCG.assignment: NDCG}\n"
-    assert anchor in text, "the registry's line moved: update this test and the guide together"
-    written["autograder/exercises/__init__.py"] = (
-        text.replace("from .ndcg import EXERCISE as NDCG\n", "from .ndcg import EXERCISE as NDCG\n" + REGISTRY_IMPORT)
-        .replace(anchor, anchor + REGISTRY_LINE)
-    )
+    written["autograder/exercises/__init__.py"] = _registered(registry.read_text(encoding="utf-8"))
     assert sorted(written) == sorted(documented_files())  # nothing more, nothing less than the guide says
     for relative, content in written.items():
         target = kit / relative
