@@ -144,17 +144,7 @@ def parser() -> argparse.ArgumentParser:
     )
     _add_grade_arguments(grade)
     _add_privacy_argument(grade)
-    variants = commands.add_parser(
-        "variants", help="paper exam: one printable sheet per student of a roster (their list, k) and the tutors' key",
-        epilog="example: python -m autograder variants --roster roster.csv --out paper",
-    )
-    variants.add_argument("--roster", type=Path, required=True, help="CSV with a student_id column (or ids first)")
-    variants.add_argument("--out", type=Path, default=Path("paper"), help="folder for sheets.html and key.html")
-    variants.add_argument("--choose-salt", action="store_true",
-                          help="choose a salt giving every student a list of their own, write it into source/ndcg/ "
-                          "(refused once the course has submissions, unless --force)")
-    variants.add_argument("--force", action="store_true",
-                          help="with --choose-salt: change the salt even though students have handed in")
+    _add_variants_parser(commands)
     copying = commands.add_parser(
         "copying", help="copying report: by-hand answers that are another student's values, similar code pairs",
         epilog="example: python -m autograder copying --threshold 0.8 --out graded/copying.html",
@@ -189,6 +179,20 @@ T = TypeVar("T")
 def _given(flag: T | None, course: T) -> T:
     """A flag's value where the command line gave one, else the course's setting."""
     return course if flag is None else flag
+
+
+def _add_variants_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    variants = commands.add_parser(
+        "variants", help="paper exam: one printable sheet per student of a roster (their list, k) and the tutors' key",
+        epilog="example: python -m autograder variants --roster roster.csv --out paper",
+    )
+    variants.add_argument("--roster", type=Path, required=True, help="CSV with a student_id column (or ids first)")
+    variants.add_argument("--out", type=Path, default=Path("paper"), help="folder for sheets.html and key.html")
+    variants.add_argument("--choose-salt", action="store_true",
+                          help="choose a salt giving every student a list of their own, write it into source/ndcg/ "
+                          "(refused once the course has submissions, unless --force)")
+    variants.add_argument("--force", action="store_true",
+                          help="with --choose-salt: change the salt even though students have handed in")
 
 
 def _add_hub_service_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
