@@ -18,6 +18,7 @@ import nbformat
 
 from ..errors import CourseError
 from ..output.gradebook_db import DEFAULT_COURSE, open_gradebook
+from .config_file import course_config
 
 
 class MissingSource(CourseError):
@@ -70,7 +71,6 @@ def record_assignment_cells(root: Path, db_url: str, assignment: str, notebook: 
         LockCells,
         SaveCells,
     )
-    from traitlets.config.loader import PyFileConfigLoader
 
     notebook_id = Path(notebook).stem
     if notebook_is_recorded(db_url, assignment, notebook_id):
@@ -81,7 +81,7 @@ def record_assignment_cells(root: Path, db_url: str, assignment: str, notebook: 
             f"no {source.relative_to(root)}: the gradebook got the grade cells only "
             "(nbgrader's generate_assignment records the rest)"
         )
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    config = course_config(root)
     nb = nbformat.read(source, as_version=nbformat.NO_CONVERT)
     # as generate_assignment's init_assignment: the assignment first, under the course's id
     course_id = config.CourseDirectory.get("course_id", "")

@@ -19,7 +19,7 @@ from traitlets import TraitError
 
 from ..errors import UsageError
 from ..sandbox.limits import SETTINGS
-from .late import course_config
+from .config_file import course_config
 from .preprocessor import SandboxedExecute
 
 #: The command line's sandbox mode where the course sets none.

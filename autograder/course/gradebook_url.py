@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import CourseError
 from ..output.gradebook_db import DEFAULT_COURSE, driver_problem
-from .late import course_config
+from .config_file import course_config
 
 #: ``--gradebook none``: do not record scores.
 NO_GRADEBOOK = "none"

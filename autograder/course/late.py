@@ -38,6 +38,7 @@ from ..grading import Lateness
 from ..output.gradebook_db import open_gradebook
 from ..output.safe_text import printable
 from . import recorded_time
+from .config_file import course_config
 
 #: nbgrader's step logs "... is 29 seconds late" as a warning: the batch shows lateness in its table instead.
 _QUIET = logging.getLogger("autograder.late")
@@ -135,18 +136,6 @@ class CourseLatePenalties(AssignLatePenalties):  # type: ignore[misc]  # nbgrade
                     notebook.late_submission_penalty = self._check_late_penalty(notebook, penalty)
             gradebook.db.commit()
         return nb, resources
-
-
-def course_config(root: Path | None) -> Config:
-    """The course's ``nbgrader_config.py`` loaded as nbgrader loads it (an empty config outside a course)."""
-    if root is None or not (root / "nbgrader_config.py").is_file():
-        return Config()
-    from traitlets.config.loader import PyFileConfigLoader
-
-    try:
-        return PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-    except Exception as error:  # nbgrader would log it and run without the file: say so instead
-        raise CourseError(f"cannot load {root / 'nbgrader_config.py'}: {type(error).__name__}: {error}") from error
 
 
 def late_step(config: Config) -> type[AssignLatePenalties] | None:

@@ -28,8 +28,8 @@ from ..grading.batch import student_folders
 from ..output.gradebook import gradebook_path
 from ..output.gradebook_db import open_gradebook
 from .byhand import POOL_FILE, write_salt
+from .config_file import course_config
 from .gradebook_url import course_gradebook
-from .late import course_config
 from .roster import course_roster
 from .secret import SECRET_NAME
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import CourseError
+from .config_file import course_config
 
 #: Where students put the file (nbgrader reads it from Jupyter's config folder).
 STUDENT_CONFIG_PATH = "~/.jupyter/nbgrader_config.py"
@@ -40,12 +41,7 @@ def course_settings(root: Path) -> tuple[str, str]:
     CourseError
         If the course's configuration cannot be loaded or names no course id.
     """
-    from traitlets.config.loader import PyFileConfigLoader
-
-    try:
-        config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-    except Exception as error:  # the file is the tutor's Python: any error, said in one line
-        raise CourseError(f"cannot load {root / 'nbgrader_config.py'}: {type(error).__name__}: {error}") from error
+    config = course_config(root)
     course_id = config.CourseDirectory.get("course_id")
     if not course_id:
         raise CourseError(f"{root / 'nbgrader_config.py'} sets no c.CourseDirectory.course_id")

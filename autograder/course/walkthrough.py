@@ -13,6 +13,8 @@ from pathlib import Path
 
 import nbformat
 
+from .config_file import course_config
+
 #: The exchange's name for the walkthroughs, and their folder in ``release/``.
 WALKTHROUGH_ASSIGNMENT = "walkthrough"
 
@@ -28,9 +30,8 @@ def student_walkthrough(root: Path, path: Path) -> nbformat.NotebookNode:
         A walkthrough in ``notebooks/``.
     """
     from nbgrader.preprocessors import ClearOutput, ClearSolutions
-    from traitlets.config.loader import PyFileConfigLoader
 
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    config = course_config(root)
     notebook = nbformat.read(path, as_version=nbformat.NO_CONVERT)
     resources: dict[str, object] = {}
     for step in (ClearSolutions, ClearOutput):

@@ -8,7 +8,8 @@ import pytest
 from nbgrader.preprocessors import AssignLatePenalties
 from traitlets.config import Config
 
-from autograder.course.late import CourseLatePenalties, course_config, extended_due, late_step
+from autograder.course.config_file import course_config
+from autograder.course.late import CourseLatePenalties, extended_due, late_step
 from autograder.errors import CourseError
 from autograder.grading import Lateness, Status, StudentResult
 from autograder.output.lateness import duration, lateness_text

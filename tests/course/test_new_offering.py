@@ -16,7 +16,7 @@ import nbformat
 import pytest
 
 from autograder.course.byhand import published_variant
-from autograder.course.late import course_config
+from autograder.course.config_file import course_config
 from autograder.course.secret import SECRET_NAME, course_secret
 
 from grading_run import ROOT, add_student, generated_course
