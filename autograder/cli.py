@@ -48,9 +48,10 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         help="grade on the workers of this Dask scheduler (tls://host:8786 or tcp://host:8786); this "
                         "process reads the submissions and alone writes the outputs and the gradebook "
                         "(pip install '.[distributed]')")
-    parser.add_argument("--processes", type=int, default=0, metavar="N",
+    parser.add_argument("--dask-processes", "--processes", dest="processes", type=int, default=0, metavar="N",
                         help="grade on a local Dask cluster of N worker processes, one submission each at a time "
-                        "(default: this machine's threads or worker processes, see --workers)")
+                        "(default: this machine's threads or worker processes, see --workers; --processes is "
+                        "its old name, kept for a while)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds each code cell and each test call may take (default: the course's "
                         f"c.SandboxedExecute.timeout, else {DEFAULT_TIMEOUT:g}); "

@@ -130,9 +130,9 @@ def _check(options: GradeOptions) -> None:
     if options.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {options.workers}")
     if options.scheduler and options.processes:
-        raise UsageError("--scheduler and --processes exclude each other (a cluster elsewhere, or one started here)")
+        raise UsageError("--scheduler and --dask-processes exclude each other (a cluster elsewhere, or one started here)")
     if options.processes < 0:
-        raise UsageError(f"--processes must be at least 1, got {options.processes}")
+        raise UsageError(f"--dask-processes must be at least 1, got {options.processes}")
     if not options.timeout > 0:
         raise UsageError(f"--timeout must be positive, got {options.timeout:g}")
     if not options.max_notebook_mb > 0:

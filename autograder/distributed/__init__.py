@@ -1,6 +1,6 @@
 """Grading beyond one machine, and beyond one interpreter lock: the per-student work on Dask distributed.
 
-``python -m autograder grade --scheduler tls://host:8786`` (the course's cluster) or ``--processes N``
+``python -m autograder grade --scheduler tls://host:8786`` (the course's cluster) or ``--dask-processes N``
 (a local cluster of N worker processes). This process stays the coordinator (:mod:`.executor`);
 the workers grade in their own sandboxes (:mod:`.worker`). Dask is an optional extra
 (``ndcg-kit[distributed]``), imported only when asked for.

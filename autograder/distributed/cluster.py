@@ -39,7 +39,7 @@ def dask_client(scheduler: str | None, processes: int) -> Iterator[Any]:
         from distributed import Client, LocalCluster
         from distributed.security import Security
     except ImportError:
-        raise UsageError(f"--scheduler and --processes need Dask distributed: {INSTALL}") from None
+        raise UsageError(f"--scheduler and --dask-processes need Dask distributed: {INSTALL}") from None
     # a killed worker is expected (it is restarted, its jobs graded elsewhere): no traceback wall for it
     logging.getLogger("distributed").setLevel(logging.ERROR)
     with ExitStack() as stack:
