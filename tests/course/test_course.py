@@ -14,6 +14,7 @@ from byhand_answers import BY_HAND_POINTS
 import ndcg_ref
 from autograder.course.generated_cells import out_of_sync, render_group, without_hidden_tests
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
+from autograder.exercises import EXERCISES
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.marking import STEPS
 from autograder.exercises.ndcg.cases import GROUPS, LECTURE
@@ -25,16 +26,17 @@ from grading_run import whole_course
 
 SOURCE = ROOT / "source" / ASSIGNMENT / NOTEBOOK
 RELEASE = ROOT / "release" / ASSIGNMENT / NOTEBOOK
-HIDDEN_CASES = [case for group in GROUPS if not group.visible for case in group.cases]
 
 
 def _cells(path):
     return nbformat.read(path, as_version=4).cells
 
 
-def test_source_test_cells_match_the_cases():
-    stale = out_of_sync(nbformat.read(SOURCE, as_version=4), EXERCISE)
-    assert stale == [], f"run `make sync`: these cells differ from autograder/cases.py: {stale}"
+@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+def test_source_test_cells_match_the_cases(exercise):
+    source = ROOT / "source" / exercise.assignment / exercise.notebook
+    stale = out_of_sync(nbformat.read(source, as_version=4), exercise)
+    assert stale == [], f"run `make sync`: these cells of {source.name} differ from its exercise's cases: {stale}"
 
 
 @pytest.mark.slow
@@ -43,26 +45,30 @@ def test_release_is_what_nbgrader_generates_from_source(course):
     assert RELEASE.read_text(encoding="utf-8") == generated, "release/ is stale: run `make release`"
 
 
-def test_release_has_no_hidden_test_text():
+@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+def test_release_has_no_hidden_test_text(exercise):
+    # every file released (any exercise's), against this exercise's hidden cases
     files = [p for p in (ROOT / "release").rglob("*") if p.is_file()]
-    assert RELEASE in files
+    assert ROOT / "release" / exercise.assignment / exercise.notebook in files
     text = "\n".join(p.read_text(encoding="utf-8") for p in files)
     assert "HIDDEN TESTS" not in text
     assert "BEGIN SOLUTION" not in text
-    for case in HIDDEN_CASES:
+    for case in (case for group in exercise.groups if not group.visible for case in group.cases):
         for call in (case.call, *case.extra_calls):
             # as it appears in the source's cell (JSON-escaped there as here)
             assert json.dumps(call.text)[1:-1] not in text, call
-            if len(call.args[0]) > 2:  # "[1]" or "[2, 1]" are in any code
-                assert f"{list(call.args[0])!r}" not in text, call
+            for arg in call.args:
+                if isinstance(arg, tuple | list) and len(arg) > 2:  # "[1]" or "[2, 1]" are in any code
+                    assert f"{list(arg)!r}" not in text, call
         if case.expect is Expect.REFERENCE:
-            expected = repr(EXERCISE.expected(case))
+            expected = repr(exercise.expected(case))
             assert expected not in text or len(expected) <= 4, case.call  # 0.0, 0.5, 1.0 are in any text
         assert case.provenance not in text, case.provenance
 
 
-def test_release_has_no_outputs():
-    for cell in _cells(RELEASE):
+@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+def test_release_has_no_outputs(exercise):
+    for cell in _cells(ROOT / "release" / exercise.assignment / exercise.notebook):
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None
 
