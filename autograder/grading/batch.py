@@ -36,7 +36,7 @@ from .model import SCHEMA_VERSION, Status, StudentResult
 from .notebook import FileId, NotebookFile, SubmissionProblem, read_notebook
 from .store import ResultStore
 from .student_ids import check_ids, name_problem
-from .submission import GradingSettings, grade_submission, submission_seed
+from .submission import GradingSettings, answers_current, grade_submission, submission_seed
 
 STATE = ".state"
 #: The grader's code, the engine and the sandbox: a change to any of their files may change results
@@ -53,6 +53,8 @@ def grading_fingerprint(settings: GradingSettings) -> str:
     digest.update(repr((settings.timeout, sorted(settings.skip_ids), settings.max_notebook_bytes)).encode())
     # a new release (another salt) gives the answered part other values to mark against
     digest.update(repr((settings.published, [(g.grade_id, g.points) for g in exercise.graded_groups])).encode())
+    # crediting follow-through on another student's variant changes points (the class itself: answers_current)
+    digest.update(repr(settings.classmates.credit_copied).encode())
     # a raised memory limit must re-grade the students who ran out of it
     digest.update(repr(settings.sandbox_limits).encode())
     # a new course secret draws new instances: the cache must not keep the old ones' results
@@ -290,7 +292,7 @@ def grade_batch(
             return file
         saved = None if force or student in regrade else _load_state(state_dir / state_name(student), fingerprint,
                                                                       file.sha256)
-        if saved is not None:
+        if saved is not None and answers_current(saved, file, settings):
             return saved
         return Job(student, file, submission_seed(student, file, settings))
 

@@ -23,7 +23,7 @@ from ..sandbox.deadline import OUT_OF_BUDGET, default_budget
 from .calls import CallPlan, call_orders, extra_call_orders, next_call_id, plan_calls, skip_rest_of_group
 from .compiled import CompiledCode
 from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
-from .exercise import Call, Exercise
+from .exercise import Call, Classmates, Exercise
 from .folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
 from .model import CellProblem, Status, StudentResult, TestResult
 from .notebook import (
@@ -80,6 +80,10 @@ class GradingSettings:
     #: The release's cells the exercise's answered part reads its data from, as ``(grade id, source)``
     #: pairs (:attr:`~.AnsweredPart.published_ids`): what the release gave every student.
     published: tuple[tuple[str, str], ...] = ()
+    #: The course's students, against whose variants the answered part checks the answers (and whether
+    #: follow-through is credited for answers that fit another's). Left out of the grading fingerprint
+    #: but its setting: a saved result is checked against the class of the run (:func:`answers_current`).
+    classmates: Classmates = field(default_factory=Classmates)
 
     @property
     def sandbox_limits(self) -> Limits:
@@ -139,12 +143,30 @@ def with_answers(result: StudentResult, file: NotebookFile, settings: GradingSet
         cells = cell_sources(file, part.cell_ids)
     except SubmissionProblem:
         return result
-    marked = part.mark(result.student_id, cells, dict(settings.published))
+    marked = part.mark(result.student_id, cells, dict(settings.published), settings.classmates)
     result.tests = marked.tests + result.tests
     result.score += marked.score
+    result.copied_from = marked.copied_from
     # the same mistake made by hand and in code is told at both places
     result.diagnosis.findings.extend(marked.diagnosis.findings)
     return result
+
+
+def answers_current(saved: StudentResult, file: NotebookFile, settings: GradingSettings) -> bool:
+    """Whether a saved result's answered part fits the same students' variants as it does in this run's class.
+
+    Marking the answers runs nothing (milliseconds): a saved result is reused only when its answers
+    fit the same other student as now (a classmate whose variant they fit may have joined since).
+    """
+    part = settings.exercise.answered
+    if part is None:
+        return True
+    try:
+        cells = cell_sources(file, part.cell_ids)
+    except SubmissionProblem:
+        return True
+    marked = part.mark(saved.student_id, cells, dict(settings.published), settings.classmates)
+    return marked.copied_from == saved.copied_from
 
 
 def _grade_code(
