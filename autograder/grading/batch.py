@@ -30,13 +30,14 @@ from tqdm import tqdm
 
 from ..files import source_digest, write_atomic
 from ..sandbox import MachineOverloaded, Sandbox
+from .answered import answers_current
 from .exercise import Exercise
 from .folder_bounds import check_folder
 from .model import SCHEMA_VERSION, Status, StudentResult
 from .notebook import FileId, NotebookFile, SubmissionProblem, read_notebook
 from .store import ResultStore
 from .student_ids import check_ids, name_problem
-from .submission import GradingSettings, answers_current, grade_submission, submission_seed
+from .submission import GradingSettings, grade_submission, submission_seed
 
 STATE = ".state"
 #: The grader's code, the engine and the sandbox: a change to any of their files may change results
@@ -292,7 +293,8 @@ def grade_batch(
             return file
         saved = None if force or student in regrade else _load_state(state_dir / state_name(student), fingerprint,
                                                                       file.sha256)
-        if saved is not None and answers_current(saved, file, settings):
+        if saved is not None and answers_current(saved, file, exercise.answered, dict(settings.published),
+                                                 settings.classmates):
             return saved
         return Job(student, file, submission_seed(student, file, settings))
 

@@ -20,6 +20,7 @@ from ..sandbox import (
     run_submission,
 )
 from ..sandbox.deadline import OUT_OF_BUDGET, default_budget
+from .answered import with_answers
 from .calls import CallPlan, call_orders, extra_call_orders, next_call_id, plan_calls, skip_rest_of_group
 from .compiled import CompiledCode
 from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
@@ -32,7 +33,6 @@ from .notebook import (
     NotebookFile,
     SubmissionProblem,
     cell_labels,
-    cell_sources,
     student_code,
 )
 from .scoring import HIDDEN_EXCEPTIONS, hidden_exception_name, hidden_type_name, score
@@ -82,7 +82,7 @@ class GradingSettings:
     published: tuple[tuple[str, str], ...] = ()
     #: The course's students, against whose variants the answered part checks the answers (and whether
     #: follow-through is credited for answers that fit another's). Left out of the grading fingerprint
-    #: but its setting: a saved result is checked against the class of the run (:func:`answers_current`).
+    #: but its setting: a saved result is checked against the class of the run (:func:`.answered.answers_current`).
     classmates: Classmates = field(default_factory=Classmates)
 
     @property
@@ -127,46 +127,8 @@ def grade_submission(
     MachineOverloaded
         When the machine, not the submission, used up the time: the student must stay ungraded.
     """
-    return with_answers(_grade_code(student_id, file, submitted, settings, sandbox, slot, seed), file, settings)
-
-
-def with_answers(result: StudentResult, file: NotebookFile, settings: GradingSettings) -> StudentResult:
-    """``result`` with the exercise's answered part: its steps first, their points, their findings.
-
-    Nothing of that part runs: its answers are read from ``file`` as data and marked against the
-    release's published cells. A file that is no notebook has no answers (its result says why).
-    """
-    part = settings.exercise.answered
-    if part is None:
-        return result
-    try:
-        cells = cell_sources(file, part.cell_ids)
-    except SubmissionProblem:
-        return result
-    marked = part.mark(result.student_id, cells, dict(settings.published), settings.classmates)
-    result.tests = marked.tests + result.tests
-    result.score += marked.score
-    result.copied_from = marked.copied_from
-    # the same mistake made by hand and in code is told at both places
-    result.diagnosis.findings.extend(marked.diagnosis.findings)
-    return result
-
-
-def answers_current(saved: StudentResult, file: NotebookFile, settings: GradingSettings) -> bool:
-    """Whether a saved result's answered part fits the same students' variants as it does in this run's class.
-
-    Marking the answers runs nothing (milliseconds): a saved result is reused only when its answers
-    fit the same other student as now (a classmate whose variant they fit may have joined since).
-    """
-    part = settings.exercise.answered
-    if part is None:
-        return True
-    try:
-        cells = cell_sources(file, part.cell_ids)
-    except SubmissionProblem:
-        return True
-    marked = part.mark(saved.student_id, cells, dict(settings.published), settings.classmates)
-    return marked.copied_from == saved.copied_from
+    result = _grade_code(student_id, file, submitted, settings, sandbox, slot, seed)
+    return with_answers(result, file, settings.exercise.answered, dict(settings.published), settings.classmates)
 
 
 def _grade_code(

@@ -152,7 +152,7 @@ def render_report(exercise: Exercise, batch: BatchResult, out: Path | None = Non
         figures=report_figures(summary, exercise.max_score),
         # linked where it is (the copying command writes it beside this page), else the command is named
         copying=REPORT_NAME if out is not None and (out / REPORT_NAME).is_file() else None,
-        copying_command=f"{COMMAND} --out {(out or Path('graded')) / REPORT_NAME}",
+        copying_command=COMMAND, copying_name=REPORT_NAME,  # the page is the same wherever it is written
     )
 
 

@@ -105,7 +105,7 @@ def test_every_main_output_names_the_classmate_and_the_copying_report(both):
     report = (course / "graded" / "report.html").read_text(encoding="utf-8")
     copied = report_table(report, "copied")
     assert f">{cop}</a></td><td>ada</td>" in copied and "bob" not in copied
-    assert "python -m autograder copying --out graded/copying.html" in report  # not written yet: how to
+    assert '<code id="copying-report">python -m autograder copying</code>' in report  # not written yet: how to
     assert "copying report: not written yet" in done.stdout
     copying_report(course)  # the tutor writes it; the next run links it, the saved results reused
     again = _grade_with_table(course)
