@@ -111,15 +111,42 @@ def _shared_files(submitted: Path, students: list[str], exercise: Exercise) -> d
     return {file_id: names for file_id, names in owners.items() if len(names) > 1}
 
 
-def _load_state(path: Path, fingerprint: str, digest: str) -> StudentResult | None:
-    """The saved result if it was graded the same way from the same notebook, else None."""
+def class_digest(settings: GradingSettings) -> str:
+    """Changes whenever the class whose variants the answered part checks answers against changes."""
+    return hashlib.sha256("\n".join(sorted(settings.classmates.ids)).encode()).hexdigest()
+
+
+def _save_state(path: Path, fingerprint: str, digest: str, classes: str, result: StudentResult) -> None:
+    """Keep ``result`` for the next run (see :func:`_load_state`)."""
+    record = {"fingerprint": fingerprint, "notebook_sha256": digest, "classmates": classes, "result": result.to_json()}
+    # compact, so that json uses its C encoder (with an indent: its Python one, many times slower)
+    write_atomic(path, json.dumps(record, separators=(",", ":")))
+
+
+def _load_state(path: Path, fingerprint: str, digest: str) -> tuple[StudentResult, str] | None:
+    """The saved result and the class it was marked in if it was graded the same way from the same notebook."""
     try:
         saved = json.loads(path.read_text(encoding="utf-8"))
         if saved["fingerprint"] != fingerprint or saved["notebook_sha256"] != digest:
             return None
-        return StudentResult.from_json(saved["result"])
+        return StudentResult.from_json(saved["result"]), str(saved["classmates"])
     except (OSError, ValueError, KeyError, TypeError):  # unreadable or from another version: grade again
         return None
+
+
+def _reused(path: Path, file: NotebookFile, settings: GradingSettings, fingerprint: str, classes: str,
+            ) -> StudentResult | None:
+    """The saved result of ``file`` when it holds for this run: graded the same way, its answers marked alike."""
+    saved = _load_state(path, fingerprint, file.sha256)
+    if saved is None or saved[1] == classes:
+        return None if saved is None else saved[0]
+    # marked in another class (a classmate joined): reused while its answers fit the same classmate's list,
+    # and saved as of this class (checked once, not on every run)
+    result = saved[0]
+    if not answers_current(result, file, settings.exercise.answered, dict(settings.published), settings.classmates):
+        return None
+    _save_state(path, fingerprint, file.sha256, classes, result)
+    return result
 
 
 @dataclass(frozen=True)
@@ -273,6 +300,7 @@ def grade_batch(
     state_dir = out / STATE
     state_dir.mkdir(parents=True, exist_ok=True)
     fingerprint = grading_fingerprint(settings)
+    classes = class_digest(settings)
     folders = student_folders(submitted)
     ids = check_ids(folders, roster)
     students = list(ids.accepted)
@@ -291,10 +319,9 @@ def grade_batch(
         file = _read_submission(submitted, student, settings, shared)
         if isinstance(file, StudentResult):
             return file
-        saved = None if force or student in regrade else _load_state(state_dir / state_name(student), fingerprint,
-                                                                      file.sha256)
-        if saved is not None and answers_current(saved, file, exercise.answered, dict(settings.published),
-                                                 settings.classmates):
+        saved = None if force or student in regrade else _reused(state_dir / state_name(student), file, settings,
+                                                                  fingerprint, classes)
+        if saved is not None:
             return saved
         return Job(student, file, submission_seed(student, file, settings))
 
@@ -310,11 +337,8 @@ def grade_batch(
     try:
         for item in graded:
             if item.job is not None:  # saved here, by the coordinator only, as soon as it is known
-                record = {"fingerprint": fingerprint, "notebook_sha256": item.job.file.sha256,
-                          "result": item.result.to_json()}
-                # compact, so that json uses its C encoder (with an indent: its Python one, many times slower)
-                text = json.dumps(record, separators=(",", ":"))
-                write_atomic(state_dir / state_name(item.result.student_id), text)
+                _save_state(state_dir / state_name(item.result.student_id), fingerprint, item.job.file.sha256,
+                            classes, item.result)
             results.put(item.result)
             bar.update(1)
     except BaseException:
