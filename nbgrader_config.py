@@ -138,6 +138,9 @@ c.SandboxedExecute.sandbox = "required"
 # A submission folder over 250 entries or 64 MiB is refused before it is copied (nbgrader's copy is quadratic
 # in the number of files): c.SandboxedExecute.max_folder_files = 250, c.SandboxedExecute.max_folder_mb = 64;
 # a notebook over c.SandboxedExecute.max_notebook_mb = 8 is refused unread, as by `grade --max-notebook-mb`
+# Task 1.2: by-hand answers that fit another student's list (and not the student's own) earn no follow-through
+# point, and every output flags them; True gives the point anyway (they are still flagged):
+# c.SandboxedExecute.credit_copied_follow_through = False
 
 # Late work. The due date is the gradebook's: `nbgrader db assignment add ndcg --duedate="2026-12-01 17:00:00 UTC"`.
 # The penalty is nbgrader's late-submission plugin's: "none" (lateness is shown, nothing taken off)

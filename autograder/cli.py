@@ -257,6 +257,7 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
         max_folder_mb=_given(args.max_folder_mb, course.max_folder_mb),
         students=tuple(args.student), wait=args.wait, scheduler=args.scheduler, processes=args.processes,
         allow_readable_course=args.allow_readable_course,
+        credit_copied_follow_through=course.credit_copied_follow_through,
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .course.autograded import write_autograded
+from .course.classmates import course_classmates
 from .course.course_root import find_root
 from .course.generated_cells import skipped_cell_ids
 from .course.gradebook_step import update_gradebook
@@ -41,6 +42,7 @@ from .grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code, release_sources
 from .grading.store import ResultStore
 from .grading.submission import DEFAULT_TIMEOUT
+from .output.copying import copying_note
 from .output.feedback import write_feedback
 from .output.report import write_report
 from .output.results import run_summary, write_results
@@ -94,6 +96,9 @@ class GradeOptions:
     limits: Limits | None = None
     #: From this many students on, ``workers`` > 1 are processes, not threads (:mod:`.distributed.local`).
     process_class: int = PROCESS_CLASS
+    #: Give Task 1.2's follow-through point to answers that fit another student's list (the course's
+    #: ``c.SandboxedExecute.credit_copied_follow_through``; off: withheld, and every output says so).
+    credit_copied_follow_through: bool = False
 
     def __post_init__(self) -> None:
         # limits built in code are held to the command line's ranges, not only the ones parsed from it
@@ -122,15 +127,18 @@ class GradeRun:
 
     def summary(self, *, table: bool = True) -> str:
         """What the run prints on the terminal: the table of students (if ``table``), counts, outputs."""
-        return run_summary(self.batch, self.out, self.gradebook_note, table=table, sandbox=self.sandbox_mode or None,
-                           not_submitted=self.not_submitted)
+        summary = run_summary(self.batch, self.out, self.gradebook_note, table=table,
+                              sandbox=self.sandbox_mode or None, not_submitted=self.not_submitted)
+        return f"{summary}\n{copying_note(self.out)}"
 
 
 def _check(options: GradeOptions) -> None:
     if options.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {options.workers}")
     if options.scheduler and options.processes:
-        raise UsageError("--scheduler and --dask-processes exclude each other (a cluster elsewhere, or one started here)")
+        raise UsageError(
+            "--scheduler and --dask-processes exclude each other (a cluster elsewhere, or one started here)"
+        )
     if options.processes < 0:
         raise UsageError(f"--dask-processes must be at least 1, got {options.processes}")
     if not options.timeout > 0:
@@ -265,6 +273,9 @@ def _grade_course(options: GradeOptions) -> GradeRun:
     )
     # the gradebook's students: a look-alike folder of one of them is theirs, and one without a folder is listed
     roster = course_roster(root, options.gradebook)
+    # every list the course gave out: answers that fit another's earn no follow-through (as on nbgrader's path)
+    settings = replace(settings, classmates=course_classmates(
+        options.submitted, roster, credit_copied=options.credit_copied_follow_through))
     try:
         with _executor(options, sandbox) as executor:
             store = grade_batch(

@@ -31,9 +31,10 @@ from copydetect import CodeFingerprint, compare_files
 from ..exercises import exercise_for
 from ..exercises.ndcg.byhand.answers import NAMES, Answers, read_answers
 from ..exercises.ndcg.byhand.cells import ANSWERS_ID
+from ..exercises.ndcg.byhand.classmates import NUMBERS, class_lists, other_lists
 from ..exercises.ndcg.byhand.derive import CUTOFF
 from ..exercises.ndcg.byhand.pool import list_for
-from ..exercises.ndcg.byhand.steps import Steps, answer_matches, every_steps, right_steps
+from ..exercises.ndcg.byhand.steps import every_steps
 from ..grading import student_folders
 from ..grading.compiled import code_digest
 from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES, check_folder
@@ -58,33 +59,20 @@ from .roster import course_roster
 
 #: copydetect's defaults: matches shorter than NOISE tokens are ignored, longer than GUARANTEE always found.
 NOISE, GUARANTEE = 25, 30
-#: How many numbers of another student's list make the evidence (one can be chance).
-MIN_STEPS = 2
-NUMBERS = ("dcg", "idcg", "ndcg")
 
 
 
 def copied_answers(answers: Mapping[str, Answers], salt: str, pool: str) -> list[CopiedAnswers]:
-    """Students whose by-hand answers are another student's values and not their own (see the module)."""
-    lists = {student: list_for(student, salt, pool) for student in answers}
-    right: dict[str, Steps] = {student: right_steps(rels, CUTOFF) for student, rels in lists.items()}
+    """Students whose by-hand answers are another student's values and not their own (the grader's rule:
+    :mod:`..exercises.ndcg.byhand.classmates`)."""
+    lists = class_lists(frozenset(answers), salt, pool)
     found = []
     for student, theirs in answers.items():
-        own = list(every_steps(lists[student], CUTOFF).values())
-        answered = [s for s in NUMBERS if theirs.number(s) is not None]
-        # one way of working their own list out (right, or one common mistake) gives all their numbers
-        if any(all(answer_matches(theirs.number(s), way.number(s)) for s in answered) for way in own):
-            continue
-        for other, values in right.items():
-            if other == student:
-                continue
-            steps = [s for s in answered if answer_matches(theirs.number(s), values.number(s))
-                     and not answer_matches(theirs.number(s), own[0].number(s))]
-            # DCG@k depends on the order of the list, iDCG@k only on its grades (shared by many lists)
-            if "dcg" in steps and len(steps) >= MIN_STEPS:
-                ideal_too = theirs.ideal is not None and theirs.ideal != own[0].ideal and theirs.ideal == values.ideal
-                named = ([NAMES["ideal"]] if ideal_too else []) + [NAMES[s] for s in steps]
-                found.append(CopiedAnswers(student, other, tuple(named)))
+        own = list(every_steps(list_for(student, salt, pool), CUTOFF).values())
+        for other in other_lists(student, theirs, own, lists):
+            ideal_too = theirs.ideal is not None and theirs.ideal != own[0].ideal and theirs.ideal == other.values.ideal
+            named = ([NAMES["ideal"]] if ideal_too else []) + [NAMES[s] for s in other.steps]
+            found.append(CopiedAnswers(student, other.source_id, tuple(named)))
     return found
 
 

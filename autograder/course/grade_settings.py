@@ -35,6 +35,8 @@ class CourseGradeSettings:
     max_notebook_mb: float
     max_folder_files: int
     max_folder_mb: float
+    #: Whether by-hand answers that fit another student's list earn follow-through (default off).
+    credit_copied_follow_through: bool = False
     #: Sandbox limit name (:data:`autograder.sandbox.limits.SETTINGS`) to its value; None: the exercise's.
     limits: dict[str, int | None] = field(default_factory=dict)
 
@@ -58,5 +60,6 @@ def course_grade_settings(root: Path | None) -> CourseGradeSettings:
     return CourseGradeSettings(
         timeout=step.timeout, sandbox=sandbox, max_notebook_mb=step.max_notebook_mb,
         max_folder_files=step.max_folder_files, max_folder_mb=step.max_folder_mb,
+        credit_copied_follow_through=step.credit_copied_follow_through,
         limits={name: getattr(step, name) for name in SETTINGS},
     )

@@ -30,10 +30,10 @@ from nbconvert.exporters.exporter import ResourcesDict
 from nbformat.notebooknode import NotebookNode
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Float, Int, Unicode
+from traitlets import Bool, Float, Int, Unicode
 
 from ..exercises import exercise_for
-from ..grading import Exercise, GradingSettings, Status, StudentResult, grade_submission
+from ..grading import Classmates, Exercise, GradingSettings, Status, StudentResult, grade_submission
 from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
 from ..grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, NotebookFile, release_code, release_sources, renamed_note
 from ..grading.submission import DEFAULT_TIMEOUT, cell_message
@@ -41,9 +41,11 @@ from ..output.safe_text import printable
 from ..sandbox import Limits, MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
 from ..sandbox.deadline import DEFAULT_BUDGET_TEXT
 from ..sandbox.limits import SETTINGS, configured_limits
+from .classmates import course_classmates
 from .feedback_page import result_document, result_name
 from .generated_cells import grade_id, hidden_cell_source, locked_cell_ids, student_code_cells, without_hidden_tests
 from .notebook_nodes import new_output
+from .roster import gradebook_roster
 from .sanitise import sanitise_notebook
 from .secret import course_secret
 
@@ -125,6 +127,11 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         "A submission folder whose files hold more MiB than this is refused before it is copied."
     )).tag(config=True)
 
+    credit_copied_follow_through = Bool(False, help=(
+        "Give Task 1.2's follow-through point to by-hand answers that fit another student's list and not the "
+        "student's own (off: the point is withheld and the feedback says why; the report lists them)."
+    )).tag(config=True)
+
     def sandbox_limits(self, base: Limits) -> Limits:
         """``base`` (the exercise's limits) with those set in ``nbgrader_config.py``.
 
@@ -157,11 +164,18 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         # nbgrader's converters run from the course directory (they chdir to CourseDirectory.root):
         # the same secret as the batch command's, so the same fresh instances for the same submission
         release = Path.cwd() / "release" / exercise.assignment / exercise.notebook
+        coursedir = CourseDirectory(config=self.config)
+        # the class as the batch command sees it: every submission folder and the gradebook's roster
+        classmates = course_classmates(
+            Path.cwd() / coursedir.submitted_directory, gradebook_roster(Path.cwd(), coursedir.db_url),
+            credit_copied=self.credit_copied_follow_through,
+        ) if exercise.answered else Classmates()
         settings = GradingSettings(
             exercise, self.timeout, skip, draw_key=course_secret(Path.cwd()), release_cells=release_code(release, skip),
             limits=self.sandbox_limits(exercise.limits),
             # the by-hand part's list comes from the release's derivation cell, as in the batch command
             published=release_sources(release, exercise.answered.published_ids) if exercise.answered else (),
+            classmates=classmates,
         )
         try:
             sandbox = sandbox_for(self.sandbox, settings.sandbox_limits)

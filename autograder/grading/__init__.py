@@ -6,7 +6,18 @@ Layers below: :mod:`autograder.sandbox` (where student code runs). Layers above:
 
 from .batch import Executor, Graded, Job, ThreadedExecutor, default_workers, grade_batch, grade_job, student_folders
 from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
-from .exercise import AnsweredPart, Call, Case, CaseTemplate, Exercise, Expect, Mistake, TestGroup, within_tolerance
+from .exercise import (
+    AnsweredPart,
+    Call,
+    Case,
+    CaseTemplate,
+    Classmates,
+    Exercise,
+    Expect,
+    Mistake,
+    TestGroup,
+    within_tolerance,
+)
 from .final import FinalScore
 from .model import (
     SCHEMA_VERSION,
@@ -35,6 +46,7 @@ __all__ = [
     "CaseTemplate",
     "CellMark",
     "CellProblem",
+    "Classmates",
     "Diagnosis",
     "Executor",
     "Exercise",

@@ -30,6 +30,7 @@ from tqdm import tqdm
 
 from ..files import source_digest, write_atomic
 from ..sandbox import MachineOverloaded, Sandbox
+from .answered import answers_current
 from .exercise import Exercise
 from .folder_bounds import check_folder
 from .model import SCHEMA_VERSION, Status, StudentResult
@@ -53,6 +54,8 @@ def grading_fingerprint(settings: GradingSettings) -> str:
     digest.update(repr((settings.timeout, sorted(settings.skip_ids), settings.max_notebook_bytes)).encode())
     # a new release (another salt) gives the answered part other values to mark against
     digest.update(repr((settings.published, [(g.grade_id, g.points) for g in exercise.graded_groups])).encode())
+    # crediting follow-through on another student's variant changes points (the class itself: answers_current)
+    digest.update(repr(settings.classmates.credit_copied).encode())
     # a raised memory limit must re-grade the students who ran out of it
     digest.update(repr(settings.sandbox_limits).encode())
     # a new course secret draws new instances: the cache must not keep the old ones' results
@@ -108,15 +111,42 @@ def _shared_files(submitted: Path, students: list[str], exercise: Exercise) -> d
     return {file_id: names for file_id, names in owners.items() if len(names) > 1}
 
 
-def _load_state(path: Path, fingerprint: str, digest: str) -> StudentResult | None:
-    """The saved result if it was graded the same way from the same notebook, else None."""
+def class_digest(settings: GradingSettings) -> str:
+    """Changes whenever the class whose variants the answered part checks answers against changes."""
+    return hashlib.sha256("\n".join(sorted(settings.classmates.ids)).encode()).hexdigest()
+
+
+def _save_state(path: Path, fingerprint: str, digest: str, classes: str, result: StudentResult) -> None:
+    """Keep ``result`` for the next run (see :func:`_load_state`)."""
+    record = {"fingerprint": fingerprint, "notebook_sha256": digest, "classmates": classes, "result": result.to_json()}
+    # compact, so that json uses its C encoder (with an indent: its Python one, many times slower)
+    write_atomic(path, json.dumps(record, separators=(",", ":")))
+
+
+def _load_state(path: Path, fingerprint: str, digest: str) -> tuple[StudentResult, str] | None:
+    """The saved result and the class it was marked in if it was graded the same way from the same notebook."""
     try:
         saved = json.loads(path.read_text(encoding="utf-8"))
         if saved["fingerprint"] != fingerprint or saved["notebook_sha256"] != digest:
             return None
-        return StudentResult.from_json(saved["result"])
+        return StudentResult.from_json(saved["result"]), str(saved["classmates"])
     except (OSError, ValueError, KeyError, TypeError):  # unreadable or from another version: grade again
         return None
+
+
+def _reused(path: Path, file: NotebookFile, settings: GradingSettings, fingerprint: str, classes: str,
+            ) -> StudentResult | None:
+    """The saved result of ``file`` when it holds for this run: graded the same way, its answers marked alike."""
+    saved = _load_state(path, fingerprint, file.sha256)
+    if saved is None or saved[1] == classes:
+        return None if saved is None else saved[0]
+    # marked in another class (a classmate joined): reused while its answers fit the same classmate's list,
+    # and saved as of this class (checked once, not on every run)
+    result = saved[0]
+    if not answers_current(result, file, settings.exercise.answered, dict(settings.published), settings.classmates):
+        return None
+    _save_state(path, fingerprint, file.sha256, classes, result)
+    return result
 
 
 @dataclass(frozen=True)
@@ -270,6 +300,7 @@ def grade_batch(
     state_dir = out / STATE
     state_dir.mkdir(parents=True, exist_ok=True)
     fingerprint = grading_fingerprint(settings)
+    classes = class_digest(settings)
     folders = student_folders(submitted)
     ids = check_ids(folders, roster)
     students = list(ids.accepted)
@@ -288,8 +319,8 @@ def grade_batch(
         file = _read_submission(submitted, student, settings, shared)
         if isinstance(file, StudentResult):
             return file
-        saved = None if force or student in regrade else _load_state(state_dir / state_name(student), fingerprint,
-                                                                      file.sha256)
+        saved = None if force or student in regrade else _reused(state_dir / state_name(student), file, settings,
+                                                                  fingerprint, classes)
         if saved is not None:
             return saved
         return Job(student, file, submission_seed(student, file, settings))
@@ -306,11 +337,8 @@ def grade_batch(
     try:
         for item in graded:
             if item.job is not None:  # saved here, by the coordinator only, as soon as it is known
-                record = {"fingerprint": fingerprint, "notebook_sha256": item.job.file.sha256,
-                          "result": item.result.to_json()}
-                # compact, so that json uses its C encoder (with an indent: its Python one, many times slower)
-                text = json.dumps(record, separators=(",", ":"))
-                write_atomic(state_dir / state_name(item.result.student_id), text)
+                _save_state(state_dir / state_name(item.result.student_id), fingerprint, item.job.file.sha256,
+                            classes, item.result)
             results.put(item.result)
             bar.update(1)
     except BaseException:

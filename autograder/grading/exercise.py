@@ -213,8 +213,9 @@ class AnsweredPart:
 
     Its :attr:`mark` gets the student's id, the sources of the submitted notebook's cells among
     :attr:`cell_ids` and the release's cells among :attr:`published_ids` (what the release
-    publishes for every student, never what the submission says it published), and returns the
-    part's result: one test per group, its findings, nothing else.
+    publishes for every student, never what the submission says it published) and the course's
+    :class:`Classmates`, and returns the part's result: one test per group, its findings, and
+    :attr:`~.StudentResult.copied_from` where the answers fit another student's variant.
     """
 
     #: One per grade cell, with its points; no cases (nothing is called).
@@ -223,7 +224,20 @@ class AnsweredPart:
     cell_ids: frozenset[str]
     #: The release's cells the part reads its data from (e.g. the cell that derives each student's variant).
     published_ids: frozenset[str]
-    mark: Callable[[str, Mapping[str, str], Mapping[str, str]], StudentResult]
+    mark: Callable[[str, Mapping[str, str], Mapping[str, str], Classmates], StudentResult]
+
+
+@dataclass(frozen=True)
+class Classmates:
+    """The course's students, for an answered part that checks whether answers fit another student's variant.
+
+    Both grading paths give the same: the gradebook's roster and every submission's accepted id.
+    """
+
+    ids: frozenset[str] = frozenset()
+    #: Whether answers that fit another student's variant (and not the student's own) still earn
+    #: follow-through points (the course's ``c.SandboxedExecute.credit_copied_follow_through``).
+    credit_copied: bool = False
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: one object per exercise

@@ -30,7 +30,9 @@ from .final import FinalScore
 #:    of its own (a program may read it a student at a time), compact (no indentation: a third smaller).
 #: 8: each student has ``compiled`` (null, or the texts the student's code compiled while its cells ran,
 #:    how many more were left out, and the digest of the code cells graded): :class:`CompiledCode`.
-SCHEMA_VERSION = 8
+#: 9: each student has ``copied_from`` (null, or the id of another student whose Task 1.2 list the
+#:    by-hand answers fit, and not the student's own: the copying signal; follow-through withheld).
+SCHEMA_VERSION = 9
 #: A student's ``message`` in ``results.json`` when there is nothing to say (:attr:`StudentResult.message` None).
 NO_MESSAGE = "graded"
 
@@ -273,6 +275,9 @@ class StudentResult:
     #: What the student's code compiled while its cells ran (for the copying report); None when no
     #: code ran (missing, unreadable, not attempted).
     compiled: CompiledCode | None = None
+    #: Another student whose variant the answered part's answers fit, and not the student's own (the
+    #: copying signal: their follow-through is withheld unless the course credits it); None: no such fit.
+    copied_from: str | None = None
 
     @classmethod
     def without_grading(cls, student_id: str, status: Status, message: str, max_score: float) -> StudentResult:
@@ -319,6 +324,7 @@ class StudentResult:
             "manual": None if self.manual is None else self.manual.to_json(),
             "final_score": self.final_score,
             "compiled": None if self.compiled is None else self.compiled.to_json(),
+            "copied_from": self.copied_from,
         }
 
     @classmethod
@@ -347,6 +353,7 @@ class StudentResult:
             late=None if data["late"] is None else Lateness.from_json(data["late"]),
             manual=None if data["manual"] is None else ManualMarks.from_json(data["manual"]),
             compiled=None if data["compiled"] is None else CompiledCode.from_json(data["compiled"]),
+            copied_from=None if data["copied_from"] is None else str(data["copied_from"]),
         )
 
 

@@ -20,10 +20,11 @@ from ..sandbox import (
     run_submission,
 )
 from ..sandbox.deadline import OUT_OF_BUDGET, default_budget
+from .answered import with_answers
 from .calls import CallPlan, call_orders, extra_call_orders, next_call_id, plan_calls, skip_rest_of_group
 from .compiled import CompiledCode
 from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
-from .exercise import Call, Exercise
+from .exercise import Call, Classmates, Exercise
 from .folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
 from .model import CellProblem, Status, StudentResult, TestResult
 from .notebook import (
@@ -32,7 +33,6 @@ from .notebook import (
     NotebookFile,
     SubmissionProblem,
     cell_labels,
-    cell_sources,
     student_code,
 )
 from .scoring import HIDDEN_EXCEPTIONS, hidden_exception_name, hidden_type_name, score
@@ -80,6 +80,10 @@ class GradingSettings:
     #: The release's cells the exercise's answered part reads its data from, as ``(grade id, source)``
     #: pairs (:attr:`~.AnsweredPart.published_ids`): what the release gave every student.
     published: tuple[tuple[str, str], ...] = ()
+    #: The course's students, against whose variants the answered part checks the answers (and whether
+    #: follow-through is credited for answers that fit another's). Left out of the grading fingerprint
+    #: but its setting: a saved result is checked against the class of the run (:func:`.answered.answers_current`).
+    classmates: Classmates = field(default_factory=Classmates)
 
     @property
     def sandbox_limits(self) -> Limits:
@@ -123,28 +127,8 @@ def grade_submission(
     MachineOverloaded
         When the machine, not the submission, used up the time: the student must stay ungraded.
     """
-    return with_answers(_grade_code(student_id, file, submitted, settings, sandbox, slot, seed), file, settings)
-
-
-def with_answers(result: StudentResult, file: NotebookFile, settings: GradingSettings) -> StudentResult:
-    """``result`` with the exercise's answered part: its steps first, their points, their findings.
-
-    Nothing of that part runs: its answers are read from ``file`` as data and marked against the
-    release's published cells. A file that is no notebook has no answers (its result says why).
-    """
-    part = settings.exercise.answered
-    if part is None:
-        return result
-    try:
-        cells = cell_sources(file, part.cell_ids)
-    except SubmissionProblem:
-        return result
-    marked = part.mark(result.student_id, cells, dict(settings.published))
-    result.tests = marked.tests + result.tests
-    result.score += marked.score
-    # the same mistake made by hand and in code is told at both places
-    result.diagnosis.findings.extend(marked.diagnosis.findings)
-    return result
+    result = _grade_code(student_id, file, submitted, settings, sandbox, slot, seed)
+    return with_answers(result, file, settings.exercise.answered, dict(settings.published), settings.classmates)
 
 
 def _grade_code(

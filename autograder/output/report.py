@@ -22,6 +22,7 @@ from markupsafe import Markup
 
 from ..files import write_atomic
 from ..grading import BatchResult, Exercise, StudentResult
+from .copying import COMMAND, REPORT_NAME
 from .figures import case_chart, figure_html, mistake_chart, most_failed, pass_chart, score_histogram
 from .summary import SCORED_STATUSES, ClassSummary, ClassTally, RosterRow, roster_row
 from .templating import render
@@ -149,6 +150,9 @@ def render_report(exercise: Exercise, batch: BatchResult, out: Path | None = Non
         scored_statuses=SCORED_STATUSES,
         statistics=[summary.scored, summary.everyone],
         figures=report_figures(summary, exercise.max_score),
+        # linked where it is (the copying command writes it beside this page), else the command is named
+        copying=REPORT_NAME if out is not None and (out / REPORT_NAME).is_file() else None,
+        copying_command=COMMAND, copying_name=REPORT_NAME,  # the page is the same wherever it is written
     )
 
 

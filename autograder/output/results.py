@@ -16,6 +16,7 @@ from typing import Any
 
 from ..files import open_atomic
 from ..grading import SCHEMA_VERSION, BatchResult, Status, StudentResult
+from .copying import copied_note
 from .feedback import feedback_path
 from .lateness import lateness_note
 from .marks import manual_note, test_rows
@@ -132,7 +133,8 @@ def write_grades(out: Path, batch: BatchResult, students: Iterable[StudentResult
 
 def _table_message(student: StudentResult) -> str:
     message = student.message
-    notes = [note for note in (lateness_note(student.late), manual_note(student.manual, student.score)) if note]
+    notes = [note for note in (copied_note(student), lateness_note(student.late),
+                               manual_note(student.manual, student.score)) if note]
     text = ", ".join(notes + student.diagnosis.ids + ([message] if message else []) + student.warnings)
     # a refused folder's message shows its name escaped already (printable ASCII): not escaped twice
     text = text if student.status is Status.REFUSED and text.isascii() and text.isprintable() else printable(text)

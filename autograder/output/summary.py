@@ -34,6 +34,7 @@ from urllib.parse import quote
 
 from ..grading import BatchResult, Exercise, Mistake, Status, StudentResult
 from ..grading.batch import never_submitted
+from .copying import copied_note
 from .feedback import feedback_path
 from .lateness import due_text, duration, lateness_note, utc
 from .marks import how_checked, manual_note, test_rows
@@ -104,7 +105,8 @@ class RosterRow:
     def note(self) -> str:
         """Lateness, the tutors' marks, the result's message and its warnings; empty when there is nothing to say."""
         message = self.student.message or ""
-        notes = [lateness_note(self.student.late), manual_note(self.student.manual, self.student.score), message]
+        notes = [copied_note(self.student), lateness_note(self.student.late),
+                 manual_note(self.student.manual, self.student.score), message]
         return "; ".join([note for note in notes if note] + self.student.warnings)
 
 
@@ -256,6 +258,8 @@ class ClassSummary:
     due: str
     #: Students of the course's roster who submitted nothing (among the ``missing``, counted apart).
     not_submitted: int = 0
+    #: Students whose by-hand answers fit another student's list, not their own (:attr:`StudentResult.copied_from`).
+    copied: Listed[RosterRow] = Listed((), 0)
 
 
 def _late_row(row: RosterRow) -> LateRow | None:
@@ -298,6 +302,7 @@ class ClassTally:
         self.trouble = {status: _Capped[RosterRow]() for status in TROUBLE_STATUSES}
         self.late: _Capped[LateRow] = _Capped()
         self.manual: _Capped[RosterRow] = _Capped()
+        self.copied: _Capped[RosterRow] = _Capped()
         self.due: set[datetime] = set()
         self.not_submitted = 0
 
@@ -324,6 +329,8 @@ class ClassTally:
             self.late.add(late)
         if student.manual is not None and student.manual.overridden:
             self.manual.add(row)
+        if student.copied_from is not None:
+            self.copied.add(row)
 
     def _add_scored(self, student: StudentResult) -> None:
         self.scored[student.final_score] += 1
@@ -368,4 +375,5 @@ class ClassTally:
             manual=self.manual.listed(),
             due=", ".join(utc(d) for d in sorted(self.due)),
             not_submitted=self.not_submitted,
+            copied=self.copied.listed(),
         )

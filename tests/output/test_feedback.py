@@ -116,7 +116,7 @@ def test_a_test_the_tutor_marked_shows_the_tutors_result_not_the_graders(grader,
 def test_a_by_hand_answer_is_not_called_visible():
     """Issue 33.9: validate passes a wrong by-hand value, so its row must not promise a visible check."""
     by_hand = EXERCISE.answered.groups[0]
-    code = [g for g in EXERCISE.groups if g.visible][0], [g for g in EXERCISE.groups if not g.visible][0]
+    code = next(g for g in EXERCISE.groups if g.visible), next(g for g in EXERCISE.groups if not g.visible)
     tests = [TestResult(name=g.grade_id, description=g.description, points=0.0, max_points=g.points, passed=False,
                         message="m", visible=g.visible, cases_passed=0, cases=1) for g in (by_hand, *code)]
     student = StudentResult(student_id="ana", status=Status.GRADED, score=0.0, max_score=EXERCISE.max_score, tests=tests)

@@ -12,12 +12,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from ....grading import AnsweredPart, Status, StudentResult, TestGroup, TestResult
+from ....grading import AnsweredPart, Classmates, Status, StudentResult, TestGroup, TestResult
 from .answers import read_answers
 from .cells import ANSWERS_ID, DERIVATION_ID, published
+from .classmates import class_lists
 from .derive import CUTOFF
 from .marking import MAX_SCORE, STEPS, mark
 from .pool import list_for
+
+#: Marked alone (a test, an example): no other student's list to check the answers against.
+NO_CLASSMATES = Classmates()
 
 
 def _unmarked(student_id: str, reason: str) -> StudentResult:
@@ -28,7 +32,8 @@ def _unmarked(student_id: str, reason: str) -> StudentResult:
         for step in STEPS])
 
 
-def mark_answers(student_id: str, cells: Mapping[str, str], release: Mapping[str, str]) -> StudentResult:
+def mark_answers(student_id: str, cells: Mapping[str, str], release: Mapping[str, str],
+                 classmates: Classmates = NO_CLASSMATES) -> StudentResult:
     """The four steps of ``student_id``'s answer cell, against the list the release derives for them.
 
     Parameters
@@ -39,6 +44,10 @@ def mark_answers(student_id: str, cells: Mapping[str, str], release: Mapping[str
         The submitted notebook's cells of the part, by grade id (a missing answer cell: nothing answered).
     release : mapping of str to str
         The release's derivation cell by grade id: its salt and pool.
+    classmates : Classmates
+        The course's students: answers that fit another's list (and not the student's own) name
+        that student in :attr:`StudentResult.copied_from` and earn no follow-through unless the
+        course credits it.
 
     Returns
     -------
@@ -53,7 +62,8 @@ def mark_answers(student_id: str, cells: Mapping[str, str], release: Mapping[str
         return _unmarked(student_id, f"the release's derivation cell is damaged ({error}): regenerate it")
     rels = list_for(student_id, salt, pool)
     try:
-        result = mark(student_id, read_answers(cells.get(ANSWERS_ID, "")), rels, CUTOFF)
+        result = mark(student_id, read_answers(cells.get(ANSWERS_ID, "")), rels, CUTOFF,
+                      others=class_lists(classmates.ids, salt, pool), credit_copied=classmates.credit_copied)
     except Exception as error:  # the reader is bounded and total; a bug here must cost the by-hand steps only
         return _unmarked(student_id, f"your answers could not be marked ({type(error).__name__}): ask your tutor")
     last = result.tests[-1]

@@ -9,7 +9,9 @@ same points as the batch command (an error output scores 0, anything else full p
   those are the student's work (follow-through, :func:`follows_through`: a wrong DCG costs the DCG
   step only, a division of made-up numbers earns nothing).
 
-A wrong answer that is what a catalogue mistake gives on this list names that mistake.
+A wrong answer that is what a catalogue mistake gives on this list names that mistake. Answers
+that fit another student's list and not the student's own (:mod:`.classmates`) earn no
+follow-through, unless the course credits it: the nDCG@k step's message says why.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 
 from ....grading import Diagnosis, Finding, Status, StudentResult, TestResult
 from .answers import NAMES, Answers
+from .classmates import ClassLists, other_lists
 from .steps import HAND_MISTAKES, HandMistake, Steps, answer_matches, every_steps
 
 
@@ -64,8 +67,8 @@ def follows_through(answers: Answers, ways: Mapping[str, Steps]) -> bool:
     return worked and answer_matches(ndcg, dcg / idcg)
 
 
-def step_passes(step: str, answers: Answers, ways: Mapping[str, Steps], k: int) -> bool:
-    """Whether ``step``'s answer earns its points (nDCG also by :func:`follows_through`).
+def step_passes(step: str, answers: Answers, ways: Mapping[str, Steps], k: int, *, through: bool = True) -> bool:
+    """Whether ``step``'s answer earns its points (nDCG also by :func:`follows_through`, unless not ``through``).
 
     ``ways`` is :func:`.steps.every_steps` of the student's list: the right values under "right".
     """
@@ -74,7 +77,7 @@ def step_passes(step: str, answers: Answers, ways: Mapping[str, Steps], k: int) 
         return _ideal_right(answers.ideal, right.ideal, k)
     if answer_matches(answers.number(step), right.number(step)):
         return True
-    return step == "ndcg" and follows_through(answers, ways)
+    return step == "ndcg" and through and follows_through(answers, ways)
 
 
 def _explains(mistake: HandMistake, theirs: Steps, right: Steps, step: str, answers: Answers, k: int) -> bool:
@@ -142,24 +145,38 @@ def _message(step: Step, answers: Answers, passed: bool, right: Steps, names: li
     return f"{NAMES[step.step]} = {shown} is not {step.description}{cause}"
 
 
-def mark(student_id: str, answers: Answers, rels: tuple[int, ...], k: int) -> StudentResult:
+#: Told at the nDCG@k step of answers that fit another student's list (never naming that student).
+OTHER_LIST = ("your answers fit the list of another student of the course, not yours: the follow-through point "
+              "is not given; ask your tutor")
+
+
+def mark(student_id: str, answers: Answers, rels: tuple[int, ...], k: int, *, others: ClassLists | None = None,
+         credit_copied: bool = False) -> StudentResult:
     """Grade ``answers`` against ``student_id``'s own list ``rels`` at cut-off ``k``.
+
+    ``others`` are the course's lists: answers that fit one of them and not ``rels``
+    (:func:`.classmates.other_lists`) earn no follow-through unless ``credit_copied``.
 
     Returns
     -------
     StudentResult
-        One test result per step (:data:`STEPS`), the named mistakes as findings, and the list
-        worked through in :attr:`StudentResult.message`.
+        One test result per step (:data:`STEPS`), the named mistakes as findings, the list worked
+        through in :attr:`StudentResult.message`, and :attr:`StudentResult.copied_from`.
     """
     ways = every_steps(rels, k)
     right = ways["right"]
     names = named_mistakes(answers, rels, k)
+    fits = other_lists(student_id, answers, list(ways.values()), others) if others is not None else []
+    through = credit_copied or not fits
     tests = []
     for step in STEPS:
-        passed = step_passes(step.step, answers, ways, k)
+        passed = step_passes(step.step, answers, ways, k, through=through)
+        message = _message(step, answers, passed, right, names)
+        if not through and step.step == "ndcg" and not passed and step_passes("ndcg", answers, ways, k):
+            message = f"{NAMES['ndcg']} = {answers.ndcg:g}: {OTHER_LIST}"
         tests.append(TestResult(
             name=step.grade_id, description=step.description, points=step.points if passed else 0.0,
-            max_points=step.points, passed=passed, message=_message(step, answers, passed, right, names),
+            max_points=step.points, passed=passed, message=message,
             visible=True, cases_passed=int(passed), cases=1,
         ))
     diagnosis = Diagnosis()
@@ -169,4 +186,5 @@ def mark(student_id: str, answers: Answers, rels: tuple[int, ...], k: int) -> St
     return StudentResult(
         student_id=student_id, status=Status.GRADED, score=score, max_score=MAX_SCORE,
         message=worked_through(rels, k), tests=tests, diagnosis=diagnosis,
+        copied_from=fits[0].source_id if fits else None,
     )
