@@ -26,7 +26,7 @@ class MissingSource(CourseError):
 
 def notebook_is_recorded(db_url: str, assignment: str, notebook_id: str) -> bool:
     """Whether the gradebook at ``db_url`` knows ``notebook_id``'s source cells, as generate_assignment leaves it."""
-    from nbgrader.api import MissingEntry
+    from ..nbgrader_adapter import MissingEntry
 
     with open_gradebook(db_url) as gradebook:
         try:
@@ -60,7 +60,9 @@ def record_assignment_cells(root: Path, db_url: str, assignment: str, notebook: 
     CourseError
         If nbgrader refuses the notebook (e.g. cells changed although submissions exist).
     """
-    from nbgrader.preprocessors import (
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from ..nbgrader_adapter import (
         CheckCellMetadata,
         ClearOutput,
         ClearSolutions,
@@ -70,7 +72,6 @@ def record_assignment_cells(root: Path, db_url: str, assignment: str, notebook: 
         LockCells,
         SaveCells,
     )
-    from traitlets.config.loader import PyFileConfigLoader
 
     notebook_id = Path(notebook).stem
     if notebook_is_recorded(db_url, assignment, notebook_id):

@@ -27,8 +27,9 @@ def student_walkthrough(root: Path, path: Path) -> nbformat.NotebookNode:
     path : Path
         A walkthrough in ``notebooks/``.
     """
-    from nbgrader.preprocessors import ClearOutput, ClearSolutions
     from traitlets.config.loader import PyFileConfigLoader
+
+    from ..nbgrader_adapter import ClearOutput, ClearSolutions
 
     config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
     notebook = nbformat.read(path, as_version=nbformat.NO_CONVERT)
