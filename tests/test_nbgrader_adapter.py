@@ -62,6 +62,7 @@ def test_importing_the_adapter_goes_on_with_the_tested_version():
     assert (done.returncode, done.stdout, done.stderr) == (0, "imported\n", "")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", [UNTESTED[0], None])
 def test_python_m_autograder_stops_on_an_untested_version(version):
     code = ("import runpy, sys\nsys.argv = ['autograder', 'grade', '--help']\n"
