@@ -89,3 +89,25 @@ def test_an_nbgrader_command_stops_on_an_untested_version(tmp_path, version):
     else:
         _refused(done, version)
         assert not (tmp_path / "gradebook.db").exists()  # stopped before nbgrader touched the course
+
+
+def test_the_formgrader_s_list_is_wrapped_once_and_leaves_out_a_refused_folder(tmp_path):
+    # what the course's config installs (in a process of its own: nbgrader's modules stay as they are here)
+    for student in ("ada", "*"):
+        (tmp_path / "submitted" / student / "ndcg").mkdir(parents=True)
+    code = f"""
+from nbgrader.apps import api
+from autograder.course.converters import CourseAutograde, CourseGenerateFeedback, install
+from autograder.nbgrader_adapter import CourseDirectory
+nbgrader_s = api.NbGraderAPI.get_submitted_students
+install()
+install()  # a config loaded twice
+assert api.NbGraderAPI.get_submitted_students.__wrapped__ is nbgrader_s
+assert (api.Autograde, api.GenerateFeedback) == (CourseAutograde, CourseGenerateFeedback)
+coursedir = CourseDirectory(root={str(tmp_path)!r}, db_url={f"sqlite:///{tmp_path / 'gradebook.db'}"!r})
+formgrader = api.NbGraderAPI(coursedir=coursedir)
+print(sorted(nbgrader_s(formgrader, "ndcg")), sorted(formgrader.get_submitted_students("ndcg")))
+"""
+    done = _python(code, None, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == "['*', 'ada'] ['ada']"
