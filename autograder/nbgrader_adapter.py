@@ -18,8 +18,9 @@ holds it to that), so that an nbgrader upgrade is checked against this one modul
   ``init_destination``, ``convert_single_notebook``, ``preprocess_cell``, ``report_change``, …).
 - **Where nbgrader has no extension point**, the kit reaches in here and nowhere else, each with its reason:
   :func:`install_converters` (nbgrader's apps and API name their converter classes in code),
-  :func:`source_folder`/:func:`destination_folder` (a converter's folders), :func:`remove_hidden_tests`
-  (nbgrader's own rule for the hidden-test markers) and :func:`reading_timestamps_with`.
+  :func:`source_folder`/:func:`destination_folder`/:func:`input_step` (a converter's folders) and
+  :func:`reading_timestamps_with` (how its converters read ``timestamp.txt``). :func:`remove_hidden_tests`
+  applies nbgrader's own rule for the hidden-test markers through the preprocessor's public step.
 """
 
 from __future__ import annotations
@@ -193,15 +194,14 @@ def input_step(converter: Any) -> str:
     return step
 
 
-def remove_hidden_tests(cell: Any, parent: Any) -> bool:
-    """Remove ``cell``'s hidden-test region as ``generate_assignment`` does; whether there was one.
+def remove_hidden_tests(cell: Any, parent: Any) -> None:
+    """Remove ``cell``'s hidden-test region as ``generate_assignment`` does (nbgrader's own markers' rule).
 
-    nbgrader's private ``ClearHiddenTests._remove_hidden_test_region``: the only implementation of
-    its markers' rule (configurable delimiters, per cell type), which the kit must apply exactly as
-    nbgrader does. Raises ``RuntimeError`` for unbalanced markers, as nbgrader does.
+    Through ``ClearHiddenTests.preprocess_cell``, the preprocessor's public step, with its check that
+    such a cell is a grade cell off (``cell`` is a gradebook cell's source, without its metadata).
+    Raises ``RuntimeError`` for unbalanced markers, as nbgrader does.
     """
-    removed: bool = ClearHiddenTests(parent=parent)._remove_hidden_test_region(cell)
-    return removed
+    ClearHiddenTests(parent=parent, enforce_metadata=False).preprocess_cell(cell, {}, 0)
 
 
 @contextmanager
