@@ -33,7 +33,7 @@ from typing import Any
 import nbgrader
 
 #: The nbgrader versions this kit was tested with; ``constraints.txt`` pins one of them
-#: (``tests/course/test_nbgrader_version.py`` checks that it does).
+#: (``tests/test_nbgrader_adapter.py`` checks that it does).
 TESTED_VERSIONS = ("0.9.6",)
 
 
