@@ -18,6 +18,8 @@ COURSE = Path(__file__).resolve().parent  # __file__: set by traitlets' config l
 # JupyterHub's usual environment, a system nbgrader) stops here with one line naming the environment to
 # use, exit status 2: SystemExit is no Exception, so traitlets' loader lets it through, and the command (or
 # the formgrader's server) ends before it reads a submission or touches the gradebook.
+# An nbgrader version the kit was not tested with stops here the same way, in the kit's first import
+# (autograder/nbgrader_adapter.py: one line naming the version, exit status 2).
 try:
     from autograder.course.converters import install as install_course_converters
     from autograder.course.late import CourseLatePenalties

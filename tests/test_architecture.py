@@ -4,7 +4,9 @@ circle, and how big a module may grow.
 sandbox  <  grading (the engine)  <  output, exercises, distributed  <  course  <  pipeline  <  demo  <  cli
 
 The sandbox is the security boundary and uses the standard library only; the engine knows no
-exercise by name; output reads the engine's records and knows no exercise either.
+exercise by name; output reads the engine's records and knows no exercise either. nbgrader is
+reached through one module, ``nbgrader_adapter`` (beside ``errors`` and ``files``, below everything
+that uses it): the only one that imports it.
 """
 
 from __future__ import annotations
@@ -77,15 +79,17 @@ LAYERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "files": (frozenset({"errors"}), frozenset()),
     # the runner imports IPython inside the sandbox (checked by the two sandbox tests above and below)
     "sandbox": (frozenset({"errors"}), frozenset({"IPython"})),
+    # nbgrader's names, hooks and private parts the kit uses, behind a version check
+    "nbgrader_adapter": (frozenset(), frozenset({"nbgrader"})),
     "grading": (frozenset({"sandbox", "files", "errors"}), frozenset({"nbformat", "tqdm"})),
     # sqlalchemy and psycopg: nbgrader's gradebook, written in bulk on its own tables (gradebook_rows.py)
-    "output": (frozenset({"grading", "files", "errors"}),
-               frozenset({"jinja2", "markupsafe", "matplotlib", "nbgrader", "sqlalchemy", "psycopg"})),
+    "output": (frozenset({"grading", "nbgrader_adapter", "files", "errors"}),
+               frozenset({"jinja2", "markupsafe", "matplotlib", "sqlalchemy", "psycopg"})),
     "exercises": (frozenset({"grading", "sandbox", "files", "errors"}), frozenset({"ndcg_ref", "numpy"})),
     "distributed": (frozenset({"grading", "sandbox", "files", "errors"}), frozenset({"distributed"})),
     # copydetect (with the numpy arrays it takes): the code-similarity part of the copying report
-    "course": (frozenset({"output", "exercises", "grading", "sandbox", "files", "errors"}),
-               frozenset({"nbgrader", "nbformat", "nbconvert", "traitlets", "sqlalchemy", "copydetect", "numpy"})),
+    "course": (frozenset({"output", "exercises", "grading", "sandbox", "nbgrader_adapter", "files", "errors"}),
+               frozenset({"nbformat", "nbconvert", "traitlets", "sqlalchemy", "copydetect", "numpy"})),
     "pipeline": (frozenset({"course", "distributed", "output", "exercises", "grading", "sandbox", "files", "errors"}),
                  frozenset()),
     "demo": (frozenset({"pipeline", "course", "exercises", "sandbox", "files", "errors"}), frozenset()),
@@ -121,6 +125,22 @@ def test_each_layer_imports_only_what_is_below_it(layer):
             if not ok:
                 wrong.append(f"{path.relative_to(ROOT)} imports {name}")
     assert wrong == []
+
+
+#: Modules outside the adapter that may import nbgrader, and why: none.
+NBGRADER_IMPORTS_ELSEWHERE: set[str] = set()
+
+
+def test_only_the_adapter_imports_nbgrader():
+    # an nbgrader upgrade is checked against one module (its version check, its hooks, the private parts)
+    found = {
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in _modules(PACKAGE)
+        if path != PACKAGE / "nbgrader_adapter.py"
+        for name in _imports(path)
+        if _top(name) == "nbgrader"
+    }
+    assert found - NBGRADER_IMPORTS_ELSEWHERE == set()
 
 
 def test_the_engine_names_no_exercise():

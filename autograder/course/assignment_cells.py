@@ -27,7 +27,7 @@ class MissingSource(CourseError):
 
 def notebook_is_recorded(db_url: str, assignment: str, notebook_id: str) -> bool:
     """Whether the gradebook at ``db_url`` knows ``notebook_id``'s source cells, as generate_assignment leaves it."""
-    from nbgrader.api import MissingEntry
+    from ..nbgrader_adapter import MissingEntry
 
     with open_gradebook(db_url) as gradebook:
         try:
@@ -61,7 +61,8 @@ def record_assignment_cells(root: Path, db_url: str, assignment: str, notebook: 
     CourseError
         If nbgrader refuses the notebook (e.g. cells changed although submissions exist).
     """
-    from nbgrader.preprocessors import (
+
+    from ..nbgrader_adapter import (
         CheckCellMetadata,
         ClearOutput,
         ClearSolutions,

@@ -40,15 +40,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.exchange.default import ExchangeCollect
-from nbgrader.exchange.default.collect import groupby
-from nbgrader.utils import check_mode, parse_utc
 from traitlets import Float
 
 from ..grading.batch import student_folders
 from ..grading.folder_bounds import FolderOverLimit, FolderSize, check_folder
 from ..grading.student_ids import check_ids
+from ..nbgrader_adapter import ExchangeCollect, Gradebook, MissingEntry, check_mode, groupby, parse_utc
 from ..output.safe_text import printable
 from .bounded_copy import CopyRefused, copy_folder
 from .preprocessor import SandboxedExecute
@@ -90,12 +87,13 @@ class CourseCollect(ExchangeCollect):  # type: ignore[misc]  # nbgrader ships no
         wanted = self.coursedir.student_id or "*"
         assignment = glob.escape(self.coursedir.assignment_id)
         pattern = os.path.join(glob.escape(self.inbound_path), f"{wanted}+{assignment}+*")
-        records = [record for path in glob.glob(pattern) if (record := self._path_to_record(path)) is not None]
+        records = [record for path in glob.glob(pattern) if (record := self._inbound_record(path)) is not None]
         records = self._valid(records)
         self.duedate = self._due_date()
         self.src_records = []
         for versions in groupby(records, lambda item: item["username"]).values():
-            latest = self._sort_by_timestamp(versions)
+            # newest first, as nbgrader's (private) _sort_by_timestamp orders them
+            latest = sorted(versions, key=lambda item: item["timestamp"], reverse=True)
             on_time = [record for record in latest if self.duedate is not None and record["timestamp"] <= self.duedate]
             self.src_records.append(on_time[0] if self.before_duedate and on_time else latest[0])
         # the roster first, so that made-up ids cannot take the total from the class; then by id (code points)
@@ -121,7 +119,7 @@ class CourseCollect(ExchangeCollect):  # type: ignore[misc]  # nbgrader ships no
                 self.log.error("Refused, not collected: %s: %s", refused[user].shown, refused[user].reason)
         return [record for record in records if record["username"] not in refused]
 
-    def _path_to_record(self, path: str) -> dict[str, Any] | None:
+    def _inbound_record(self, path: str) -> dict[str, Any] | None:
         """nbgrader's record of an inbound entry, or None (with a line) for one this class does not collect."""
         name = os.path.basename(path)
         if not name.partition("+")[2].isprintable():  # nbgrader's lines print it whole (the id: the rule's)

@@ -28,14 +28,13 @@ student. nbgrader reads ``timestamp.txt`` with ``open`` (a FIFO hangs the whole 
   which autograde wrote).
 
 nbgrader has no setting for the converter class, so :func:`install` (called from the course's
-``nbgrader_config.py``) binds these classes where nbgrader's apps and its API (the formgrader)
-look them up; ``tests/sandbox/test_threat_extra_files_to_exchange.py`` fails if an nbgrader upgrade moves them.
+``nbgrader_config.py``) has :func:`~autograder.nbgrader_adapter.install_converters` bind these classes
+where nbgrader's apps and its API (the formgrader) look them up.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import functools
 import glob
 import os
 import re
@@ -47,8 +46,6 @@ from pathlib import Path
 from typing import Any
 
 from nbconvert.exporters import Exporter
-from nbgrader.converters import Autograde, GenerateFeedback
-from nbgrader.converters.base import NbGraderException
 from traitlets import List, Type
 
 from ..errors import CourseError, UsageError
@@ -62,6 +59,15 @@ from ..grading.notebook import (
     read_notebook,
     read_side_file,
     renamed_note,
+)
+from ..nbgrader_adapter import (
+    Autograde,
+    GenerateFeedback,
+    NbGraderException,
+    input_step,
+    install_converters,
+    reading_timestamps_with,
+    source_folder,
 )
 from ..output.safe_text import printable
 from ..output.timestamps import TimestampProblem, parse_timestamp
@@ -94,8 +100,6 @@ class _Screened:
     coursedir: Any
     log: Any
     notebooks: list[str]
-    _format_source: Any  # nbgrader's BaseConverter: annotations only, so its methods stay in force
-    _input_directory: str
     assignments: dict[str, list[str]]
     #: What a refused folder does not get, in the log line.
     _refused_as = "not graded"
@@ -106,15 +110,6 @@ class _Screened:
     _sources: dict[str, str]
     #: (assignment, student) -> the file's name, where it is not the release's.
     _renamed: dict[tuple[str, str], str]
-
-    @contextmanager
-    def _safe_timestamps(self) -> Iterator[None]:
-        coursedir = self.coursedir
-        coursedir.get_existing_timestamp = lambda folder: read_timestamp(self.log, folder)
-        try:
-            yield
-        finally:
-            del coursedir.get_existing_timestamp  # nbgrader's own method again
 
     def _check_notebooks(self, student_id: str) -> None:
         course = file_ids([Path(self.coursedir.root) / "source", Path(self.coursedir.root) / "release"])
@@ -167,7 +162,7 @@ class _Screened:
 
     @contextmanager
     def _screened(self, assignment_id: str, student_id: str) -> Iterator[None]:
-        source = self._format_source(assignment_id, student_id)
+        source = source_folder(self, assignment_id, student_id)
         # before anything lists it: nbgrader's copy is quadratic in the number of files
         self._check_folder(assignment_id, student_id, source)
         keep = shipped_files(Path(self.coursedir.root), assignment_id)
@@ -208,11 +203,11 @@ class _Screened:
         self.assignments, self.notebooks, self._sources, self._renamed = {}, [], {}, {}
         root = Path(self.coursedir.root)
         # submitted/ for autograde, autograded/ for generate_feedback (a folder left by a plain nbgrader run)
-        ids = submitted_ids(root, root / self._input_directory, self.coursedir.db_url)
+        ids = submitted_ids(root, root / input_step(self), self.coursedir.db_url)
         for refusal in ids.refused:
             self.log.error("Refused, %s: %s: %s", self._refused_as, refusal.shown, refusal.reason)
-        assignment_glob = self._format_source(self.coursedir.assignment_id, self.coursedir.student_id)
-        pattern = self._format_source("(?P<assignment_id>.*)", "(?P<student_id>.*)", escape=True)
+        assignment_glob = source_folder(self, self.coursedir.assignment_id, self.coursedir.student_id)
+        pattern = source_folder(self, "(?P<assignment_id>.*)", "(?P<student_id>.*)", escape=True)
         for assignment in glob.glob(assignment_glob):
             match = re.fullmatch(pattern, assignment, re.DOTALL)
             if match is None or match["student_id"] not in ids.accepted:
@@ -284,7 +279,7 @@ class _Screened:
 
     # the converters' own steps, with the screening around them (super(): the nbgrader converter)
     def start(self) -> None:
-        with self._safe_timestamps():
+        with reading_timestamps_with(self.coursedir, lambda folder: read_timestamp(self.log, folder)):
             super().start()  # type: ignore[misc]  # nbgrader's converter, after this mixin in the MRO
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
@@ -365,22 +360,14 @@ def install() -> None:
 
     Called from ``nbgrader_config.py``, which every nbgrader app and the formgrader load first.
     """
-    from nbgrader.apps import api, autogradeapp, generatefeedbackapp
-
-    autogradeapp.Autograde = api.Autograde = CourseAutograde
-    generatefeedbackapp.GenerateFeedback = api.GenerateFeedback = CourseGenerateFeedback
-    # the formgrader lists submitted/'s folders beside the gradebook's students, raw into its pages
-    if getattr(api.NbGraderAPI.get_submitted_students, "__wrapped__", None) is None:
-        api.NbGraderAPI.get_submitted_students = _valid_submitted_students(api.NbGraderAPI.get_submitted_students)
+    install_converters(CourseAutograde, CourseGenerateFeedback, _valid_submitted_students)
 
 
-def _valid_submitted_students(listed: Any) -> Any:
-    """nbgrader's ``NbGraderAPI.get_submitted_students`` without the folders the student-id rule refuses."""
+def _valid_submitted_students(api: Any, assignment_id: str, listed: set[str]) -> set[str]:
+    """nbgrader's ``NbGraderAPI.get_submitted_students`` (``listed``) without the folders the student-id rule refuses.
 
-    @functools.wraps(listed)
-    def submitted_students(api: Any, assignment_id: str) -> set[str]:
-        root = Path(api.coursedir.root)
-        ids = submitted_ids(root, root / api.coursedir.submitted_directory, api.coursedir.db_url)
-        return set(listed(api, assignment_id)) & set(ids.accepted)
-
-    return submitted_students
+    The formgrader lists submitted/'s folders beside the gradebook's students, raw into its pages.
+    """
+    root = Path(api.coursedir.root)
+    ids = submitted_ids(root, root / api.coursedir.submitted_directory, api.coursedir.db_url)
+    return listed & set(ids.accepted)

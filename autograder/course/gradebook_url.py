@@ -57,7 +57,7 @@ def course_gradebook(root: Path | None, option: str | None = None) -> CourseGrad
         return None
     if root is None:
         return None if option is None else _checked(CourseGradebook(option, DEFAULT_COURSE))
-    from nbgrader.coursedir import CourseDirectory
+    from ..nbgrader_adapter import CourseDirectory
 
     config = course_config(root)
     coursedir = CourseDirectory(config=config)

@@ -28,13 +28,13 @@ from typing import Any
 import nbformat
 from nbconvert.exporters.exporter import ResourcesDict
 from nbformat.notebooknode import NotebookNode
-from nbgrader.preprocessors import AssignLatePenalties
 from traitlets import Dict, Unicode
 from traitlets.config import Config
 from traitlets.utils.importstring import import_item
 
 from ..errors import CourseError
 from ..grading import Lateness
+from ..nbgrader_adapter import AssignLatePenalties
 from ..output.gradebook_db import open_gradebook
 from ..output.safe_text import printable
 from . import recorded_time
@@ -60,7 +60,7 @@ def extended_due(extensions: dict[str, dict[str, str]], assignment: str, student
     text = extensions.get(assignment, {}).get(student_id)
     if text is None:
         return None
-    from nbgrader.utils import parse_utc
+    from ..nbgrader_adapter import parse_utc
 
     try:
         with warnings.catch_warnings():
@@ -172,8 +172,9 @@ def _no_due_date(db_url: str, assignment: str, notebook_id: str, students: list[
     which needs a due date: without one, one gradebook session does the same for the whole class
     (the step opens the gradebook once per student, about 20 ms each).
     """
-    from nbgrader.api import SubmittedAssignment, SubmittedNotebook
     from sqlalchemy import select, update
+
+    from ..nbgrader_adapter import SubmittedAssignment, SubmittedNotebook
 
     with open_gradebook(db_url) as gradebook:
         found = gradebook.find_assignment(assignment)

@@ -23,13 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.plugins import ExportPlugin
 from traitlets import Dict, Enum, TraitError, Unicode
 
 from ..errors import KitError
 from ..files import write_atomic
 from ..grading import FinalScore
+from ..nbgrader_adapter import ExportPlugin, Gradebook, MissingEntry
 from ..output.safe_text import csv_cell
 
 

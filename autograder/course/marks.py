@@ -73,8 +73,9 @@ def read_gradebook_views(db_url: str, assignment: str, notebook_id: str, student
     SQLAlchemy raise for a gradebook that cannot be read; callers wrap it
     (:func:`autograder.output.gradebook.gradebook_errors`).
     """
-    from nbgrader.api import Assignment, Comment, Grade, SubmittedAssignment, SubmittedNotebook
     from sqlalchemy.orm import joinedload, selectinload
+
+    from ..nbgrader_adapter import Assignment, Comment, Grade, SubmittedAssignment, SubmittedNotebook
 
     wanted = set(students)
     views: dict[str, GradebookView] = {}

@@ -25,7 +25,7 @@ from .generated_cells import sync_source
 #: Appended to a course's config: nbgrader's own, unsandboxed Execute back in place of SandboxedExecute.
 #: Only for trusted notebooks: the tests and the benchmark use it as the reference to agree with.
 NBGRADER_OWN_EXECUTE = """
-from nbgrader.preprocessors import Execute
+from ..nbgrader_adapter import Execute
 c.Autograde.autograde_preprocessors = [Execute, *c.Autograde.autograde_preprocessors[1:]]
 """
 
@@ -93,8 +93,7 @@ def autograde(root: Path, assignment: str = ASSIGNMENT) -> str:
 
 def gradebook_scores(root: Path, assignment: str = ASSIGNMENT) -> dict[str, tuple[float, float]]:
     """Return ``{student_id: (score, max_score)}`` from the course's gradebook (``c.CourseDirectory.db_url``)."""
-    from nbgrader.api import MissingEntry
-
+    from ..nbgrader_adapter import MissingEntry
     from .gradebook_url import course_gradebook
 
     target = course_gradebook(root)

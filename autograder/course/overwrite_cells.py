@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from nbformat import NotebookNode
-from nbgrader.api import MissingEntry
-from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
+
+from ..nbgrader_adapter import MissingEntry, OverwriteCells, remove_hidden_tests
 
 
 class OverwriteCellsQuietly(OverwriteCells):  # type: ignore[misc]  # nbgrader has no type hints
@@ -44,7 +44,7 @@ class OverwriteCellsQuietly(OverwriteCells):  # type: ignore[misc]  # nbgrader h
             return False
         released = NotebookNode(cell_type=source_cell.cell_type, source=source_cell.source, metadata={})
         try:
-            ClearHiddenTests(parent=self)._remove_hidden_test_region(released)
+            remove_hidden_tests(released, parent=self)
         except RuntimeError:  # unbalanced markers: not our business here, OverwriteCells decides
             return False
         return bool(cell.cell_type == source_cell.cell_type and cell.source == released.source)

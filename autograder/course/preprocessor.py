@@ -28,8 +28,6 @@ from pathlib import Path
 import nbformat
 from nbconvert.exporters.exporter import ResourcesDict
 from nbformat.notebooknode import NotebookNode
-from nbgrader.coursedir import CourseDirectory
-from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, Int, Unicode
 
 from ..exercises import exercise_for
@@ -37,6 +35,7 @@ from ..grading import Classmates, Exercise, GradingSettings, Status, StudentResu
 from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
 from ..grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, NotebookFile, release_code, release_sources, renamed_note
 from ..grading.submission import DEFAULT_TIMEOUT, cell_message
+from ..nbgrader_adapter import CourseDirectory, NbGraderPreprocessor
 from ..output.safe_text import printable
 from ..sandbox import Limits, MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
 from ..sandbox.deadline import DEFAULT_BUDGET_TEXT

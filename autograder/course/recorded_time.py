@@ -26,10 +26,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from nbgrader.api import MissingEntry
-from nbgrader.utils import parse_utc
-
 from ..grading.notebook import SubmissionProblem, read_side_file
+from ..nbgrader_adapter import MissingEntry, parse_utc
 from ..output.timestamps import TimestampProblem, parse_timestamp
 
 

@@ -20,11 +20,9 @@ import shutil
 import stat
 from pathlib import Path
 
-from nbgrader.exchange.default import ExchangeReleaseFeedback
-from nbgrader.utils import notebook_hash
-
 from ..errors import UsageError
 from ..grading.notebook import SubmissionProblem, read_side_file
+from ..nbgrader_adapter import ExchangeReleaseFeedback, notebook_hash
 from ..output.safe_text import printable
 from .feedback_page import page_exercise, page_path, write_course_pages
 

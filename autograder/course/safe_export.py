@@ -25,12 +25,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.plugins import ExportPlugin
-
 from ..files import write_atomic
 from ..grading import FinalScore
 from ..grading.student_ids import name_problem
+from ..nbgrader_adapter import ExportPlugin, Gradebook, MissingEntry
 from ..output.safe_text import csv_cell, printable
 from . import recorded_time
 

@@ -32,13 +32,19 @@ from typing import Any
 
 from nbconvert.exporters.exporter import ResourcesDict
 from nbformat.notebooknode import NotebookNode
-from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.converters.base import NbGraderException
-from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import TraitError
 
 from ..errors import UsageError
 from ..exercises import EXERCISES
+from ..nbgrader_adapter import (
+    Gradebook,
+    MissingEntry,
+    NbGraderException,
+    NbGraderPreprocessor,
+    destination_folder,
+    reading_timestamps_with,
+    source_folder,
+)
 from ..output.safe_text import printable
 from ..sandbox import Limits, MachineOverloaded, SandboxUnavailable
 from . import recorded_time
@@ -70,8 +76,6 @@ class SandboxGuard:
     config: Any
     autograde_preprocessors: list[Any]
     notebooks: list[str]
-    _format_dest: Callable[[str, str], str]
-    _format_source: Callable[..., str]
 
     def start(self) -> None:
         self._refused: list[str] = []
@@ -104,17 +108,14 @@ class SandboxGuard:
             super().init_assignment(assignment_id, student_id)  # type: ignore[misc]
             return
         # nbgrader would write the new time now, over the previous grading (.recorded_time): it reads none
-        coursedir, read = self.coursedir, self.coursedir.get_existing_timestamp
+        read = self.coursedir.get_existing_timestamp
         seen: list[datetime | None] = []
 
         def withheld(folder: str) -> None:  # what nbgrader reads: no time
             seen.append(read(folder))
 
-        coursedir.get_existing_timestamp = withheld
-        try:
+        with reading_timestamps_with(self.coursedir, withheld):
             super().init_assignment(assignment_id, student_id)  # type: ignore[misc]
-        finally:
-            coursedir.get_existing_timestamp = read
         if not before.submission_existed:
             # no row scoring 0 while she is graded (or after a SIGKILL): RecordSubmission makes it with her grades
             self._gradebook(lambda gb: _restore(gb, before))
@@ -129,7 +130,7 @@ class SandboxGuard:
 
     def init_destination(self, assignment_id: str, student_id: str) -> bool:
         """nbgrader's check, after removing what a run stopped mid-grading left (so it is graded again)."""
-        dest = Path(self._format_dest(assignment_id, student_id))
+        dest = Path(destination_folder(self, assignment_id, student_id))
         if self._sandbox_mode() is not None and not dest.is_symlink() and dest.is_dir():
             graded = [name for name in (Path(notebook).name for notebook in self.notebooks) if (dest / name).exists()]
             # SandboxedExecute writes the result with the graded notebook: killed in between
@@ -147,7 +148,7 @@ class SandboxGuard:
         """Whether the gradebook holds the grading of the submission in ``submitted/`` (its time is the last word)."""
         if not self._records_time_last():
             return True  # nbgrader's own order: its time comes first, so it cannot tell
-        source = Path(self._format_source(assignment_id, student_id))  # submitted/<student>/<assignment>
+        source = Path(source_folder(self, assignment_id, student_id))  # submitted/<student>/<assignment>
         submitted = recorded_time.submitted_time(source.parent.parent, source.parent.name, source.name)
         held = self._gradebook(lambda gb: recorded_time.holds_submission(gb, assignment_id, student_id, submitted))
         return bool(held)

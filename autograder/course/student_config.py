@@ -47,7 +47,7 @@ def course_settings(root: Path) -> tuple[str, str]:
         raise CourseError(f"{root / 'nbgrader_config.py'} sets no c.CourseDirectory.course_id")
     exchange = config.Exchange.get("root")
     if not exchange:
-        from nbgrader.exchange.default.exchange import Exchange
+        from ..nbgrader_adapter import Exchange
 
         exchange = Exchange.root.default_value  # nbgrader's own default, /srv/nbgrader/exchange
     return str(course_id), str(exchange)

@@ -18,9 +18,8 @@ from pathlib import Path
 import nbformat
 from nbconvert.exporters.exporter import ResourcesDict
 from nbformat.notebooknode import NotebookNode
-from nbgrader.coursedir import CourseDirectory
-from nbgrader.preprocessors import NbGraderPreprocessor
 
+from ..nbgrader_adapter import CourseDirectory, NbGraderPreprocessor
 from ..output.safe_text import printable
 from .generated_cells import grade_id
 

@@ -29,7 +29,7 @@ def student_walkthrough(root: Path, path: Path) -> nbformat.NotebookNode:
     path : Path
         A walkthrough in ``notebooks/``.
     """
-    from nbgrader.preprocessors import ClearOutput, ClearSolutions
+    from ..nbgrader_adapter import ClearOutput, ClearSolutions
 
     config = course_config(root)
     notebook = nbformat.read(path, as_version=nbformat.NO_CONVERT)

@@ -121,7 +121,7 @@ def record_scores(
         raise CourseError(problem)
     # nbgrader runs the `alembic` program when it creates a gradebook: it lives next to this Python.
     os.environ["PATH"] = tool_environment()["PATH"]
-    from nbgrader.utils import parse_utc
+    from ..nbgrader_adapter import parse_utc
 
     assignment = exercise.assignment
     notebook_id = Path(exercise.notebook).stem

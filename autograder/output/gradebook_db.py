@@ -126,7 +126,7 @@ def open_gradebook(url: str, course_id: str = "") -> Iterator[Any]:
         The course's id (``c.CourseDirectory.course_id``) for a writer that adds assignments; ""
         for a reader, which adds no course row.
     """
-    from nbgrader.api import Gradebook
+    from ..nbgrader_adapter import Gradebook
 
     with warnings.catch_warnings():
         # nbgrader's models emit SQLAlchemy "not in session" warnings that mean nothing here

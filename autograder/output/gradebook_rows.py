@@ -92,8 +92,9 @@ def _committed(db: Any, write: Callable[[Sequence[StudentScores]], None], part: 
 
 
 def _insert_new(db: Any, layout: Layout, part: Sequence[StudentScores]) -> None:
-    from nbgrader.api import Comment, Grade, Student, SubmittedAssignment, SubmittedNotebook, new_uuid
     from sqlalchemy import select
+
+    from ..nbgrader_adapter import Comment, Grade, Student, SubmittedAssignment, SubmittedNotebook, new_uuid
 
     ids = [student.student_id for student in part]
     known = set(db.scalars(select(Student.id).where(Student.id.in_(ids))))
@@ -125,8 +126,9 @@ def _insert_new(db: Any, layout: Layout, part: Sequence[StudentScores]) -> None:
 def _current(db: Any, layout: Layout) -> tuple[dict[tuple[str, str], tuple[str, Any, Any, bool]], dict[str, str]]:
     """Every grade of the graded notebook: (student, cell name) -> (grade id, auto, manual, needs); and each
     student's submitted notebook id. Two queries for the whole class."""
-    from nbgrader.api import Grade, SubmittedAssignment, SubmittedNotebook
     from sqlalchemy import select
+
+    from ..nbgrader_adapter import Grade, SubmittedAssignment, SubmittedNotebook
 
     names = {cell: name for notebook in layout.notebooks for name, cell in notebook.graded.items()
              if notebook.notebook_id == layout.notebook_id}
@@ -152,8 +154,9 @@ def _current(db: Any, layout: Layout) -> tuple[dict[tuple[str, str], tuple[str, 
 def _update_existing(db: Any, layout: Layout, part: Sequence[StudentScores],
                      grades: dict[tuple[str, str], tuple[str, Any, Any, bool]], submitted: dict[str, str],
                      times: dict[str, tuple[str, datetime | None]]) -> None:
-    from nbgrader.api import Grade, SubmittedAssignment, new_uuid
     from sqlalchemy import bindparam, update
+
+    from ..nbgrader_adapter import Grade, SubmittedAssignment, new_uuid
 
     cells = next(n.graded for n in layout.notebooks if n.notebook_id == layout.notebook_id)
     changed, added, moved = [], [], []
@@ -193,8 +196,9 @@ def write_scores(gradebook: Any, layout: Layout, scores: Sequence[StudentScores]
     New students get their whole submission with the scores in one transaction per ``chunk``
     students; students already there get only what changed. Nothing is half-written for anyone.
     """
-    from nbgrader.api import SubmittedAssignment
     from sqlalchemy import select, text
+
+    from ..nbgrader_adapter import SubmittedAssignment
 
     db = gradebook.db
     times = {student: (submission, time) for student, submission, time in db.execute(

@@ -72,7 +72,7 @@ def parse_timestamp(data: bytes) -> datetime:
     parts = text.split(" ")
     if len(parts) == 3 and not _ZONE.fullmatch(parts[2]):  # parse_utc passes exactly this word to gettz
         raise TimestampProblem("its time zone is not a zone name")
-    from nbgrader.utils import parse_utc
+    from ..nbgrader_adapter import parse_utc
 
     try:
         with warnings.catch_warnings():

@@ -83,6 +83,7 @@ def test_a_group_whose_only_member_is_the_owner_lets_no_one_in(open_folder):
     assert open_way(open_folder) is None
 
 
+@pytest.mark.slow
 def test_grade_refuses_an_open_course_in_one_line(open_folder):
     root = _course(open_folder)
     refused = grade(root, "--gradebook", "none")
@@ -92,6 +93,7 @@ def test_grade_refuses_an_open_course_in_one_line(open_folder):
     assert not (root / "graded").exists()
 
 
+@pytest.mark.slow
 def test_grade_goes_on_with_one_warning_when_allowed(open_folder):
     root = _course(open_folder)
     allowed = grade(root, "--gradebook", "none", ALLOW_OPTION, "--timeout", "5")
@@ -100,6 +102,7 @@ def test_grade_goes_on_with_one_warning_when_allowed(open_folder):
     assert results(root)["ada"]["score"] == results(root)["ada"]["max_score"]
 
 
+@pytest.mark.slow
 def test_the_course_setting_allows_it_for_grade_and_nbgrader(open_folder):
     root = _course(open_folder)
     with open(root / "nbgrader_config.py", "a", encoding="utf-8") as config:
@@ -110,6 +113,7 @@ def test_the_course_setting_allows_it_for_grade_and_nbgrader(open_folder):
     assert gradebook_submissions(root) == ["ada"]
 
 
+@pytest.mark.slow
 def test_nbgrader_autograde_refuses_an_open_course_before_any_submission(open_folder):
     root = _course(open_folder)
     refused = _nbgrader(root, "autograde", "ndcg")
@@ -119,6 +123,7 @@ def test_nbgrader_autograde_refuses_an_open_course_before_any_submission(open_fo
     assert gradebook_submissions(root) == []
 
 
+@pytest.mark.slow
 def test_release_refuses_an_open_course(open_folder):
     root = _course(open_folder)
     before = (root / "release" / "ndcg" / "ndcg.ipynb").stat().st_mtime_ns
@@ -129,6 +134,7 @@ def test_release_refuses_an_open_course(open_folder):
     assert (root / "release" / "ndcg" / "ndcg.ipynb").stat().st_mtime_ns == before
 
 
+@pytest.mark.slow
 def test_a_closed_course_grades_without_a_word(tmp_path):
     root = generated_course(tmp_path / "course")
     assert open_way(root) is None  # pytest's folders are in a 0700 one

@@ -52,6 +52,7 @@ NOT_RUN: dict[str, str] = {
     # the test suite itself, and what it already runs
     "make test": "the docs test is part of it",
     "make lint": "make test runs it first",
+    "make check": "lint and the fast tests: make test runs both (the docs test is one of its slow tests)",
     "make e2e": "the browser suite (tests/e2e), part of make test",
     "make demo": "= python -m autograder demo, run by tests/grading/test_grader.py (test_demo_never_touches_the_course)",
     "python -m autograder demo": "run by tests/grading/test_grader.py (test_demo_never_touches_the_course)",
@@ -60,7 +61,6 @@ NOT_RUN: dict[str, str] = {
     ".venv/bin/python scripts/bench_gradebook.py 2000": "a benchmark, minutes of work (docs/benchmarks.md), not a check",
     "make lock": "rewrites constraints.txt, which the scratch course shares with the repository",
     "make venv": "the scratch course shares the repository's .venv; make venv there would only re-check it",
-    '.venv/bin/pytest -m "not slow"': "the quick part of make test, which holds the docs test",
     "nbgrader submit ndcg --student alice": "a simulated student's id on one account; the docs test sets the same id in "
     "each student's settings (c.CourseDirectory.student_id), tests/course/test_semester.py passes it on the command line",
     # programs that wait for a person

@@ -119,6 +119,7 @@ def test_a_link_is_followed_to_where_it_points(open_tmp):
 # ---------------------------------------------------------------- the grader, from a course behind a 0700 folder
 
 
+@pytest.mark.slow
 @as_root
 def test_without_bubblewrap_the_grader_refuses_in_one_line_naming_the_folder(tmp_path):
     python, private = _private_python(tmp_path)
@@ -133,6 +134,7 @@ def test_without_bubblewrap_the_grader_refuses_in_one_line_naming_the_folder(tmp
     assert not (course / "graded" / "results.json").exists()
 
 
+@pytest.mark.slow
 @as_root
 def test_sandbox_none_runs_as_root_there_and_says_why(tmp_path):
     python, private = _private_python(tmp_path)
@@ -144,6 +146,7 @@ def test_sandbox_none_runs_as_root_there_and_says_why(tmp_path):
     assert results(course)["alice"]["score"] == EXERCISE.max_score
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_bubblewrap_grades_a_course_behind_a_private_folder(tmp_path):
     python, _ = _private_python(tmp_path, own_packages=True)
@@ -155,6 +158,7 @@ def test_bubblewrap_grades_a_course_behind_a_private_folder(tmp_path):
     assert (record["status"], record["score"]) == ("graded", EXERCISE.max_score), record["message"]
 
 
+@pytest.mark.slow
 @as_root
 def test_nbgrader_autograde_fails_loudly_instead_of_recording_zero(tmp_path):
     python, private = _private_python(tmp_path)
