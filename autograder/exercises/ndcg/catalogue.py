@@ -71,7 +71,8 @@ CATALOGUE: tuple[Misconception, ...] = (
         "log-base",
         "Logarithm with the wrong base",
         "The discount uses log base 2: rank i is divided by log2(i + 1). A natural log (math.log) "
-        "or log10 gives other numbers for DCG. (In nDCG the base cancels out, so only dcg is wrong.) "
+        "or log10 gives other numbers for DCG. In nDCG the base cancels out when the DCG and the ideal "
+        "DCG use the same one, so there only an ideal computed with another discount is wrong. "
         "Use math.log2(i + 1), or math.log(i + 1, 2).",
         (
             Mutant("natural log", dcg=_dcg("return sum(rels[i] / math.log(i + 2) for i in range(min(k, len(rels))))")),
@@ -187,7 +188,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         "Only grades 0–2 supported",
         "A grade can be any number from 0 up: 3, 4 or 2.5 as well as 0, 1 and 2. Code that looks "
         "grades up in a table made for 0, 1 and 2 (a list counts = [0, 0, 0], a dict {0: ..., 1: ..., "
-        "2: ...}) raises IndexError or KeyError on grade 3, and a check that refuses grades above 2 "
+        "2: ...}) fails on grade 3, and a check that refuses grades above 2 "
         "refuses the course's own inputs. Compute with the grade itself.",
         (Mutant("grades above 2 refused", ndcg=_ndcg(
             "if max(rels, default=0) > 2:\n    raise ValueError('grades must be between 0 and 2')\n"
@@ -330,7 +331,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         "k-beyond-length",
         "Fails when k is larger than the list",
         "If k is larger than the list, DCG@k sums the whole list. Looping over range(k) and "
-        "indexing rels[i] raises IndexError; loop over range(min(k, len(rels))) or over rels[:k].",
+        "indexing rels[i] reads past the end of the list; loop over range(min(k, len(rels))) or over rels[:k].",
         (Mutant("range(k)", dcg=_dcg(
             "total = 0.0\nfor i in range(k):\n    total += rels[i] / math.log2(i + 2)\nreturn total")),),
         loses=("test_dcg_cutoff", "test_ndcg_cutoff"),
@@ -339,8 +340,8 @@ CATALOGUE: tuple[Misconception, ...] = (
         "one-document",
         "Fails on a one-document list",
         "A ranking of a single document is a ranking too: DCG@k is its grade, and nDCG@k is 1.0 if "
-        "it is relevant (0.0 if not). scikit-learn's ndcg_score refuses such lists with a ValueError "
-        "whatever k is, so code built on it fails here; compute nDCG from your dcg instead.",
+        "it is relevant (0.0 if not). Code that refuses such lists, or builds on a library function "
+        "that does, fails here: compute nDCG from your dcg instead.",
         (Mutant("refuses one document, as scikit-learn does", ndcg=_ndcg(
             "if len(rels) < 2:\n"
             "    raise ValueError('Computing NDCG is only meaningful when there is more than 1 document.')\n"
