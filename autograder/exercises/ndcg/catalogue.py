@@ -1,12 +1,10 @@
 """The catalogue of known DCG/nDCG mistakes: one place for IDs, explanations and mutants.
 
 Each :class:`Misconception` has a stable ID (reported in ``results.json``), a student-facing
-explanation with the lecture's formula (shown in the feedback), and one or more *mutants*:
-solutions that make exactly this mistake, written as a student would. The mutants are graded
-through the real grading path by the test suite, which checks that each loses points and is
-diagnosed with its own ID; the documentation (``docs/misconceptions.md``) is generated from
-this table (``python -m autograder docs``). The diagnosis models name these IDs, and a test
-checks that every ID a model can report is in this table and every entry can be reported.
+explanation (shown in the feedback), and *mutants*: solutions that make exactly this mistake, as
+a student would, graded by the tests through the real grading path (each loses exactly its groups
+and is diagnosed with its own ID). ``docs/misconceptions.md`` is generated from this table
+(``python -m autograder docs``); a test checks that the diagnosis models report exactly its IDs.
 """
 
 from __future__ import annotations
@@ -62,8 +60,7 @@ class Misconception(Mistake):
         return mutant.loses if mutant.loses is not None else self.loses
 
 
-#: A rounded dcg: every group that compares its values (exactly, or scaled), not the cut-off
-#: properties (a rounded sum of the same terms is still the same number).
+#: A rounded dcg: the groups comparing its values, exactly or scaled (the cut-off properties hold: same terms)
 DCG_VALUES = ("test_dcg_lecture", "test_dcg_discount", "test_dcg_grades")
 
 CATALOGUE: tuple[Misconception, ...] = (
@@ -161,6 +158,10 @@ CATALOGUE: tuple[Misconception, ...] = (
                 "grades = [str(r) for r in rels]\nideal = dcg(sorted((int(g) for g in grades), reverse=True), k)\n"
                 "if ideal == 0:\n    return 0.0\nreturn dcg(rels, k) / ideal"),
                 loses=("test_ndcg_ideal", "test_ndcg_zero")),
+            Mutant("int() of the grades' text in dcg", dcg=_dcg(  # its ValueError on 2.5 or 0.0 is ndcg's too
+                "grades = [str(r) for r in rels]\n"
+                "return sum(int(grades[i]) / math.log2(i + 2) for i in range(min(k, len(rels))))"),
+                loses=("test_dcg_grades", "test_ndcg_ideal", "test_ndcg_zero")),
         ),
         loses=("test_dcg_grades",),
     ),
@@ -341,12 +342,15 @@ CATALOGUE: tuple[Misconception, ...] = (
         "Fails on a one-document list",
         "A ranking of a single document is a ranking too: DCG@k is its grade, and nDCG@k is 1.0 if "
         "it is relevant (0.0 if not). Code that refuses such lists, or builds on a library function "
-        "that does, fails here: compute nDCG from your dcg instead.",
+        "that does, fails here: compute it as for any other list, nDCG from your own dcg.",
         (Mutant("refuses one document, as scikit-learn does", ndcg=_ndcg(
-            "if len(rels) < 2:\n"
-            "    raise ValueError('Computing NDCG is only meaningful when there is more than 1 document.')\n"
-            "ideal = dcg(sorted(rels, reverse=True), k)\nif ideal == 0:\n    return 0.0\n"
-            "return dcg(rels, k) / ideal")),),
+            "if len(rels) < 2:\n    raise ValueError('Computing NDCG is only meaningful when there is more than 1 "
+            "document.')\nideal = dcg(sorted(rels, reverse=True), k)\nif ideal == 0:\n    return 0.0\n"
+            "return dcg(rels, k) / ideal")),
+         Mutant("dcg refuses one document", dcg=_dcg(  # an ndcg that calls it fails there too
+             "if len(rels) < 2:\n    raise ValueError('a ranking needs at least two documents')\n"
+             "return sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels))))"),
+             loses=("test_dcg_contract", "test_ndcg_contract"))),
         loses=("test_ndcg_contract",),
     ),
     Misconception(

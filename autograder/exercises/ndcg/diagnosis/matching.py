@@ -294,8 +294,8 @@ def _zero_ideal(records: Records, diagnosis: Diagnosis, explained: bool) -> None
         if _value(records.get(probe("dcg", rels_of(zero), k_of(zero)))) != 0.0:
             continue  # the student's own dcg is not 0 here: their ndcg cannot know that iDCG is 0
         record = records.get(zero)
-        if record is None:
-            continue
+        if record is None or (raised(record) and record.error != "ZeroDivisionError" and _refuses_one(records)):
+            continue  # (a crash of a dcg that refuses one document, on an ideal cut to one: not the ratio's)
         where = f"for {describe(zero)} (nothing relevant) your ndcg"
         nan = record.outcome in (CallOutcome.VALUE, CallOutcome.NOT_A_NUMBER) and record.value is not None \
             and math.isnan(record.value)
@@ -319,6 +319,11 @@ def _zero_ideal(records: Records, diagnosis: Diagnosis, explained: bool) -> None
             continue
         _add(diagnosis, "zero-ideal", "ndcg", said)
         return  # one counterexample is enough
+
+
+def _refuses_one(records: Records) -> bool:
+    """Whether the student's dcg raises on a list of one document (grades 0-2)."""
+    return any(raised(records.get(p)) for p in DCG_PROBES if len(rels_of(p)) == 1 and not grades_above(p, 2))
 
 
 def _crash_on_grade_range(records: Records, diagnosis: Diagnosis, function: str) -> None:
