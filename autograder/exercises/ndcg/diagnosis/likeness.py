@@ -81,16 +81,18 @@ def _shaped(observed: Mapping[Call, float], minimum: int) -> bool:
     finite = {call: value for call, value in observed.items() if math.isfinite(value)}
     # a value rounded to 0 or 1 decimals keeps too little of a fitted scale's shape: a count of the relevant
     # documents is a slowly falling discount, scaled and rounded to whole numbers
-    roundings = {r for r in possible_roundings(finite.values()) if r is None or r >= SHAPE_MIN_DECIMALS}
+    # the coarsest rounding the values allow is the one they have (a value of 2 decimals has 3 as well)
+    rounding = min((r for r in possible_roundings(finite.values()) if r is not None and r >= SHAPE_MIN_DECIMALS),
+                   default=None)
+    largest = dict(sorted(finite.items(), key=lambda item: -abs(item[1])))
     for shape in shapes():
         scale = fitted_scale(shape, finite, 10 * SHAPE_TOLERANCE)
         if scale is not None and _explains(Scaled(shape, scale), observed, {}, minimum):
             return True
         # rounded values: the scale from where the rounding leaves it (a ratio scatters by it on small values)
-        for rounding in sorted(roundings - {None}):
-            scale = rounded_scale(shape, finite, 0.5 * 10.0**-rounding)
-            if scale is not None and _explains(Scaled(shape, scale, rounding), observed, {}, minimum):
-                return True
+        scale = rounded_scale(shape, largest, 0.5 * 10.0**-rounding) if rounding is not None else None
+        if scale is not None and _explains(Scaled(shape, scale, rounding), observed, {}, minimum):
+            return True
     return False
 
 

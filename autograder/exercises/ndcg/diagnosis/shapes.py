@@ -157,16 +157,15 @@ def fitted_scale(shape: Shape, observed: Mapping[Call, float], spread: float) ->
 
 
 def rounded_scale(shape: Shape, observed: Mapping[Call, float], half_unit: float) -> float | None:
-    """The scale that makes ``shape`` fit values rounded to within ``half_unit``, if one does.
+    """The scale that makes ``shape`` fit values rounded to within ``half_unit`` (``observed``: largest first).
 
     A rounded value ``v`` of a scaled shape says only that the scale lies in ``[(v - h) / p, (v + h) / p]``
     for the shape's value ``p``: a median of ratios scatters by the rounding on small values (half a unit of
     2 decimals on a value of 0.3 is 2 %). The scale fits when these intervals meet, tried on the largest
     values first (the narrowest); the middle of where all meet is returned, None when they do not meet.
     """
-    largest = sorted(observed.items(), key=lambda item: -abs(item[1]))
     low, high, used = 0.0, math.inf, 0
-    for call, value in largest:  # the largest first: a shape that does not fit is told on a few values
+    for call, value in observed.items():  # the largest first: a shape that does not fit is told on a few values
         predicted = shape.unscaled(rels_of(call), k_of(call))
         if predicted <= 0 or value <= 0:
             continue
