@@ -2,7 +2,7 @@
 
 Each member computes a DCG, wrongly: a discount whose logarithm is shifted by some ranks or has another
 base or a factor in front, rank 1 left undiscounted with a shifted discount after it, the last
-document of the list dropped, and stacks of these, on the lecture's gain or a known wrong one
+document of the list dropped, and stacks of these (the result rounded to 2 decimals or more, too), on the lecture's gain or a known wrong one
 (``2 ** rel - 1``, ``int(rel)``) and a known cut-off mistake or none. Its ``ndcg`` divides it by the
 ideal's DCG as the lecture does (returning 0.0 when nothing is relevant, by a check or by catching the
 zero division) or with a known mistake in the ideal. The evidence rule must give every such member
@@ -34,6 +34,8 @@ CUTOFFS = {
 SHIFTS = (2, 3, 4, 5, 6, 7, 9)
 BASES = ("2", "math.e", "3", "10")
 SCALES = (1.0, 0.5, 2.0, 3.0, 1 / math.log(2))
+#: Decimals the result is rounded to (None: not rounded); fewer than 2 keep too little of a shape to judge.
+ROUNDINGS = (None, 2, 3, 6)
 NDCGS = {
     "lecture formula": CORRECT_NDCG,
     "zero division caught": (
@@ -85,8 +87,14 @@ def generate(rng: random.Random) -> Twisted:
     else:
         body = f"return sum({term} for i in range({CUTOFFS[cutoff]}))"
     dcg = "import math\n\n\ndef dcg(rels, k):\n" + "\n".join("    " + line for line in body.splitlines())
+    # a result rounded to 2 decimals or more still shows its shape (the hand answers' 2.43)
+    rounding = rng.choices(ROUNDINGS, weights=(6, 2, 1, 1))[0]
+    if rounding is not None:
+        dcg = dcg.replace("def dcg(rels, k):", "def _dcg(rels, k):") + (
+            f"\n\n\ndef dcg(rels, k):\n    return round(_dcg(rels, k), {rounding})")
     ndcg = rng.choice(list(NDCGS))
-    label = f"gain {gain}, cut {cutoff}, twists {twists}{', rank 1 undiscounted' if undiscounted else ''}; ndcg {ndcg}"
+    label = (f"gain {gain}, cut {cutoff}, twists {twists}{', rank 1 undiscounted' if undiscounted else ''}"
+             f"{f', rounded to {rounding}' if rounding is not None else ''}; ndcg {ndcg}")
     return Twisted(label, dcg, NDCGS[ndcg])
 
 

@@ -14,7 +14,6 @@ value or text the student's code produced while it held the input.
 
 from __future__ import annotations
 
-import builtins
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -25,69 +24,7 @@ from .calls import CallPlan
 from .exercise import Call, Case, Exercise, Expect, TestGroup
 from .helper_cell import check_not_vacuous
 from .model import CaseResult, TestResult
-
-#: Type names shown as they are; any other name could be chosen by the student to carry data.
-#: (Built-in type names are shown too, see :func:`type_name`.)
-_SHOWN_TYPES = {"ndarray", "float64", "float32", "int64", "int32", "Decimal", "Fraction", "NoneType"}
-
-
-def exception_name(name: str) -> str:
-    """A raised exception's type name if it is a built-in one, else a neutral phrase (it could carry data)."""
-    candidate = getattr(builtins, name, None)
-    if isinstance(candidate, type) and issubclass(candidate, BaseException):
-        return name
-    return "an exception of its own class"
-
-
-#: The exception and type names a hidden case's message may show. The student's code picks what it
-#: raises or returns while it holds a hidden input, so each name it may choose is a few bits of that
-#: input carried into the feedback; these are the ones a real mistake produces, the rest read as
-#: ``Exception`` or ``object``.
-HIDDEN_EXCEPTIONS = frozenset({"ZeroDivisionError", "IndexError", "TypeError", "ValueError", "NotImplementedError"})
-HIDDEN_TYPES = frozenset({"ndarray", "NoneType", "str", "list"})
-
-
-def hidden_exception_name(name: str) -> str:
-    """What a hidden case's message may say the student's code raised."""
-    return name if name in HIDDEN_EXCEPTIONS else "Exception"
-
-
-def hidden_type_name(name: str) -> str:
-    """What a hidden case's message may say the student's code returned."""
-    return name if name in HIDDEN_TYPES else "object"
-
-
-def type_name(name: str) -> str:
-    """A returned object's type name if it is a well-known one, else a neutral phrase."""
-    known = name in _SHOWN_TYPES or isinstance(getattr(builtins, name, None), type)
-    return name if known else "an object of its own class"
-
-
-#: How an empty container is written, so the student recognises what their code returned.
-_EMPTY = {"list": "a list `[]`", "tuple": "a tuple `()`", "dict": "a dict `{}`", "str": "an empty string `''`",
-          "ndarray": "an empty numpy array"}
-
-
-def returned(name: str, empty: bool = False) -> str:
-    """What a call returned, in a student's terms, from its type's name: "None (nothing: ...)", "a list".
-
-    >>> returned("NoneType")
-    'None (nothing: does the function print its value instead of returning it?)'
-    >>> returned("list", empty=True)
-    'a list `[]`'
-    """
-    if empty and name in _EMPTY:
-        return _EMPTY[name]
-    phrases = {
-        "NoneType": "None (nothing: does the function print its value instead of returning it?)",
-        "list": "a list", "tuple": "a tuple", "str": "a string (str)", "dict": "a dict", "ndarray": "a numpy array",
-    }
-    if name == "object":  # a hidden case's type that is not shown
-        return "a value of another type (not shown for a hidden case)"
-    shown = type_name(name)
-    if shown == "an object of its own class":
-        return shown
-    return phrases.get(name, f"an {shown}" if shown[0] in "aeiou" else f"a {shown}")
+from .shown_names import exception_name, returned, type_name
 
 
 def _numeric(record: CallRecord) -> float | None:
@@ -170,13 +107,13 @@ def explain_failure(  # noqa: C901, PLR0912 — one return per failure, in prior
 ) -> str:
     """A student-facing sentence on why ``case`` failed, safe for hidden cases.
 
-    ``shown_errors``: the exceptions the same function raised on visible cases (their names and
-    messages are on the page already), which a hidden case's sentence may refer to.
+    ``shown_errors``: the exceptions the same function's visible rows show (their names and messages
+    are on the page already), which a hidden case's sentence may refer to.
     """
     what = case.call.text if visible else f"a hidden case ({case.what})"
     record, companion = records.call, records.companion
     other = _numeric(companion) if companion is not None else None
-    if case.companion is not None and companion is not None and other is None and _numeric(record) is not None:
+    if case.companion is not None and companion is not None and _explained_record(case, records) is companion:
         # the companion call is what failed: explain that one
         alone = Case(case.companion, case.what, constructed=case.constructed)
         return explain_failure(exercise, alone, CaseRecords(companion), visible, timeout, shown_errors)
@@ -328,6 +265,14 @@ def _unfounded(
     return None
 
 
+def _explained_record(case: Case, records: CaseRecords) -> CallRecord:
+    """The record a failure's sentence is about: the companion's when that is what failed, else the call's."""
+    companion = records.companion
+    if case.companion is not None and companion is not None and _numeric(companion) is None:
+        return companion if _numeric(records.call) is not None else records.call
+    return records.call
+
+
 def score(
     exercise: Exercise, plan: list[CallPlan], calls: Mapping[int, CallRecord], timeout: float,
     witnesses: Mapping[Call, CallRecord] | None = None,
@@ -359,16 +304,21 @@ def score(
             resemblance[function] = exercise.resembles(function, observed)
         return resemblance[function]
 
-    # the exceptions each function raised on the visible cases: a hidden case may say it raised the same
+    failing = {
+        g.grade_id: [p for p in by_group.get(g.grade_id, []) if not case_passes(exercise, p.case, _records(p, calls))]
+        for g in exercise.groups
+    }
+    # the exceptions the visible rows show (a row shows its group's first failure): a hidden case may say it raised
+    # the same; one raised on a later visible case is on no row, and "the same as above" would point at nothing
     shown: dict[str, set[str]] = {}
-    for p in plan:
-        record = calls.get(p.call_id, NOT_RUN_CALL)
-        if p.group.visible and record.outcome is CallOutcome.RAISED and record.error:
-            shown.setdefault(p.case.function, set()).add(record.error)
+    for first in (failing[g.grade_id][0] for g in exercise.groups if g.visible and failing[g.grade_id]):
+        record = _explained_record(first.case, _records(first, calls))
+        if record.outcome is CallOutcome.RAISED and record.error:
+            shown.setdefault(first.case.function, set()).add(record.error)
     results = []
     for group in exercise.groups:
         mine = by_group.get(group.grade_id, [])
-        failures = [p for p in mine if not case_passes(exercise, p.case, _records(p, calls))]
+        failures = failing[group.grade_id]
         unfounded = None if failures else _unfounded(exercise, group, mine, calls, resembles, unchecked)
         if unfounded is not None:
             failures = [p for p in mine if p.case.expect is not Expect.NUMBER]

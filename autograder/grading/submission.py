@@ -35,7 +35,8 @@ from .notebook import (
     cell_labels,
     student_code,
 )
-from .scoring import HIDDEN_EXCEPTIONS, hidden_exception_name, hidden_type_name, score
+from .scoring import score
+from .shown_names import HIDDEN_EXCEPTIONS, hidden_exception_name, hidden_type_name
 
 #: Told when the process that ran the hidden tests could not be used (its own words may carry them).
 BLIND_FAILED = "the hidden tests could not be run: the process running them broke the grader's protocol"

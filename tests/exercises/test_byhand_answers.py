@@ -8,6 +8,7 @@ bounds or a one-line refusal, quickly and in little memory, and never raises.
 from __future__ import annotations
 
 import math
+import re
 import subprocess
 import sys
 import time
@@ -22,6 +23,9 @@ from strategies import answer_cells, answer_expressions
 #: CPU seconds one reading may take: reading a bounded cell takes milliseconds; parsing a 7 MB one took seconds.
 CPU_BOUND = 0.5
 #: The issue's cell: ``DCG_AT_K = 1+1+…+1``, 7.2 MB, under the 8 MiB notebook limit.
+#: The reader's words (Python's type and syntax-tree names), which a student's page must not show.
+JARGON = re.compile(r"\b(found|ast|node|Call|Name|BinOp|UnaryOp|Constant|Attribute|Subscript|parser?|token|str|bool|"
+                    r"int|float|NoneType|expr)\b")
 SUM_7MB = "DCG_AT_K = " + "+".join(["1"] * 3_600_000)
 
 
@@ -32,6 +36,7 @@ def _well_formed(answers: Answers) -> None:
     assert answers.ideal is None or all(math.isfinite(g) and abs(g) <= MAX_MAGNITUDE for g in answers.ideal)
     for where, message in answers.problems.items():
         assert where in (*NAMES, "cell") and isinstance(message, str) and "\n" not in message and len(message) < 300
+        assert not JARGON.search(message), message  # the student's terms, not the reader's (issue 34.3)
 
 
 def _timed(source: str) -> Answers:

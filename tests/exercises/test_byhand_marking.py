@@ -55,9 +55,9 @@ def test_another_students_list_is_not_right_for_this_one():
 
 
 @pytest.mark.parametrize("source, problem", [
-    ("DCG_AT_K = dcg(RELS, K)", "DCG_AT_K must be a number such as 2.43 (+ - * / are fine), not a call"),
-    ("IDEAL_RANKING = sorted(RELS)", "IDEAL_RANKING must be a list of grades such as [3, 2, 2, 1, 0]"),
-    ("DCG_AT_K = 1 / 0", "DCG_AT_K divides by zero"),
+    ("DCG_AT_K = dcg(RELS, K)", "`DCG_AT_K` must be a number such as 2.43 (+ - * / are fine), not a function call"),
+    ("IDEAL_RANKING = sorted(RELS)", "`IDEAL_RANKING` must be a list of grades such as [3, 2, 2, 1, 0]"),
+    ("DCG_AT_K = 1 / 0", "`DCG_AT_K` divides by zero"),
     ("DCG_AT_K = (", "the answer cell is not valid Python"),
 ])
 def test_code_in_the_answer_cell_is_never_run_and_named_in_one_line(source, problem):

@@ -101,7 +101,8 @@ def test_a_stub_is_not_diagnosed_as_a_mistake():
 def test_counterexample_shows_the_formula():
     found = diagnose(probe_records(BY_ID["log-base"].mutants[0].dcg, CORRECT_NDCG))
     text = found.findings[0].counterexample
-    assert text.startswith("for rels=[3, 2], k=2 your dcg returns")
+    # the student's own way of making the mistake first, then the example
+    assert text.startswith("your dcg divides the grade at rank i by ln(i + 1): for rels=[3, 2], k=2 your dcg returns")
     right = 3 / math.log2(2) + 2 / math.log2(3)
     assert f"3/log2(2) + 2/log2(3) ≈ {right:.4g}" in text
 
@@ -209,3 +210,20 @@ def test_a_grade_handled_as_text_in_ndcg_is_named_from_ndcg_s_own_probes():
     found = diagnose(probe_records(CORRECT_DCG, ndcg_source))
     assert found.ids == ["grades-truncated"]
     assert "ValueError" in found.findings[0].counterexample and found.findings[0].function == "ndcg"
+
+
+@pytest.mark.parametrize(("discount", "mistake"), [
+    ("math.log2(i + 2)", None), ("math.log(i + 2)", "log-base"), ("math.log10(i + 2)", "log-base"),
+    ("(1 if i == 0 else math.log2(i + 1))", "discount-offset"), ("math.log2(i + 3)", "discount-offset"),
+])
+@pytest.mark.parametrize("counted", ["rels", "rels[:k]"])
+def test_an_ideal_of_min_relevant_k_gains_of_1_is_named_whatever_its_discount(discount, mistake, counted):
+    # recommender code: the ranking through dcg, the ideal DCG summed in ndcg from a count of relevant
+    # documents, with a discount of its own (issue 34.2: it was named nothing)
+    ndcg = ("import math\n\n\ndef ndcg(rels, k):\n"
+            f"    n = min(sum(1 for r in {counted} if r > 0), k)\n"
+            f"    ideal = sum(1 / {discount} for i in range(n))\n"
+            "    return dcg(rels, k) / ideal if ideal else 0.0")
+    found = diagnose(probe_records(CORRECT_DCG, ndcg))
+    expected = {"binary-relevance"} | ({mistake} if mistake else set()) | ({"ideal-from-top-k"} if "[:k]" in counted else set())
+    assert set(found.ids) == expected, (found.ids, found.unexplained)

@@ -80,3 +80,35 @@ def test_an_unnamed_function_is_shown_a_property_it_breaks_on_a_visible_input():
     mine = functions_of(source, CORRECT_NDCG)["dcg"]
     assert "multiplying every grade by the same number" in text
     assert f"dcg([3, 1, 2, 0], 3) = {mine([3, 1, 2, 0], 3):.4g}" in text
+
+
+def test_a_hidden_row_says_the_same_exception_only_when_a_visible_row_shows_it():
+    # the visible row shows its first failure (a value); the AssertionError of its second case is on no row
+    # (issue 34.3: "raised the same AssertionError as on the visible test cases above" pointed at nothing)
+    dcg = (CORRECT_DCG + "\n\n\n_right = dcg\n\n\ndef dcg(rels, k):\n"
+           "    assert k == 5, 'k must be 5'\n    return _right(rels, k) + 1.0")
+    results = {t.name: t for t in scored(functions_of(dcg, CORRECT_NDCG), b"\4" * 32)}
+    assert "returned" in results["test_dcg_lecture"].message
+    hidden = [t.message for name, t in results.items() if name.startswith("test_dcg_") and "raised" in t.message]
+    assert hidden and not any("the same" in m for m in hidden), hidden
+    assert all("raised AssertionError" in m for m in hidden), hidden
+    # where the visible row does show the exception, the hidden rows may refer to it
+    everywhere = CORRECT_DCG + "\n\n\ndef dcg(rels, k):\n    raise AssertionError('no')"
+    results = {t.name: t for t in scored(functions_of(everywhere, CORRECT_NDCG), b"\4" * 32)}
+    assert "AssertionError" in results["test_dcg_lecture"].message
+    assert any("the same AssertionError as on the visible test cases above" in t.message
+               for t in results.values() if not t.visible)
+
+
+def test_a_division_by_zero_inside_the_ideal_s_formula_is_not_told_to_check_the_ideal():
+    # the ideal DCG divides rank 1 by log2(1) = 0 (numpy: inf, so ndcg is 0 where something is relevant, NaN
+    # where nothing is): a check of the ideal DCG before dividing, which this code has, does not fix it
+    ndcg = ("import numpy as np\n\n\ndef ndcg(rels, k):\n    ideal = np.sort(np.asarray(rels, dtype=float))[::-1][:k]\n"
+            "    with np.errstate(all='ignore'):\n        idcg = float(np.sum(ideal / np.log2(np.arange(1, ideal.size + 1))))\n"
+            "    if idcg == 0:\n        return 0.0\n    return dcg(rels, k) / idcg")
+    found = _diagnosis(CORRECT_DCG, ndcg)
+    assert "zero-ideal" not in found.ids
+    said = found.unexplained["ndcg"]
+    assert "nothing relevant" in said and "inside the formula of a DCG" in said and "log2(1) = 0" in said, said
+    # the missing check itself is still named, with its advice
+    assert _diagnosis(CORRECT_DCG, BY_ID["zero-ideal"].mutants[1].ndcg).ids == ["zero-ideal"]

@@ -1,12 +1,10 @@
 """The catalogue of known DCG/nDCG mistakes: one place for IDs, explanations and mutants.
 
 Each :class:`Misconception` has a stable ID (reported in ``results.json``), a student-facing
-explanation with the lecture's formula (shown in the feedback), and one or more *mutants*:
-solutions that make exactly this mistake, written as a student would. The mutants are graded
-through the real grading path by the test suite, which checks that each loses points and is
-diagnosed with its own ID; the documentation (``docs/misconceptions.md``) is generated from
-this table (``python -m autograder docs``). The diagnosis models name these IDs, and a test
-checks that every ID a model can report is in this table and every entry can be reported.
+explanation (shown in the feedback), and *mutants*: solutions that make exactly this mistake, as
+a student would, graded by the tests through the real grading path (each loses exactly its groups
+and is diagnosed with its own ID). ``docs/misconceptions.md`` is generated from this table
+(``python -m autograder docs``); a test checks that the diagnosis models report exactly its IDs.
 """
 
 from __future__ import annotations
@@ -62,8 +60,7 @@ class Misconception(Mistake):
         return mutant.loses if mutant.loses is not None else self.loses
 
 
-#: A rounded dcg: every group that compares its values (exactly, or scaled), not the cut-off
-#: properties (a rounded sum of the same terms is still the same number).
+#: A rounded dcg: the groups comparing its values, exactly or scaled (the cut-off properties hold: same terms)
 DCG_VALUES = ("test_dcg_lecture", "test_dcg_discount", "test_dcg_grades")
 
 CATALOGUE: tuple[Misconception, ...] = (
@@ -71,7 +68,8 @@ CATALOGUE: tuple[Misconception, ...] = (
         "log-base",
         "Logarithm with the wrong base",
         "The discount uses log base 2: rank i is divided by log2(i + 1). A natural log (math.log) "
-        "or log10 gives other numbers for DCG. (In nDCG the base cancels out, so only dcg is wrong.) "
+        "or log10 gives other numbers for DCG. In nDCG the base cancels out when the DCG and the ideal "
+        "DCG use the same one, so there only an ideal computed with another discount is wrong. "
         "Use math.log2(i + 1), or math.log(i + 1, 2).",
         (
             Mutant("natural log", dcg=_dcg("return sum(rels[i] / math.log(i + 2) for i in range(min(k, len(rels))))")),
@@ -160,6 +158,10 @@ CATALOGUE: tuple[Misconception, ...] = (
                 "grades = [str(r) for r in rels]\nideal = dcg(sorted((int(g) for g in grades), reverse=True), k)\n"
                 "if ideal == 0:\n    return 0.0\nreturn dcg(rels, k) / ideal"),
                 loses=("test_ndcg_ideal", "test_ndcg_zero")),
+            Mutant("int() of the grades' text in dcg", dcg=_dcg(  # its ValueError on 2.5 or 0.0 is ndcg's too
+                "grades = [str(r) for r in rels]\n"
+                "return sum(int(grades[i]) / math.log2(i + 2) for i in range(min(k, len(rels))))"),
+                loses=("test_dcg_grades", "test_ndcg_ideal", "test_ndcg_zero")),
         ),
         loses=("test_dcg_grades",),
     ),
@@ -187,7 +189,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         "Only grades 0–2 supported",
         "A grade can be any number from 0 up: 3, 4 or 2.5 as well as 0, 1 and 2. Code that looks "
         "grades up in a table made for 0, 1 and 2 (a list counts = [0, 0, 0], a dict {0: ..., 1: ..., "
-        "2: ...}) raises IndexError or KeyError on grade 3, and a check that refuses grades above 2 "
+        "2: ...}) fails on grade 3, and a check that refuses grades above 2 "
         "refuses the course's own inputs. Compute with the grade itself.",
         (Mutant("grades above 2 refused", ndcg=_ndcg(
             "if max(rels, default=0) > 2:\n    raise ValueError('grades must be between 0 and 2')\n"
@@ -330,7 +332,7 @@ CATALOGUE: tuple[Misconception, ...] = (
         "k-beyond-length",
         "Fails when k is larger than the list",
         "If k is larger than the list, DCG@k sums the whole list. Looping over range(k) and "
-        "indexing rels[i] raises IndexError; loop over range(min(k, len(rels))) or over rels[:k].",
+        "indexing rels[i] reads past the end of the list; loop over range(min(k, len(rels))) or over rels[:k].",
         (Mutant("range(k)", dcg=_dcg(
             "total = 0.0\nfor i in range(k):\n    total += rels[i] / math.log2(i + 2)\nreturn total")),),
         loses=("test_dcg_cutoff", "test_ndcg_cutoff"),
@@ -339,13 +341,16 @@ CATALOGUE: tuple[Misconception, ...] = (
         "one-document",
         "Fails on a one-document list",
         "A ranking of a single document is a ranking too: DCG@k is its grade, and nDCG@k is 1.0 if "
-        "it is relevant (0.0 if not). scikit-learn's ndcg_score refuses such lists with a ValueError "
-        "whatever k is, so code built on it fails here; compute nDCG from your dcg instead.",
+        "it is relevant (0.0 if not). Code that refuses such lists, or builds on a library function "
+        "that does, fails here: compute it as for any other list, nDCG from your own dcg.",
         (Mutant("refuses one document, as scikit-learn does", ndcg=_ndcg(
-            "if len(rels) < 2:\n"
-            "    raise ValueError('Computing NDCG is only meaningful when there is more than 1 document.')\n"
-            "ideal = dcg(sorted(rels, reverse=True), k)\nif ideal == 0:\n    return 0.0\n"
-            "return dcg(rels, k) / ideal")),),
+            "if len(rels) < 2:\n    raise ValueError('Computing NDCG is only meaningful when there is more than 1 "
+            "document.')\nideal = dcg(sorted(rels, reverse=True), k)\nif ideal == 0:\n    return 0.0\n"
+            "return dcg(rels, k) / ideal")),
+         Mutant("dcg refuses one document", dcg=_dcg(  # an ndcg that calls it fails there too
+             "if len(rels) < 2:\n    raise ValueError('a ranking needs at least two documents')\n"
+             "return sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels))))"),
+             loses=("test_dcg_contract", "test_ndcg_contract"))),
         loses=("test_ndcg_contract",),
     ),
     Misconception(

@@ -76,7 +76,9 @@ def _checked(value: float) -> float:
 def _literal(node: ast.Constant) -> float:
     value = node.value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise NotANumber(f"must be a number such as 2.43, not {type(value).__name__} {_shown(value)}")
+        kinds = {str: "text", bytes: "bytes", bool: "a truth value", complex: "a complex number"}
+        kind = kinds.get(type(value), "a value")
+        raise NotANumber(f"must be a number such as 2.43, not {kind} ({_shown(value)})")
     if isinstance(value, int) and abs(value) > MAX_MAGNITUDE:  # compared as an int: no float overflow
         raise NotANumber(f"is larger than any answer of this task (beyond {MAX_MAGNITUDE:g})")
     return _checked(float(value))
@@ -89,13 +91,15 @@ def _shown(value: object) -> str:
 
 def _what(node: ast.AST) -> str:
     """The student's terms for what they wrote instead of a number."""
-    if isinstance(node, ast.Name):
-        return f"a name ({node.id[:20]})"
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return f"a name ({ast.unparse(node)[:20]})"
     if isinstance(node, ast.Call):
-        return "a call of a function"
+        return "a function call: write the number it gives"
     if isinstance(node, ast.BinOp):
         return "the operator " + {ast.Pow: "**", ast.FloorDiv: "//", ast.Mod: "%"}.get(type(node.op), "used")
-    return "a formula or code"
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+        return "a list"
+    return "a formula or a name"
 
 
 def _number(node: ast.expr) -> float:
@@ -206,5 +210,5 @@ def read_answers(source: str) -> Answers:
             problems.pop(step, None)
         except NotANumber as problem:
             found.pop(step, None)
-            problems[step] = f"{NAMES[step]} {problem}"
+            problems[step] = f"`{NAMES[step]}` {problem}"
     return Answers(problems=problems, **found)  # type: ignore[arg-type]

@@ -6,6 +6,7 @@ pattern singles out is the counterexample the diagnosis shows.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from ....grading import Call
@@ -60,3 +61,29 @@ def fraction_crash(records: Mapping[Call, CallRecord], function: str) -> Call | 
 
 def _integral(call: Call) -> bool:
     return all(float(r).is_integer() for r in rels_of(call))
+
+
+def zero_division_elsewhere(records: Mapping[Call, CallRecord]) -> str | None:
+    """Where an ndcg's division by zero is not the zero ideal's: what it does where documents are relevant.
+
+    An ndcg that divides by zero where nothing is relevant lacks the check of a zero ideal DCG, unless it
+    divides by zero also where the ideal DCG is not 0: raises ZeroDivisionError there, returns a value
+    that is not finite, or returns 0.0 on every such ranking (numpy's x / log2(1) is inf, and DCG / inf
+    is 0). Then the zero is inside the computation of a DCG (rank 1 divided by log2(1) = 0), and a check
+    of the ideal DCG before dividing would not fix it. None when the ndcg's values say nothing of that.
+    """
+    seen = [(p, r) for p in NDCG_PROBES if (r := records.get(p)) is not None and any(rels_of(p))]
+    crashed = next((p for p, r in seen if raised(r) and r.error == "ZeroDivisionError"), None)
+    values = [(p, r.value) for p, r in seen if r.outcome is CallOutcome.VALUE and r.value is not None]
+    infinite = next(((p, v) for p, v in values if not math.isfinite(v)), None)
+    if crashed is not None:
+        did = f"it raises ZeroDivisionError also for rels={list(rels_of(crashed))}, k={k_of(crashed)}"
+    elif infinite is not None:
+        did = f"it returns {infinite[1]!r} also for rels={list(rels_of(infinite[0]))}, k={k_of(infinite[0])}"
+    elif values and all(v == 0.0 for _, v in values):
+        did = "it returns 0.0 on every ranking with a relevant document we tried"
+    else:
+        return None
+    return (f"{did}, where the ideal DCG is not 0: the division by zero is inside the formula of a DCG, and a check "
+            "of the ideal DCG before dividing does not reach it. Is rank 1 divided by log2(1) = 0? Rank 1 is divided "
+            "by log2(2) = 1")

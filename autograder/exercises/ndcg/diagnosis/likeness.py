@@ -19,7 +19,7 @@ from ..tolerance import SINGLE_PRECISION_REL_TOL
 from .matching import MAX_MISTAKES, Model, possible_roundings
 from .models import DcgModel, StudentDcg, dcg_models, ndcg_mistake_counter, ndcg_models
 from .probes import k_of, rels_of
-from .shapes import Scaled, fitted_scale, shapes
+from .shapes import Scaled, fitted_scale, rounded_scale, shapes
 
 #: The question is the shape of the computation, so a DCG summed in float32 (off by about 1e-7)
 #: resembles the formula it computes: the exercise's allowance for single precision (:mod:`..tolerance`).
@@ -81,16 +81,18 @@ def _shaped(observed: Mapping[Call, float], minimum: int) -> bool:
     finite = {call: value for call, value in observed.items() if math.isfinite(value)}
     # a value rounded to 0 or 1 decimals keeps too little of a fitted scale's shape: a count of the relevant
     # documents is a slowly falling discount, scaled and rounded to whole numbers
-    roundings = {r for r in possible_roundings(finite.values()) if r is None or r >= SHAPE_MIN_DECIMALS}
-    # the ratios of a rounded shape scatter by the rounding (half a unit of 2 decimals on values about 1)
-    spread = 0.01 if roundings - {None} else 10 * SHAPE_TOLERANCE
+    # the coarsest rounding the values allow is the one they have (a value of 2 decimals has 3 as well)
+    rounding = min((r for r in possible_roundings(finite.values()) if r is not None and r >= SHAPE_MIN_DECIMALS),
+                   default=None)
+    largest = dict(sorted(finite.items(), key=lambda item: -abs(item[1])))
     for shape in shapes():
-        scale = fitted_scale(shape, finite, spread)
-        if scale is None:
-            continue
-        for rounding in roundings:
-            if _explains(Scaled(shape, scale, rounding), observed, {}, minimum):
-                return True
+        scale = fitted_scale(shape, finite, 10 * SHAPE_TOLERANCE)
+        if scale is not None and _explains(Scaled(shape, scale), observed, {}, minimum):
+            return True
+        # rounded values: the scale from where the rounding leaves it (a ratio scatters by it on small values)
+        scale = rounded_scale(shape, largest, 0.5 * 10.0**-rounding) if rounding is not None else None
+        if scale is not None and _explains(Scaled(shape, scale, rounding), observed, {}, minimum):
+            return True
     return False
 
 

@@ -19,11 +19,11 @@ from typing import Protocol
 import ndcg_ref
 
 from ....grading import Call, Diagnosis, Finding
-from ....grading.scoring import exception_name, returned, type_name
+from ....grading.shown_names import exception_name, returned, type_name
 from ....sandbox import RAN, CallOutcome, CallRecord
 from ..catalogue import BY_ID
 from ..tolerance import ABS_TOL, REL_TOL, agrees
-from .crashes import fraction_crash, grade_range_crash, grades_above, raised
+from .crashes import fraction_crash, grade_range_crash, grades_above, raised, zero_division_elsewhere
 from .models import StudentDcg, dcg_models, ndcg_models
 from .probes import (
     AUXILIARY_PROBES,
@@ -39,7 +39,10 @@ from .probes import (
     rels_of,
 )
 from .variants import ROUNDINGS
+from .wording import dcg_counterexample, digits_apart, ndcg_counterexample, what_it_does
 
+#: What scikit-learn's ndcg_score says when it refuses a list of one document.
+SKLEARN_ONE_DOCUMENT = "only meaningful when there is more than 1 document"
 #: A model with more mistakes than this is not believed: with enough parts wrong at once, some
 #: combination fits almost anything (a function that returns 0 matched one with six).
 MAX_MISTAKES = 3
@@ -87,42 +90,6 @@ def _value(record: CallRecord | None) -> float | None:
     if record is not None and record.value is not None and math.isfinite(record.value):
         return record.value
     return None
-
-
-def _formula(rels: tuple[float, ...], k: int) -> str:
-    terms = [f"{r:g}/log2({i + 2})" for i, r in enumerate(rels[:k]) if r]
-    return " + ".join(terms) if terms else "0"
-
-
-def digits_apart(got: float, right: float, least: int = 4) -> tuple[str, str]:
-    """``got`` and ``right`` with as many significant digits as it takes to see them differ (4 at least).
-
-    >>> digits_apart(0.678812, 0.678843)
-    ('0.67881', '0.67884')
-    """
-    for digits in range(least, 18):
-        shown = f"{got:.{digits}g}", f"{right:.{digits}g}"
-        if shown[0] != shown[1]:
-            return shown
-    return repr(got), repr(right)
-
-
-def _dcg_counterexample(call: Call, got: float) -> str:
-    rels, k = rels_of(call), k_of(call)
-    mine, right = digits_apart(got, ndcg_ref.dcg(list(rels), k))
-    formula = _formula(rels, k)
-    return f"for {describe(call)} your dcg returns {mine}; the lecture's formula gives {formula} ≈ {right}"
-
-
-def _ndcg_counterexample(call: Call, got: float) -> str:
-    rels, k = rels_of(call), k_of(call)
-    ideal = sorted(rels, reverse=True)
-    actual, best = ndcg_ref.dcg(list(rels), k), ndcg_ref.dcg(ideal, k)
-    mine, right = digits_apart(got, actual / best)
-    return (
-        f"for {describe(call)} your ndcg returns {mine}; the formula gives DCG@{k} / iDCG@{k} = "
-        f"{actual:.4g} / {best:.4g} ≈ {right} (ideal ranking {ideal}, cut at k={k})"
-    )
 
 
 @dataclass(frozen=True)
@@ -191,7 +158,8 @@ class FunctionDiagnoser:
                 )
                 if changed is not None:
                     call, got, alone = changed
-            text = self.counterexample(call, got)
+            does = what_it_does(model, mistake, self.function)
+            text = (f"{does}: " if does else "") + self.counterexample(call, got)
             right = self.reference(call)
             if alone is not None and not _close(alone, right):
                 shown, _ = digits_apart(alone, right)
@@ -219,10 +187,10 @@ def _add(diagnosis: Diagnosis, mistake: str, function: str, counterexample: str)
 
 
 DCG = FunctionDiagnoser(
-    "dcg", DCG_PROBES, lambda p: ndcg_ref.dcg(list(rels_of(p)), k_of(p)), dcg_models, 5, _dcg_counterexample
+    "dcg", DCG_PROBES, lambda p: ndcg_ref.dcg(list(rels_of(p)), k_of(p)), dcg_models, 5, dcg_counterexample
 )
 NDCG = FunctionDiagnoser(
-    "ndcg", NDCG_PROBES, lambda p: ndcg_ref.ndcg(list(rels_of(p)), k_of(p)), ndcg_models, 4, _ndcg_counterexample
+    "ndcg", NDCG_PROBES, lambda p: ndcg_ref.ndcg(list(rels_of(p)), k_of(p)), ndcg_models, 4, ndcg_counterexample
 )
 
 
@@ -326,14 +294,21 @@ def _zero_ideal(records: Records, diagnosis: Diagnosis, explained: bool) -> None
         if _value(records.get(probe("dcg", rels_of(zero), k_of(zero)))) != 0.0:
             continue  # the student's own dcg is not 0 here: their ndcg cannot know that iDCG is 0
         record = records.get(zero)
-        if record is None:
-            continue
+        if record is None or (raised(record) and record.error != "ZeroDivisionError" and _refuses_one(records)):
+            continue  # (a crash of a dcg that refuses one document, on an ideal cut to one: not the ratio's)
         where = f"for {describe(zero)} (nothing relevant) your ndcg"
+        nan = record.outcome in (CallOutcome.VALUE, CallOutcome.NOT_A_NUMBER) and record.value is not None \
+            and math.isnan(record.value)
+        # the missing zero check's, unless an unexplained ndcg (not one whose ideal is 0) divides by zero elsewhere too
+        division = nan or (raised(record) and record.error == "ZeroDivisionError")
+        inner = zero_division_elsewhere(records) if division and not explained else None
+        if inner is not None:
+            did = "returned NaN" if nan else "raised ZeroDivisionError"
+            diagnosis.unexplained["ndcg"] = f"{where} {did}; it must return 0.0. But {inner}"
+            return
         if record.outcome is CallOutcome.RAISED:
             said = f"{where} raised {exception_name(record.error or '')}; it must return 0.0"
-        elif record.outcome in (CallOutcome.VALUE, CallOutcome.NOT_A_NUMBER) and record.value is not None \
-                and math.isnan(record.value):
-            # 0 / 0 in numpy is NaN, also inside a 0-d array (its type is named by returns-non-float)
+        elif nan:  # 0 / 0 in numpy is NaN, also inside a 0-d array (its type is named by returns-non-float)
             said = f"{where} returned NaN (0 / 0: iDCG = 0); it must return 0.0"
         elif record.outcome is CallOutcome.NOT_A_NUMBER and record.value is None:
             kind = returned(record.type_name or "", record.empty)
@@ -344,6 +319,11 @@ def _zero_ideal(records: Records, diagnosis: Diagnosis, explained: bool) -> None
             continue
         _add(diagnosis, "zero-ideal", "ndcg", said)
         return  # one counterexample is enough
+
+
+def _refuses_one(records: Records) -> bool:
+    """Whether the student's dcg raises on a list of one document (grades 0-2)."""
+    return any(raised(records.get(p)) for p in DCG_PROBES if len(rels_of(p)) == 1 and not grades_above(p, 2))
 
 
 def _crash_on_grade_range(records: Records, diagnosis: Diagnosis, function: str) -> None:
@@ -375,9 +355,13 @@ def _crash_on_one_document(records: Records, diagnosis: Diagnosis, function: str
                  and _value(records.get(probe("dcg", rels_of(p), k_of(p)))) == 0.0)
     ]
     if crashed:
+        record = records[crashed[0]]
+        # scikit-learn's words: named only for code that calls it (a probe's message may be shown)
+        library = "; scikit-learn's ndcg_score, which your code calls, refuses one-document lists whatever k is" \
+            if SKLEARN_ONE_DOCUMENT in (record.message or "") else ""
         _add(diagnosis, "one-document", function,
-             f"for {describe(crashed[0])} your {function} raised {exception_name(records[crashed[0]].error or '')}; "
-             "a single document is a ranking too")
+             f"for {describe(crashed[0])} your {function} raised {exception_name(record.error or '')}; "
+             f"a single document is a ranking too{library}")
 
 
 def _mutated_input(records: Records, diagnosis: Diagnosis) -> None:

@@ -127,14 +127,15 @@ class NdcgModel:
     cut: Variant[Callable[[int, int], int]] = CUTS[0]
     ratio: Variant[Callable[[float, float], float | None]] = RATIOS[0]
     rounding: int | None = None
-    #: With the student's dcg as the source: whether the ideal's DCG is computed by the ndcg itself,
-    #: with the lecture's formula (recommender code: the ranking through dcg, the iDCG from a count).
-    ideal_own: bool = False
+    #: With the student's dcg as the source: the DCG the ndcg computes itself for the ideal, if it does
+    #: (recommender code: the ranking through dcg, the iDCG from a count of relevant documents, with
+    #: the lecture's discount or another); None: the ideal through the student's dcg too.
+    ideal_own: DcgModel | None = None
 
     def _dcg(self, rels: tuple[float, ...], k: int, student_dcg: StudentDcg, ideal: bool = False) -> float | None:
         if self.source is not None:
             return self.source.value(rels, k)
-        return _LECTURE.value(rels, k) if ideal and self.ideal_own else student_dcg.get((rels, k))
+        return self.ideal_own.value(rels, k) if ideal and self.ideal_own is not None else student_dcg.get((rels, k))
 
     def predict(self, call: Call, student_dcg: StudentDcg) -> float | None:
         """The model's value of ``ndcg(rels, k)``; None where it is undefined (a zero division, a missing value)."""
@@ -153,6 +154,8 @@ class NdcgModel:
     def mistakes(self) -> list[str]:
         """The catalogue IDs of the parts that are not the lecture's: of its own DCG, its ideal, its ratio."""
         own = self.source.mistakes if self.source is not None else []
+        if self.ideal_own is not None:  # the ideal's own discount: a mistake of this ndcg's
+            own = self.ideal_own.mistakes
         if self.ratio is UNNORMALISED:
             return own + _mistakes_of((self.ratio,), self.rounding)
         ideal = _mistakes_of((self.order, self.scope, self.cut, self.ratio), self.rounding)
@@ -168,6 +171,11 @@ class NdcgModel:
             if source is None:
                 return None
             model = replace(self, source=source)
+        if self.ideal_own is not None and mistake in self.ideal_own.mistakes:
+            ideal_own = self.ideal_own.fixed(mistake)
+            if ideal_own is None:
+                return None
+            model = replace(self, ideal_own=ideal_own)
         return _fixed(model, mistake, {"order": ORDERS[0], "scope": SCOPES[0], "cut": CUTS[0], "ratio": RATIOS[0]})
 
 
@@ -195,7 +203,7 @@ def ndcg_mistake_counter() -> Callable[[NdcgModel], int]:
     ideal: dict[tuple[int, ...], list[str]] = {}
 
     def count(model: NdcgModel) -> int:
-        source = model.source
+        source = model.source if model.ideal_own is None else model.ideal_own
         mine = own.get(id(source))
         if mine is None:
             mine = own[id(source)] = source.mistakes if source is not None else []
@@ -235,11 +243,12 @@ def _ndcg_table() -> tuple[NdcgModel, ...]:
                 for r, s, o, sc, c, ra in itertools.product(ROUNDINGS, sources, ORDERS, SCOPES, CUTS, RATIOS)
                 if ra is not UNNORMALISED or (o, sc, c) == (ORDERS[0], SCOPES[0], CUTS[0])
             ),
-            # the student's dcg over an ideal DCG computed in ndcg (only where the ideal is built wrongly:
-            # with the lecture's ideal it is the same model as the student's dcg over its own ideal)
+            # the student's dcg over an ideal DCG computed in ndcg from a count of relevant documents or
+            # of positions, with any discount a dcg may have (with the lecture's ideal ranking and the
+            # student's own discount it would be the same model as the student's dcg over its own ideal)
             *(
-                NdcgModel(None, o, sc, c, ra, r, ideal_own=True)
-                for r, o, sc, c, ra in itertools.product(ROUNDINGS, ORDERS[3:], SCOPES, CUTS, RATIOS[:2])
+                NdcgModel(None, o, sc, c, ra, r, ideal_own=DcgModel(weight=w))
+                for r, w, o, sc, c, ra in itertools.product(ROUNDINGS, WEIGHTS, ORDERS[3:], SCOPES, CUTS, RATIOS[:2])
             ),
         ),
         ndcg_mistake_counter(),

@@ -154,3 +154,24 @@ def fitted_scale(shape: Shape, observed: Mapping[Call, float], spread: float) ->
         return None
     agreeing = sum(1 for r in ratios if abs(r - scale) <= spread * scale)
     return scale if agreeing >= len(ratios) - 1 else None
+
+
+def rounded_scale(shape: Shape, observed: Mapping[Call, float], half_unit: float) -> float | None:
+    """The scale that makes ``shape`` fit values rounded to within ``half_unit`` (``observed``: largest first).
+
+    A rounded value ``v`` of a scaled shape says only that the scale lies in ``[(v - h) / p, (v + h) / p]``
+    for the shape's value ``p``: a median of ratios scatters by the rounding on small values (half a unit of
+    2 decimals on a value of 0.3 is 2 %). The scale fits when these intervals meet, tried on the largest
+    values first (the narrowest); the middle of where all meet is returned, None when they do not meet.
+    """
+    low, high, used = 0.0, math.inf, 0
+    for call, value in observed.items():  # the largest first: a shape that does not fit is told on a few values
+        predicted = shape.unscaled(rels_of(call), k_of(call))
+        if predicted <= 0 or value <= 0:
+            continue
+        low, high = max(low, (value - half_unit) / predicted), min(high, (value + half_unit) / predicted)
+        used += 1
+        if high < low * (1 - 1e-9):
+            return None
+    # from every value, not a few: a scale off by 1e-5 turns 1.3175 into 1.317 instead of 1.318
+    return (low + high) / 2 if used >= 3 and math.isfinite(high) else None
