@@ -30,7 +30,7 @@ from .final import FinalScore
 #:    of its own (a program may read it a student at a time), compact (no indentation: a third smaller).
 #: 8: each student has ``compiled`` (null, or the texts the student's code compiled while its cells ran,
 #:    how many more were left out, and the digest of the code cells graded): :class:`CompiledCode`.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 #: A student's ``message`` in ``results.json`` when there is nothing to say (:attr:`StudentResult.message` None).
 NO_MESSAGE = "graded"
 
@@ -273,6 +273,9 @@ class StudentResult:
     #: What the student's code compiled while its cells ran (for the copying report); None when no
     #: code ran (missing, unreadable, not attempted).
     compiled: CompiledCode | None = None
+    #: Why a tutor should look at this submission though its status is fine, one line each (e.g. its
+    #: by-hand part showed another student's list): the report's "Who needs a look", ``results.json``.
+    needs_a_look: list[str] = field(default_factory=list)
 
     @classmethod
     def without_grading(cls, student_id: str, status: Status, message: str, max_score: float) -> StudentResult:
@@ -319,6 +322,7 @@ class StudentResult:
             "manual": None if self.manual is None else self.manual.to_json(),
             "final_score": self.final_score,
             "compiled": None if self.compiled is None else self.compiled.to_json(),
+            "needs_a_look": list(self.needs_a_look),
         }
 
     @classmethod
@@ -347,6 +351,7 @@ class StudentResult:
             late=None if data["late"] is None else Lateness.from_json(data["late"]),
             manual=None if data["manual"] is None else ManualMarks.from_json(data["manual"]),
             compiled=None if data["compiled"] is None else CompiledCode.from_json(data["compiled"]),
+            needs_a_look=[str(reason) for reason in data["needs_a_look"]],
         )
 
 

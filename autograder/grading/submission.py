@@ -144,6 +144,7 @@ def with_answers(result: StudentResult, file: NotebookFile, settings: GradingSet
     result.score += marked.score
     # the same mistake made by hand and in code is told at both places
     result.diagnosis.findings.extend(marked.diagnosis.findings)
+    result.needs_a_look.extend(marked.needs_a_look)
     return result
 
 

@@ -102,10 +102,10 @@ class RosterRow:
 
     @property
     def note(self) -> str:
-        """Lateness, the tutors' marks, the result's message and its warnings; empty when there is nothing to say."""
+        """Lateness, the tutors' marks, the message, why the grader flags it, its warnings; empty if none."""
         message = self.student.message or ""
         notes = [lateness_note(self.student.late), manual_note(self.student.manual, self.student.score), message]
-        return "; ".join([note for note in notes if note] + self.student.warnings)
+        return "; ".join([note for note in notes if note] + self.student.needs_a_look + self.student.warnings)
 
 
 @dataclass(frozen=True)
@@ -255,6 +255,8 @@ class ClassSummary:
     due: str
     #: Students of the course's roster who submitted nothing (among the ``missing``, counted apart).
     not_submitted: int = 0
+    #: Students the grader flags for a look whatever their status (:attr:`StudentResult.needs_a_look`).
+    flagged: Listed[RosterRow] = Listed((), 0)
 
 
 def _late_row(row: RosterRow) -> LateRow | None:
@@ -297,6 +299,7 @@ class ClassTally:
         self.trouble = {status: _Capped[RosterRow]() for status in TROUBLE_STATUSES}
         self.late: _Capped[LateRow] = _Capped()
         self.manual: _Capped[RosterRow] = _Capped()
+        self.flagged: _Capped[RosterRow] = _Capped()
         self.due: set[datetime] = set()
         self.not_submitted = 0
 
@@ -323,6 +326,8 @@ class ClassTally:
             self.late.add(late)
         if student.manual is not None and student.manual.overridden:
             self.manual.add(row)
+        if student.needs_a_look:
+            self.flagged.add(row)
 
     def _add_scored(self, student: StudentResult) -> None:
         self.scored[student.final_score] += 1
@@ -366,4 +371,5 @@ class ClassTally:
             manual=self.manual.listed(),
             due=", ".join(utc(d) for d in sorted(self.due)),
             not_submitted=self.not_submitted,
+            flagged=self.flagged.listed(),
         )
