@@ -28,13 +28,10 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-import nbformat
 import pytest
-from byhand_answers import answer_by_hand
 from doc_commands import DOCUMENTS, LONG_RUNNING, NOT_RUN, ROOT, Document, Step, command_of, read_document
 
 from autograder.course.example_notebooks import write_submission
-from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
 
 from grading_run import stop_process_group, whole_course
 
@@ -177,14 +174,6 @@ def as_student(document: Document, step: Step, course: Path, homes: Path, first_
         fetched = home / "ndcg" / "ndcg.ipynb"
         if command_of(step.text) == "nbgrader fetch_assignment ndcg":  # the student's work, their id typed in
             write_submission(fetched, ROOT / "examples" / "submissions" / solution, fetched)
-            nbformat.write(answer_by_hand(nbformat.read(fetched, as_version=4), student, None,
-                                          _answer_cell(fetched), typed=student), fetched)
-
-
-def _answer_cell(path: Path) -> str:
-    """The notebook's Task 1.2 answer cell as it stands (the example solution's)."""
-    cells = nbformat.read(path, as_version=4).cells
-    return next(c.source for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == ANSWERS_ID)
 
 
 def roster(document: Document) -> dict[str, tuple[str, str]]:
