@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.course.byhand import published_variant
-from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
+from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, STUDENT_CELL_ID
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import MAX_SCORE
 from autograder.exercises.ndcg.byhand.steps import Steps, every_steps
@@ -46,14 +46,25 @@ def own_answers(notebook: nbformat.NotebookNode, student: str, way: str = "right
 
 
 def answer_by_hand(notebook: nbformat.NotebookNode, student: str, way: str | None = "right",
-                   source: str | None = None) -> nbformat.NotebookNode:
-    """``notebook`` with its answer cell filled as ``student`` works their list ``way`` (or with ``source``)."""
+                   source: str | None = None, typed: str | None = None) -> nbformat.NotebookNode:
+    """``notebook`` with its answer cell filled as ``student`` works their list ``way`` (or with ``source``).
+
+    The student types their id (``typed``, default ``student``) into the ``STUDENT_ID`` cell first.
+    """
     if way is None and source is None:
         return notebook
     for cell in notebook.cells:
-        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == ANSWERS_ID:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id == STUDENT_CELL_ID:
+            cell.source = type_id(cell.source, student if typed is None else typed)
+        if grade_id == ANSWERS_ID:
             cell.source = source if source is not None else own_answers(notebook, student, way or "right")
     return notebook
+
+
+def type_id(source: str, student: str) -> str:
+    """The ``STUDENT_ID`` cell's ``source`` with ``student`` typed in, as the student does."""
+    return "\n".join(line for line in source.splitlines() if line.startswith("#")) + f"\nSTUDENT_ID = {student!r}\n"
 
 
 def submit_by_hand(path: Path, student: str, way: str | None = "right", source: str | None = None) -> Path:

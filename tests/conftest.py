@@ -23,7 +23,7 @@ from autograder.course.nbgrader import (
     gradebook_scores,
     run_nbgrader,
 )
-from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
+from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, STUDENT_CELL_ID
 from autograder.sandbox import choose_sandbox
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,12 +65,13 @@ def small_blocks(monkeypatch):
 
 
 def solution_code(notebook: nbformat.NotebookNode) -> dict[str, str]:
-    """The sources of the solution code cells of a notebook, by grade_id (Task 1.2's answers are numbers, not code:
-    :func:`byhand_answers.answer_by_hand` writes them for a student)."""
+    """The sources of the solution code cells of a notebook, by grade_id (Task 1.2's answers are numbers, not code,
+    and its STUDENT_ID is the student's: :func:`byhand_answers.answer_by_hand` writes both for a student)."""
     return {
         cell.metadata["nbgrader"]["grade_id"]: cell.source
         for cell in notebook.cells
-        if cell.metadata.get("nbgrader", {}).get("solution") and cell.metadata["nbgrader"]["grade_id"] != ANSWERS_ID
+        if cell.metadata.get("nbgrader", {}).get("solution")
+        and cell.metadata["nbgrader"]["grade_id"] not in (ANSWERS_ID, STUDENT_CELL_ID)
     }
 
 

@@ -1,7 +1,8 @@
 """Task 1.2 (nDCG by hand) in the exam notebook: its cells in the source, its salt and pool in the release.
 
 The by-hand part is the first graded part of ``source/ndcg/ndcg.ipynb``, before the implementation:
-the task, the read-only cell that derives each student's list from their id and the published salt
+the task, the cell where the student types their id (``STUDENT_ID``), the read-only cell that derives
+their list from that id and the published salt
 and pool, the answer cell and one grade cell per step. :func:`sync_by_hand` writes those cells from
 :mod:`..exercises.ndcg.byhand.cells` (keeping the salt the source publishes), as ``sync`` writes the
 test cells; the engine grades them (:data:`..exercises.ndcg.byhand.exercise.ANSWERED`) on both
@@ -39,9 +40,10 @@ def _meta(cell_id: str, *, grade: bool = False, solution: bool = False, points: 
 
 
 def by_hand_cells(salt: str, pool: str) -> list[NotebookNode]:
-    """The by-hand part's cells in the notebook's order: task, derivation, answers, one grade cell per step."""
+    """The by-hand part's cells in order: task, student id, derivation, answers, one grade cell per step."""
     block = [
         nbformat.v4.new_markdown_cell(cells.task_markdown(), metadata=_meta(cells.TASK_ID)),
+        nbformat.v4.new_code_cell(cells.student_source(), metadata=_meta(cells.STUDENT_CELL_ID, solution=True)),
         nbformat.v4.new_code_cell(cells.derivation_source(salt, pool), metadata={
             **_meta(cells.DERIVATION_ID), "jupyter": {"source_hidden": True}}),
         nbformat.v4.new_code_cell(cells.answers_source(), metadata=_meta(cells.ANSWERS_ID, solution=True)),

@@ -32,6 +32,8 @@ from .final import FinalScore
 #:    how many more were left out, and the digest of the code cells graded): :class:`CompiledCode`.
 #: 9: each student has ``copied_from`` (null, or the id of another student whose Task 1.2 list the
 #:    by-hand answers fit, and not the student's own: the copying signal; follow-through withheld).
+#:    and ``needs_a_look`` (why a tutor should look though the status is fine, one line each: e.g. the
+#:    notebook's STUDENT_ID was another student's).
 SCHEMA_VERSION = 9
 #: A student's ``message`` in ``results.json`` when there is nothing to say (:attr:`StudentResult.message` None).
 NO_MESSAGE = "graded"
@@ -278,6 +280,9 @@ class StudentResult:
     #: Another student whose variant the answered part's answers fit, and not the student's own (the
     #: copying signal: their follow-through is withheld unless the course credits it); None: no such fit.
     copied_from: str | None = None
+    #: Why a tutor should look at this submission though its status is fine, one line each (e.g. its
+    #: by-hand part showed another student's list): the report's "Who needs a look", ``results.json``.
+    needs_a_look: list[str] = field(default_factory=list)
 
     @classmethod
     def without_grading(cls, student_id: str, status: Status, message: str, max_score: float) -> StudentResult:
@@ -325,6 +330,7 @@ class StudentResult:
             "final_score": self.final_score,
             "compiled": None if self.compiled is None else self.compiled.to_json(),
             "copied_from": self.copied_from,
+            "needs_a_look": list(self.needs_a_look),
         }
 
     @classmethod
@@ -354,6 +360,7 @@ class StudentResult:
             manual=None if data["manual"] is None else ManualMarks.from_json(data["manual"]),
             compiled=None if data["compiled"] is None else CompiledCode.from_json(data["compiled"]),
             copied_from=None if data["copied_from"] is None else str(data["copied_from"]),
+            needs_a_look=[str(reason) for reason in data["needs_a_look"]],
         )
 
 

@@ -103,11 +103,11 @@ class RosterRow:
 
     @property
     def note(self) -> str:
-        """Lateness, the tutors' marks, the result's message and its warnings; empty when there is nothing to say."""
+        """Lateness, the tutors' marks, the message, why the grader flags it, its warnings; empty if none."""
         message = self.student.message or ""
         notes = [copied_note(self.student), lateness_note(self.student.late),
                  manual_note(self.student.manual, self.student.score), message]
-        return "; ".join([note for note in notes if note] + self.student.warnings)
+        return "; ".join([note for note in notes if note] + self.student.needs_a_look + self.student.warnings)
 
 
 @dataclass(frozen=True)
@@ -260,6 +260,8 @@ class ClassSummary:
     not_submitted: int = 0
     #: Students whose by-hand answers fit another student's list, not their own (:attr:`StudentResult.copied_from`).
     copied: Listed[RosterRow] = Listed((), 0)
+    #: Students the grader flags for a look whatever their status (:attr:`StudentResult.needs_a_look`).
+    flagged: Listed[RosterRow] = Listed((), 0)
 
 
 def _late_row(row: RosterRow) -> LateRow | None:
@@ -303,6 +305,7 @@ class ClassTally:
         self.late: _Capped[LateRow] = _Capped()
         self.manual: _Capped[RosterRow] = _Capped()
         self.copied: _Capped[RosterRow] = _Capped()
+        self.flagged: _Capped[RosterRow] = _Capped()
         self.due: set[datetime] = set()
         self.not_submitted = 0
 
@@ -331,6 +334,8 @@ class ClassTally:
             self.manual.add(row)
         if student.copied_from is not None:
             self.copied.add(row)
+        if student.needs_a_look:
+            self.flagged.add(row)
 
     def _add_scored(self, student: StudentResult) -> None:
         self.scored[student.final_score] += 1
@@ -376,4 +381,5 @@ class ClassTally:
             due=", ".join(utc(d) for d in sorted(self.due)),
             not_submitted=self.not_submitted,
             copied=self.copied.listed(),
+            flagged=self.flagged.listed(),
         )

@@ -1,4 +1,7 @@
 # The exam solution, written as a loop.
+# %% byhand_student
+STUDENT_ID = "alice"
+
 # %% byhand_answers
 # Task 1.2 by hand on her own list: every step right.
 IDEAL_RANKING = [2, 2, 2, 1, 1, 1, 1, 0, 0]

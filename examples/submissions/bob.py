@@ -1,4 +1,7 @@
 # Natural logarithm in the discount. The error cancels in ndcg, so only dcg loses points.
+# %% byhand_student
+STUDENT_ID = "bob"
+
 # %% byhand_answers
 # Task 1.2 by hand on his own list: every step right.
 IDEAL_RANKING = [3, 3, 2, 2, 2, 1, 1, 0, 0]

@@ -1,4 +1,7 @@
 # dcg is right; ndcg takes the ideal over the whole list (not cut at k) and divides by zero.
+# %% byhand_student
+STUDENT_ID = "carol"
+
 # %% byhand_answers
 # Task 1.2 by hand on her own list: every step right.
 IDEAL_RANKING = [3, 3, 2, 2, 2, 1, 1, 0, 0]

@@ -1,4 +1,7 @@
 # numpy style; dcg is right, but ndcg sorts the caller's list in place.
+# %% byhand_student
+STUDENT_ID = "erin"
+
 # %% byhand_answers
 # Task 1.2 by hand on her own list: every step right.
 IDEAL_RANKING = [3, 3, 2, 2, 2, 2, 1, 0, 0]

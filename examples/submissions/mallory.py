@@ -1,5 +1,8 @@
 # A hostile submission: right dcg, but ndcg hangs on k=1, and the notebook tries to cheat and
 # to damage the course (fake comparisons, overwriting the gradebook and alice's notebook).
+# %% byhand_student
+STUDENT_ID = "mallory"
+
 # %% byhand_answers
 # Task 1.2 by hand with the natural log (ln 2 = 0.69...): DCG and iDCG are wrong; nDCG follows through.
 IDEAL_RANKING = [3, 2, 2, 2, 1, 1, 1, 0, 0]

@@ -6,7 +6,8 @@ tested"):
 - every line of a ``bash`` block that is not empty or a comment is a command, run in order from the
   course directory as the tutor;
 - a ``bash`` block whose first line starts with ``# as a student`` is run in each simulated
-  student's home, as that student;
+  student's home, as that student; one whose first line holds ``on a laptop`` (an install of
+  minutes, the same for every student) in the first simulated student's home only;
 - a block whose info string holds ``file=NAME`` is written to NAME in the course directory;
 - every fenced block names its language (``text`` for output and synopses), so that a command
   cannot hide in an unmarked block;
@@ -24,6 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTS = ("README.md", "docs/tutor-guide.md")
 STUDENT_MARK = "# as a student"
+#: A student's block with this in its first line runs for the first simulated student only.
+LAPTOP_MARK = "on a laptop"
 
 #: A code span is a command when its first word is one of these (or a program in .venv/bin/).
 COMMAND_WORDS = frozenset({
@@ -44,7 +47,8 @@ NOT_RUN: dict[str, str] = {
     "hub's and starts a real hub with it, tests/course/test_student_config.py checks the refusal",
     "nbgrader fetch_assignment ndcg --course ir-ranking-evaluation --Exchange.root=/srv/nbgrader/exchange":
         "the same flags against a scratch exchange are run by tests/course/test_exchange.py",
-    "pip install notebook numpy matplotlib": "installs into a student's own Python; the course's venv has them",
+    "cp student_nbgrader_config.py constraints.txt /srv/nbgrader/": "writes a machine folder as root; the docs "
+    "test hands both files out into each simulated student's home instead",
     "pip install -c constraints.txt -e '.[postgresql]'": "reinstalls the course's package: run from a scratch "
     "course it would point the shared .venv at the scratch copy (the test extra has the driver already)",
     "python -m autograder new-offering ir-ws2027": "tests/course/test_new_offering.py runs it; here it would rename "
@@ -64,7 +68,6 @@ NOT_RUN: dict[str, str] = {
     "nbgrader submit ndcg --student alice": "a simulated student's id on one account; the docs test sets the same id in "
     "each student's settings (c.CourseDirectory.student_id), tests/course/test_semester.py passes it on the command line",
     # programs that wait for a person
-    "jupyter notebook ndcg.ipynb": "a student's notebook server, waiting for the student",
     "sqlite3 gradebook.db": "an interactive shell, named as an example of a program holding the gradebook",
     # names of commands in a sentence, not commands to type (their runnable form is run elsewhere)
     "nbgrader autograde": "names the command; `nbgrader autograde ndcg` is run",
@@ -88,7 +91,7 @@ LONG_RUNNING = {"make formgrader": "check_formgrader"}
 class Step:
     """One thing the docs test does, in the document's order."""
 
-    kind: str  # "tutor", "student", "file"
+    kind: str  # "tutor", "student", "laptop" (a student's, for the first student only), "file"
     text: str  # the command, or the file's content
     line: int  # 1-based line in the document
     path: str = ""  # for "file": where it goes, relative to the course directory
@@ -167,12 +170,13 @@ def read_document(name: str) -> Document:
             raw.append(("file", start, "\n".join(text for _, text in body) + "\n", path))
         elif words[0] in ("bash", "sh", "shell"):
             student = bool(body) and body[0][1].strip().startswith(STUDENT_MARK)
+            kind = ("laptop" if LAPTOP_MARK in body[0][1] else "student") if student else "tutor"
             for number, text in body:
                 if text.strip() and not text.strip().startswith("#"):
-                    raw.append(("student" if student else "tutor", number, text.strip(), ""))
+                    raw.append((kind, number, text.strip(), ""))
     spans += _spans(prose)
 
-    in_blocks = {command_of(text) for kind, _, text, _ in raw if kind in ("tutor", "student")}
+    in_blocks = {command_of(text) for kind, _, text, _ in raw if kind != "file"}
     commands = [(line, span) for line, span in spans if is_command(span)]
     seen: set[str] = set()
     for line, span in commands:

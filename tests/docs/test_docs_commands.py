@@ -37,6 +37,9 @@ from grading_run import stop_process_group, whole_course
 
 #: The simulated students and their example solutions (examples/submissions/): the roster's ids.
 STUDENTS = {"alice": "alice.py", "bob": "bob.py"}
+#: What the tutor hands out to every student, copied from the course folder into each home (the guide's
+#: "What students do": the settings file and the course's versions).
+HANDED_OUT = ("student_nbgrader_config.py", "constraints.txt")
 #: What nbgrader printed before the course's configuration silenced it; none of it may come back.
 NOISE = (
     "is not absolute", "Attribute 'checksum'", "No course id specified", "exchange directory",
@@ -155,21 +158,21 @@ def check_formgrader(document: Document, step: Step, course: Path, env: dict[str
     assert noise == [], f"{where(document, step)} logged:\n" + "\n".join(noise[:10])
 
 
-def as_student(document: Document, step: Step, course: Path, homes: Path) -> None:
-    """Run a student's command for every simulated student, in their home."""
-    for student, solution in STUDENTS.items():
+def as_student(document: Document, step: Step, course: Path, homes: Path, first_only: bool = False) -> None:
+    """Run a student's command for every simulated student (or the first only), in their home."""
+    for student, solution in list(STUDENTS.items())[:1 if first_only else None]:
         home = homes / student
         env = environment(home, student)
-        handed_out = course / "student_nbgrader_config.py"
-        if handed_out.is_file():
-            shutil.copy(handed_out, home)
+        for name in HANDED_OUT:
+            if (course / name).is_file():
+                shutil.copy(course / name, home)
         run(document, step, home, env)
         settings = home / ".jupyter" / "nbgrader_config.py"
         if settings.is_file() and "student_id" not in settings.read_text():
             with settings.open("a") as file:  # the login nbgrader would take from the student's account
                 file.write(f"c.CourseDirectory.student_id = {student!r}\n")
         fetched = home / "ndcg" / "ndcg.ipynb"
-        if command_of(step.text) == "nbgrader fetch_assignment ndcg":  # the student's work
+        if command_of(step.text) == "nbgrader fetch_assignment ndcg":  # the student's work, their id typed in
             write_submission(fetched, ROOT / "examples" / "submissions" / solution, fetched)
 
 
@@ -195,8 +198,8 @@ def test_the_documented_commands_work_as_written(name, tmp_path):
     for step in document.steps:
         if step.kind == "file":
             (course / step.path).write_text(step.text, encoding="utf-8")
-        elif step.kind == "student":
-            as_student(document, step, course, homes)
+        elif step.kind in ("student", "laptop"):
+            as_student(document, step, course, homes, first_only=step.kind == "laptop")
         elif command_of(step.text) in LONG_RUNNING:
             globals()[LONG_RUNNING[command_of(step.text)]](document, step, course, tutor)
         else:
@@ -207,6 +210,12 @@ def test_the_documented_commands_work_as_written(name, tmp_path):
         assert pages, f"{student} fetched no feedback page"
         assert (course / "submitted" / student / "ndcg" / "ndcg.ipynb").is_file()  # make clean keeps it
     assert any((course / "exchange").iterdir())
+    laptop = sorted(homes.glob("*/ndcg/checked.ipynb"))  # its run on a laptop: the typed id's list, the note
+    assert len(laptop) == any(step.kind == "laptop" for step in document.steps)
+    for checked in laptop:
+        shown = checked.read_text(encoding="utf-8")
+        assert f"student {checked.parent.parent.name}: your ranked list is RELS" in shown, checked
+        assert "this computer's login is" in shown, checked
     if (course / "gradebook.db").exists():
         from nbgrader.api import Gradebook
 

@@ -2,7 +2,8 @@
 
 For each of two system users (``nobody``, ``daemon``): ``ndcg`` fetched from the exchange as that
 user (and its two functions written, as the student would after Task 1.2), JupyterLab started as
-that user, the notebook opened in headless Debian Chromium, Run All; the test reads the list the page
+that user, the notebook opened in headless Debian Chromium, the student's id typed into its STUDENT_ID
+cell, Run All; the test reads the list the page
 shows, works it out with ``ndcg_ref``, types the answers into the answer cell, saves, presses
 nbgrader's Validate button, and submits with the Assignment List's Submit button (Nbgrader menu). The two pages show two
 different lists; the tutor collects and grades both to full marks with ``python -m autograder grade``.
@@ -35,7 +36,7 @@ from autograder.course.example_notebooks import fill_solutions
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
 from autograder.course.student_config import student_config
 from autograder.exercises.ndcg import EXERCISE
-from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
+from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, STUDENT_CELL_ID
 from autograder.exercises.ndcg.byhand.derive import CUTOFF
 
 from e2e_support import LAB_SETTINGS, chromium, free_port, requires_browser, screenshot_on_failure
@@ -124,10 +125,18 @@ def _answers(rels: list[int]) -> str:
             f"IDCG_AT_K = {ndcg_ref.idcg(rels, CUTOFF):.2f}\nNDCG_AT_K = {ndcg_ref.ndcg(rels, CUTOFF):.2f}\n")
 
 
-def _answer_index(home: Path) -> int:
-    """Where the answer cell of Task 1.2 is in the fetched notebook (the page shows every cell in order)."""
+def _cell_index(home: Path, cell_id: str) -> int:
+    """Where a cell of Task 1.2 is in the fetched notebook (the page shows every cell in order)."""
     cells = nbformat.read(home / ASSIGNMENT / NOTEBOOK, as_version=4).cells
-    return next(i for i, c in enumerate(cells) if c.metadata.get("nbgrader", {}).get("grade_id") == ANSWERS_ID)
+    return next(i for i, c in enumerate(cells) if c.metadata.get("nbgrader", {}).get("grade_id") == cell_id)
+
+
+def _type_into(page, home: Path, cell_id: str, text: str) -> None:
+    """Replace a cell's text as the student does: click into it, select all, type (no key events: no auto-closing)."""
+    page.locator(".jp-Notebook .jp-Cell").nth(_cell_index(home, cell_id)).locator(".cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(text)
+    page.keyboard.press("Escape")
 
 
 def _write_code(home: Path) -> None:
@@ -147,6 +156,7 @@ def _student_session(browser, user: str, home: Path, shots: Path) -> list[int]:
             page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
             page.wait_for_function(
                 "[...document.querySelectorAll('.jp-StatusBar-TextItem')].some(e => /\\| Idle$/.test(e.innerText.trim()))")
+            _type_into(page, home, STUDENT_CELL_ID, f'STUDENT_ID = "{user}"')  # once, before Run All
             page.click(".lm-MenuBar-itemLabel:text-is('Run')")
             page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
             page.wait_for_selector(".jp-OutputArea-output:has-text('your ranked list is RELS')")
@@ -154,11 +164,7 @@ def _student_session(browser, user: str, home: Path, shots: Path) -> list[int]:
             match = re.search(r"student (\S+): your ranked list is RELS = (\[[\d, ]+\])", shown)
             assert match is not None and match.group(1) == user, shown
             rels = json.loads(match.group(2))
-            answer = page.locator(".jp-Notebook .jp-Cell").nth(_answer_index(home)).locator(".cm-content")
-            answer.click()
-            page.keyboard.press("Control+a")
-            page.keyboard.insert_text(_answers(rels))  # no key events: no auto-closed brackets
-            page.keyboard.press("Escape")  # command mode, then the toolbar's save button
+            _type_into(page, home, ANSWERS_ID, _answers(rels))  # then, in command mode, the toolbar's save button
             page.click(".jp-NotebookPanel-toolbar [data-command='docmanager:save']")
             page.wait_for_function("!document.querySelector('.lm-TabBar-tab.jp-mod-dirty')")
             page.click(".jp-NotebookPanel-toolbar .validate-button button, .jp-NotebookPanel-toolbar button.validate-button")

@@ -1,4 +1,4 @@
-"""The released exam notebook run in a real kernel as two different users shows each their own Task 1.2 list."""
+"""The released exam notebook run in a real kernel as two different users, each typing their id, shows each their own list."""
 
 from __future__ import annotations
 
@@ -28,12 +28,14 @@ pytestmark = [
                        reason="running a kernel as two other users needs root and setpriv"),
 ]
 RELEASE = ROOT / "release" / ASSIGNMENT / NOTEBOOK
-#: Runs the released notebook's cells from the top to the derivation cell in a kernel, prints that cell's output.
+#: Runs the released notebook's cells from the top to the derivation cell in a kernel, the id ``sys.argv[2]``
+#: typed into the STUDENT_ID cell as the student does; prints the derivation cell's output.
 RUN = """
 import json, sys, nbformat
 from nbclient import NotebookClient
 nb = nbformat.read(sys.argv[1], as_version=4)
 ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
+nb.cells[ids.index("byhand_student")].source = f"STUDENT_ID = {sys.argv[2]!r}"
 nb.cells = nb.cells[:ids.index("byhand_variant") + 1]
 NotebookClient(nb, timeout=120, kernel_name="python3").execute()
 print(json.dumps(nb.cells[-1].outputs[0]["text"]))
@@ -63,7 +65,7 @@ def _run_as(user: str, tmp_path) -> str:
            "JUPYTER_DATA_DIR": str(home / "data"), "IPYTHONDIR": str(home / "ipython")}
     done = subprocess.run(
         [*reach_for(entry.pw_uid, tmp_path), "setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}",
-         "--clear-groups", python, "-c", RUN, str(RELEASE)],
+         "--clear-groups", python, "-c", RUN, str(RELEASE), user],
         env=env, cwd=home, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]

@@ -16,11 +16,13 @@ from .answers import NAMES
 from .marking import MAX_SCORE, STEPS
 from .steps import TOLERANCE
 
+STUDENT_CELL_ID = "byhand_student"
 DERIVATION_ID = "byhand_variant"
 ANSWERS_ID = "byhand_answers"
 TASK_ID = "byhand_task"
 _FUNCTIONS = (derive.universe_size, derive.candidate, derive.fair_indices, derive.fair_pick, derive.student_list,
-              derive.current_student)
+              derive.login_name, derive.current_student, derive._id_problem, derive.id_problem,
+              derive.notebook_student)
 
 
 def task_markdown() -> str:
@@ -29,7 +31,9 @@ def task_markdown() -> str:
     return (
         f"## Task 1.2 — nDCG by hand ({MAX_SCORE:g} points)\n\n"
         "*After exams WS 17/18 and WS 19/20, Task 1.2; WS 23/24, Task 1.3.* Every student gets **their own "
-        "ranked list** of graded relevances (0–3), derived from your user name in the read-only cell below; "
+        "ranked list** of graded relevances (0–3), derived from your student id: type it once in the cell below "
+        "(`STUDENT_ID = \"ab123\"`, the login name you hand your notebook in under), then run the read-only "
+        "cell after it; "
         f"the cut-off is k = {derive.CUTOFF}. Work out by hand (a calculator is fine, code is not):\n\n"
         "1. the **ideal ranking**: your grades sorted best first;\n"
         "2. **DCG@k** with gain $rel_i$ and discount $\\log_2(i+1)$;\n"
@@ -39,7 +43,24 @@ def task_markdown() -> str:
         "enough). nDCG@k also counts when it is your own DCG@k / iDCG@k, so one mistake costs only its steps "
         "(when DCG@k is below iDCG@k and one of them is worked out from your list). "
         "Answers are read as numbers (`+ - * /` allowed), never run as code. The grader derives your list again "
-        "from the name your submission is filed under, whatever the cell below printed."
+        "from the id your submission is filed under, whatever the cells below printed: with another id "
+        "typed here, your answers are for another student's list."
+    )
+
+
+def student_source() -> str:
+    """The cell where the student types their id once: the only input of the list the notebook shows.
+
+    A solution cell, so that nbgrader records it (autograde drops the id of a cell it does not know):
+    the release shows nbgrader's stub in place of the solution region, which the student replaces.
+    """
+    return (
+        "# Task 1.2: your student id, typed once: the login name you hand your notebook in under (your\n"
+        "# JupyterHub or course-machine account), also when you work on your own computer.\n"
+        "# Replace the lines below with it, e.g.   STUDENT_ID = \"ab123\"\n"
+        "### BEGIN SOLUTION\n"
+        "STUDENT_ID = __import__('pwd').getpwuid(__import__('os').getuid())[0]  # the instructor's version only\n"
+        "### END SOLUTION\n"
     )
 
 
@@ -52,10 +73,11 @@ def derivation_source(salt: str, pool: str) -> str:
     imports = "".join(
         f"{ast.unparse(node)}\n" for node in ast.parse(inspect.getsource(derive)).body if isinstance(node, ast.Import))
     return (
-        '"""Your own ranked list for Task 1.2, derived from your user name. Run this cell; do not change it."""\n'
+        '"""Your own ranked list for Task 1.2, derived from STUDENT_ID above. Run this cell; do not change it."""\n'
         f"{imports}\n"
         f"SALT = {salt!r}\n{constants}\nPOOL = {pool!r}\n\n\n{functions}\n\n\n"
-        "STUDENT = current_student()\nRELS = list(student_list(STUDENT, SALT, POOL))\nK = CUTOFF\n"
+        "STUDENT = notebook_student(globals().get('STUDENT_ID', ''))\n"
+        "RELS = list(student_list(STUDENT, SALT, POOL))\nK = CUTOFF\n"
         'print(f"student {STUDENT}: your ranked list is RELS = {RELS}, k = K = {K}")\n'
         'print("rank i:     " + "  ".join(f"{i:>2}" for i in range(1, len(RELS) + 1)))\n'
         'print("grade rel_i:" + "  ".join(f"{r:>2}" for r in RELS))\n'
@@ -147,10 +169,13 @@ def step_source(grade_id: str) -> str:
         check = f"assert isinstance({name}, list) and {name}, 'write {name} as a list of grades, e.g. [3, 2, 1, 0]'"
     else:
         check = f"assert isinstance({name}, (int, float)), 'write {name} as a number, e.g. 0.87'"
+    # nbgrader validate reports only grade cells: the first step's says what is wrong with STUDENT_ID
+    typed = "globals().get('STUDENT_ID', '')"
+    checked = [f"assert id_problem({typed}) is None, id_problem({typed})"] if step.step == STEPS[0].step else []
     unit = "point" if step.points == 1 else "points"
     title = f"Task 1.2: {step.description} ({step.points:g} {unit}); its value is checked when your notebook is graded."
     return "\n".join([
-        f'"""{title}"""', check, *_value_check(step.step), f"print('{name} is answered:', {name})"])
+        f'"""{title}"""', *checked, check, *_value_check(step.step), f"print('{name} is answered:', {name})"])
 
 
 @functools.lru_cache(maxsize=8)  # the release's one cell, read for every student (4 ms a parse)

@@ -14,11 +14,12 @@ from dataclasses import replace
 
 from ....grading import AnsweredPart, Classmates, Status, StudentResult, TestGroup, TestResult
 from .answers import read_answers
-from .cells import ANSWERS_ID, DERIVATION_ID, published
+from .cells import ANSWERS_ID, DERIVATION_ID, STUDENT_CELL_ID, published
 from .classmates import class_lists
 from .derive import CUTOFF
 from .marking import MAX_SCORE, STEPS, mark
 from .pool import list_for
+from .typed_id import check_id
 
 #: Marked alone (a test, an example): no other student's list to check the answers against.
 NO_CLASSMATES = Classmates()
@@ -52,7 +53,9 @@ def mark_answers(student_id: str, cells: Mapping[str, str], release: Mapping[str
     Returns
     -------
     StudentResult
-        One test per step; the last one's message ends with the student's list worked through.
+        One test per step; the last one's message ends with the student's list worked through, the
+        first one's starts with what the notebook's ``STUDENT_ID`` showed when it is not ``student_id``
+        (and the result asks the tutor to look when it is another id).
     """
     try:
         salt, pool = published(release[DERIVATION_ID])
@@ -69,12 +72,18 @@ def mark_answers(student_id: str, cells: Mapping[str, str], release: Mapping[str
     last = result.tests[-1]
     worked = " | ".join((result.message or "").splitlines())
     result.tests[-1] = replace(last, message=f"{last.message}. Your list worked through: {worked}")
+    check = check_id(student_id, cells.get(STUDENT_CELL_ID))
+    if check.student is not None:
+        first = result.tests[0]
+        result.tests[0] = replace(first, message=f"{check.student} {first.message}")
+    if check.tutor is not None:
+        result.needs_a_look.append(check.tutor)
     return result
 
 
 ANSWERED = AnsweredPart(
     groups=tuple(TestGroup(step.grade_id, step.step, step.description, step.points, True, ()) for step in STEPS),
-    cell_ids=frozenset({DERIVATION_ID, ANSWERS_ID, *(step.grade_id for step in STEPS)}),
+    cell_ids=frozenset({STUDENT_CELL_ID, DERIVATION_ID, ANSWERS_ID, *(step.grade_id for step in STEPS)}),
     published_ids=frozenset({DERIVATION_ID}),
     mark=mark_answers,
 )
