@@ -39,12 +39,15 @@ def _meta(cell_id: str, *, grade: bool = False, solution: bool = False, points: 
     return {"nbgrader": meta}
 
 
-def by_hand_cells(salt: str, pool: str) -> list[NotebookNode]:
-    """The by-hand part's cells in order: task, student id, derivation, answers, one grade cell per step."""
+def by_hand_cells(salt: str, pool: str, earlier: tuple[str, ...] = ()) -> list[NotebookNode]:
+    """The by-hand part's cells in order: task, student id, derivation, answers, one grade cell per step.
+
+    ``earlier``: the salts of this offering's earlier releases (:func:`.cells.derivation_source`).
+    """
     block = [
         nbformat.v4.new_markdown_cell(cells.task_markdown(), metadata=_meta(cells.TASK_ID)),
         nbformat.v4.new_code_cell(cells.student_source(), metadata=_meta(cells.STUDENT_CELL_ID, solution=True)),
-        nbformat.v4.new_code_cell(cells.derivation_source(salt, pool), metadata={
+        nbformat.v4.new_code_cell(cells.derivation_source(salt, pool, earlier), metadata={
             **_meta(cells.DERIVATION_ID), "jupyter": {"source_hidden": True}}),
         nbformat.v4.new_code_cell(cells.answers_source(), metadata=_meta(cells.ANSWERS_ID, solution=True)),
         *(nbformat.v4.new_code_cell(cells.step_source(step.grade_id),
@@ -53,6 +56,14 @@ def by_hand_cells(salt: str, pool: str) -> list[NotebookNode]:
     for cell in block:  # ids from the grade ids: the same notebook every time it is written
         cell.id = cell.metadata["nbgrader"]["grade_id"].replace("_", "-")
     return block
+
+
+def _earlier(notebook: NotebookNode) -> tuple[str, ...]:
+    """The earlier salts a notebook's derivation cell keeps."""
+    for cell in notebook.cells:
+        if grade_id(cell) == cells.DERIVATION_ID:
+            return cells.earlier_salts(cell.source)
+    return ()
 
 
 def published_variant(notebook: NotebookNode) -> tuple[str, str]:
@@ -72,11 +83,13 @@ def published_variant(notebook: NotebookNode) -> tuple[str, str]:
     raise CourseError(f"the notebook has no cell {cells.DERIVATION_ID!r}: regenerate the release (make release)")
 
 
-def sync_by_hand(path: Path, salt: str | None = None) -> list[str]:
+def sync_by_hand(path: Path, salt: str | None = None, *, keep_earlier: bool = False) -> list[str]:
     """Write the by-hand cells into the source notebook at ``path``; return the ids that changed.
 
-    The salt the notebook publishes is kept unless ``salt`` is given (a new one for a roster). A
-    notebook without the part gets it before its first :data:`ANCHORS` cell.
+    The salt the notebook publishes is kept unless ``salt`` is given (a new one for a roster), and
+    so are the earlier salts it keeps; with ``keep_earlier``, a new salt adds the one it replaces to
+    them (students handed in lists of it: those stay theirs), else a new salt keeps none (a new
+    offering starts afresh). A notebook without the part gets it before its first :data:`ANCHORS` cell.
 
     Raises
     ------
@@ -85,9 +98,13 @@ def sync_by_hand(path: Path, salt: str | None = None) -> list[str]:
     """
     notebook = nbformat.read(path, as_version=4)
     present = {grade_id(cell): index for index, cell in enumerate(notebook.cells)}
+    current = published_variant(notebook)[0] if cells.DERIVATION_ID in present else None
+    earlier = _earlier(notebook) if current is not None else ()
     if salt is None:
-        salt = published_variant(notebook)[0] if cells.DERIVATION_ID in present else DEFAULT_SALT
-    wanted = by_hand_cells(salt, POOL_FILE.read_text(encoding="ascii").strip())
+        salt = current if current is not None else DEFAULT_SALT
+    elif salt != current:
+        earlier = (*earlier, current) if keep_earlier and current is not None and current not in earlier else ()
+    wanted = by_hand_cells(salt, POOL_FILE.read_text(encoding="ascii").strip(), tuple(s for s in earlier if s != salt))
     changed = []
     if all(grade_id(cell) in present for cell in wanted):
         for cell in wanted:
@@ -109,10 +126,13 @@ def sync_by_hand(path: Path, salt: str | None = None) -> list[str]:
     return changed
 
 
-def write_salt(root: Path, salt: str) -> Path:
-    """Publish ``salt`` in the source notebook's derivation cell; return the notebook's path."""
+def write_salt(root: Path, salt: str, *, keep_earlier: bool = False) -> Path:
+    """Publish ``salt`` in the source notebook's derivation cell; return the notebook's path.
+
+    ``keep_earlier``: the salt it replaces stays valid for what students handed in (:func:`sync_by_hand`).
+    """
     path = root / "source" / ASSIGNMENT / NOTEBOOK
-    sync_by_hand(path, salt)
+    sync_by_hand(path, salt, keep_earlier=keep_earlier)
     return path
 
 

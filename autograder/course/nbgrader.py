@@ -25,7 +25,7 @@ from .generated_cells import sync_source
 #: Appended to a course's config: nbgrader's own, unsandboxed Execute back in place of SandboxedExecute.
 #: Only for trusted notebooks: the tests and the benchmark use it as the reference to agree with.
 NBGRADER_OWN_EXECUTE = """
-from ..nbgrader_adapter import Execute
+from nbgrader.preprocessors import Execute
 c.Autograde.autograde_preprocessors = [Execute, *c.Autograde.autograde_preprocessors[1:]]
 """
 

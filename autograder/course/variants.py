@@ -76,16 +76,17 @@ def write_variants(root: Path, roster: Path, out: Path, *, choose: bool = False,
     """
     students = read_roster(roster)
     pool = POOL_FILE.read_text(encoding="ascii").strip()
-    if choose and not force and (found := submissions_found(root)):
+    found = submissions_found(root) if choose else []
+    if found and not force:
         raise CourseError(
             f"the course already has submissions ({', '.join(found)}): a new salt gives every student another "
             "Task 1.2 list, and the answers handed in for the old one would be marked wrong. Keep the salt; "
-            "to change it anyway, add --force (the answers already handed in are then marked against the new "
-            "lists: ask those students to fetch the new release and answer again)"
+            "to change it anyway, add --force (a notebook fetched before the change is then still marked "
+            "against the list it showed)"
         )
     if choose:
         salt = choose_salt(students, pool, "ir-ranking-evaluation-byhand")
-        write_salt(root, salt)
+        write_salt(root, salt, keep_earlier=bool(found))  # handed-in notebooks keep the lists they showed
         note = f"salt {salt} written into source/ndcg/: run `make release` to publish it"
     else:
         salt, pool = release_variant(root)

@@ -64,8 +64,12 @@ def student_source() -> str:
     )
 
 
-def derivation_source(salt: str, pool: str) -> str:
-    """The read-only cell that shows the student's list: constants, the copied functions, the output."""
+def derivation_source(salt: str, pool: str, earlier: tuple[str, ...] = ()) -> str:
+    """The read-only cell that shows the student's list: constants, the copied functions, the output.
+
+    ``earlier``: the salts of earlier releases of this offering (a salt changed after students had
+    handed in); a notebook fetched before the change is marked against the list it showed.
+    """
     constants = "\n".join(
         f"{name} = {getattr(derive, name)!r}" for name in ("LENGTH", "CUTOFF", "RELEVANT", "TOP_GRADE"))
     functions = "\n\n\n".join(inspect.getsource(function).strip() for function in _FUNCTIONS)
@@ -75,7 +79,9 @@ def derivation_source(salt: str, pool: str) -> str:
     return (
         '"""Your own ranked list for Task 1.2, derived from STUDENT_ID above. Run this cell; do not change it."""\n'
         f"{imports}\n"
-        f"SALT = {salt!r}\n{constants}\nPOOL = {pool!r}\n\n\n{functions}\n\n\n"
+        f"SALT = {salt!r}\n"
+        + (f"EARLIER_SALTS = {tuple(earlier)!r}  # of earlier releases: their lists stay yours\n" if earlier else "")
+        + f"{constants}\nPOOL = {pool!r}\n\n\n{functions}\n\n\n"
         "STUDENT = notebook_student(globals().get('STUDENT_ID', ''))\n"
         "RELS = list(student_list(STUDENT, SALT, POOL))\nK = CUTOFF\n"
         'print(f"student {STUDENT}: your ranked list is RELS = {RELS}, k = K = {K}")\n'
@@ -176,6 +182,25 @@ def step_source(grade_id: str) -> str:
     title = f"Task 1.2: {step.description} ({step.points:g} {unit}); its value is checked when your notebook is graded."
     return "\n".join([
         f'"""{title}"""', *checked, check, *_value_check(step.step), f"print('{name} is answered:', {name})"])
+
+
+@functools.lru_cache(maxsize=8)  # the release's one cell, read for every student
+def earlier_salts(derivation: str) -> tuple[str, ...]:
+    """The salts of earlier releases a derivation cell keeps (``EARLIER_SALTS``), read without running it.
+
+    A cell without them (most) keeps none; anything but a tuple of strings there counts as none.
+    """
+    for statement in ast.parse(derivation).body:
+        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == "EARLIER_SALTS"):
+            try:
+                value = ast.literal_eval(statement.value)
+            except ValueError:
+                return ()
+            if isinstance(value, tuple) and all(isinstance(item, str) for item in value):
+                return value
+            return ()
+    return ()
 
 
 @functools.lru_cache(maxsize=8)  # the release's one cell, read for every student (4 ms a parse)

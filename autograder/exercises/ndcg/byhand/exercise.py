@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from ....grading import AnsweredPart, Classmates, Status, StudentResult, TestGroup, TestResult
 from .answers import read_answers
-from .cells import ANSWERS_ID, DERIVATION_ID, STUDENT_CELL_ID, published
+from .cells import ANSWERS_ID, DERIVATION_ID, STUDENT_CELL_ID, earlier_salts, published
 from .classmates import class_lists
 from .derive import CUTOFF
 from .marking import MAX_SCORE, STEPS, mark
@@ -63,6 +63,8 @@ def mark_answers(student_id: str, cells: Mapping[str, str], release: Mapping[str
         return _unmarked(student_id, f"the release has no cell {DERIVATION_ID}: regenerate it (make release)")
     except (ValueError, SyntaxError) as error:
         return _unmarked(student_id, f"the release's derivation cell is damaged ({error}): regenerate it")
+    handed_in = _handed_in_salt(cells.get(DERIVATION_ID), earlier_salts(release[DERIVATION_ID]))
+    salt = handed_in or salt  # a notebook fetched before the salt changed: the list it showed
     rels = list_for(student_id, salt, pool)
     try:
         result = mark(student_id, read_answers(cells.get(ANSWERS_ID, "")), rels, CUTOFF,
@@ -72,6 +74,10 @@ def mark_answers(student_id: str, cells: Mapping[str, str], release: Mapping[str
     last = result.tests[-1]
     worked = " | ".join((result.message or "").splitlines())
     result.tests[-1] = replace(last, message=f"{last.message}. Your list worked through: {worked}")
+    if handed_in:
+        first = result.tests[0]
+        result.tests[0] = replace(first, message=f"Your notebook came from a release before the course changed "
+                                  f"Task 1.2's lists: it was marked against the list it showed you. {first.message}")
     check = check_id(student_id, cells.get(STUDENT_CELL_ID))
     if check.student is not None:
         first = result.tests[0]
@@ -79,6 +85,21 @@ def mark_answers(student_id: str, cells: Mapping[str, str], release: Mapping[str
     if check.tutor is not None:
         result.needs_a_look.append(check.tutor)
     return result
+
+
+def _handed_in_salt(derivation: str | None, earlier: tuple[str, ...]) -> str | None:
+    """The salt of the submitted notebook's derivation cell where it is one of the release's earlier salts.
+
+    Read as data, never run. Any other salt (the current one, an edit, a damaged cell) gives None: the
+    release's own salt marks the answers, as before the salt ever changed.
+    """
+    if not earlier or not derivation:
+        return None
+    try:
+        salt, _ = published(derivation)
+    except (ValueError, SyntaxError, RecursionError, MemoryError):  # the student's bytes: any shape
+        return None
+    return salt if salt in earlier else None
 
 
 ANSWERED = AnsweredPart(
