@@ -20,7 +20,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from ..files import write_atomic
+from ..files import write_changed
 from ..grading import BatchResult, Exercise, StudentResult
 from .figures import case_chart, figure_html, mistake_chart, most_failed, pass_chart, score_histogram
 from .summary import SCORED_STATUSES, ClassSummary, ClassTally, RosterRow, roster_row
@@ -103,7 +103,7 @@ class _Pager:
         rows = [RosterRow(r.student, r.mistakes, r.unexplained, "../" + r.href) for r in self.rows]
         first, last = self.rows[0].student.student_id, self.rows[-1].student.student_id
         page = RosterPage(f"{ROSTER_FOLDER}/{name}", first, last, len(rows))
-        write_atomic(self.folder / name, render(
+        write_changed(self.folder / name, render(
             "roster.html.j2", assignment=self.assignment, page=page, number=len(self.pages) + 1, roster=rows,
         ))
         self.pages.append(page)
@@ -159,5 +159,5 @@ def write_report(out: Path, exercise: Exercise, batch: BatchResult,
     ``students`` (default ``batch.students``) is read once, in order: it may be a stream.
     """
     path = out / "report.html"
-    write_atomic(path, render_report(exercise, batch, out, students))
+    write_changed(path, render_report(exercise, batch, out, students))  # unchanged: left alone
     return path
