@@ -7,7 +7,9 @@ grading, in a fresh child process per size: the results put in a ``ResultStore``
 ``grade_batch`` leaves them, the collected files read, then ``_after_grading`` with the course's
 SQLite gradebook (record, late penalties, marks read back; autograded notebooks, feedback pages
 and their course copies, ``results.json``, ``grades.csv``, report). Then the same again on the same
-course: a re-run that graded nothing (every result reused) and changed nothing.
+course: a re-run that graded nothing (every result reused) and changed nothing. ``--light``: the
+class's steps only (gradebook, ``results.json``, ``grades.csv``, report), once, for sizes where
+writing every student's files twice would take an hour.
 
 Printed per size: the RSS when the store is built, the peak RSS of the child (``ru_maxrss``), the
 growth per student between the two, the seconds of the first pass and of the re-run, the size of
@@ -18,7 +20,7 @@ runs the same children on another commit's code, in the same run.
 step alone.
 
     .venv/bin/python scripts/bench_memory.py --sizes 200,1000,5000 --baseline main
-    .venv/bin/python scripts/bench_memory.py --sizes 50000 --source /tmp/graded/results.json
+    .venv/bin/python scripts/bench_memory.py --sizes 5000,50000 --light --source /tmp/graded/results.json
     .venv/bin/python scripts/bench_memory.py --trace 2000
 """
 
@@ -99,9 +101,16 @@ def _outputs(course: Path) -> dict[str, int]:
             for path in (course / folder).rglob("*") if path.is_file() and ".state" not in path.parts}
 
 
-def child(source: Path, n: int, course: Path) -> None:
-    """After grading for ``n`` synthetic students, twice; print one JSON line of measurements."""
+def child(source: Path, n: int, course: Path, light: bool = False) -> None:
+    """After grading for ``n`` synthetic students, twice; print one JSON line of measurements.
+
+    ``light``: once, and only the class's steps (gradebook, ``results.json``, ``grades.csv``,
+    report), not the per-student files (each written and forgotten one student at a time).
+    """
+    from autograder.course.gradebook_step import update_gradebook
     from autograder.grading.store import ResultStore
+    from autograder.output.report import write_report
+    from autograder.output.results import write_results
     from autograder.pipeline import _after_grading, _collected_files
 
     options = _options(course)
@@ -112,8 +121,13 @@ def child(source: Path, n: int, course: Path) -> None:
         collected = _collected_files(options, store, course)
         files = {student: found.files for student, found in collected.items()}
         start = time.perf_counter()
-        note, failed = _after_grading(options, course, _batch(document, store), store, collected, files,
-                                      8 * 1024**2)
+        batch = _batch(document, store)
+        if light:
+            note, failed = update_gradebook(course, options.gradebook, options.exercise, store, collected)
+            write_results(options.out, batch)
+            write_report(options.out, options.exercise, batch)
+        else:
+            note, failed = _after_grading(options, course, batch, store, collected, files, 8 * 1024**2)
         if failed:
             raise SystemExit(note)
         store.close()
@@ -123,6 +137,11 @@ def child(source: Path, n: int, course: Path) -> None:
     before = rss_mb()  # the modules imported, one store built: what is there before any class-sized work
     first = after()
     first_peak = peak_mb()
+    if light:
+        print(json.dumps({"start_mb": before, "peak_mb": first_peak, "rerun_peak_mb": first_peak, "first_s": first,
+                          "rerun_s": float("nan"), "outputs": 0, "rewritten": 0,
+                          "results_mb": (course / "graded" / "results.json").stat().st_size / 1024**2}))
+        return
     time.sleep(1.1)  # a rewritten file gets a later mtime even on a coarse clock
     mtimes = _outputs(course)
     again = after()
@@ -170,10 +189,10 @@ def trace(source: Path, n: int, course: Path) -> None:
 def run_child(mode: str, source: Path, n: int, course: Path, code: Path) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(code), "MPLBACKEND": "Agg"}
     command = [sys.executable, __file__, "--child", mode, str(n), str(course), "--source", str(source)]
-    done = subprocess.run(command, env=env, cwd=code, capture_output=mode == "child", text=True, check=False)
+    done = subprocess.run(command, env=env, cwd=code, capture_output=mode != "trace", text=True, check=False)
     if done.returncode:
         raise SystemExit(f"{n}: the child failed:\n{(done.stderr or '')[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1]) if mode == "child" else {}
+    return json.loads(done.stdout.strip().splitlines()[-1]) if mode != "trace" else {}
 
 
 def main() -> int:
@@ -181,11 +200,16 @@ def main() -> int:
     parser.add_argument("--source", type=Path, help="a graded results.json in its course (default: grade examples/)")
     parser.add_argument("--sizes", default="200,1000,5000", help="class sizes (default: 200,1000,5000)")
     parser.add_argument("--baseline", metavar="REV", help="also run each size on this commit's code (git archive)")
+    parser.add_argument("--light", action="store_true",
+                        help="only the class's steps (gradebook, results, report), once: for 50,000 students")
     parser.add_argument("--trace", type=int, metavar="N", help="tracemalloc the gradebook steps for N students")
     parser.add_argument("--child", nargs=3, metavar=("MODE", "N", "COURSE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        (child if args.child[0] == "child" else trace)(args.source, int(args.child[1]), Path(args.child[2]))
+        if args.child[0] == "trace":
+            trace(args.source, int(args.child[1]), Path(args.child[2]))
+        else:
+            child(args.source, int(args.child[1]), Path(args.child[2]), light=args.child[0] == "light")
         return 0
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as temporary:
         scratch = Path(temporary)
@@ -205,7 +229,7 @@ def main() -> int:
             for label, code in runs:
                 course = scratch / f"course-{label}-{n}"
                 build_course(source, n, course)
-                m = run_child("child", source, n, course, code)
+                m = run_child("light" if args.light else "child", source, n, course, code)
                 growth = (max(m["peak_mb"], m["rerun_peak_mb"]) - m["start_mb"]) * 1024 / n
                 print(f"{n:>8} {label:<9} {m['start_mb']:>8.0f} {m['rerun_peak_mb']:>7.0f} {growth:>10.2f} "
                       f"{m['first_s']:>7.1f} {m['rerun_s']:>8.1f} {m['results_mb']:>10.2f} "
