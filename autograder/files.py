@@ -12,7 +12,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from .errors import KitError
 
@@ -75,14 +75,18 @@ def _same_file(temporary: str, path: Path) -> bool:
         if not stat.S_ISREG(found.st_mode) or found.st_size != os.stat(temporary).st_size:
             return False
         with open(temporary, "rb") as new, open(path, "rb") as old:
-            while True:  # a block at a time: results.json of 50,000 students is hundreds of MB
-                block = new.read(1 << 20)
-                if block != old.read(1 << 20):
-                    return False
-                if not block:
-                    return True
+            return _same_bytes(new, old)
     except OSError:
         return False
+
+
+def _same_bytes(new: BinaryIO, old: BinaryIO) -> bool:
+    while True:  # a block at a time: results.json of 50,000 students is hundreds of MB
+        block = new.read(1 << 20)
+        if block != old.read(1 << 20):
+            return False
+        if not block:
+            return True
 
 
 @contextlib.contextmanager

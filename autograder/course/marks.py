@@ -70,43 +70,51 @@ CHUNK = 500
 
 
 def iter_gradebook_views(db_url: str, assignment: str, notebook_id: str, students: Sequence[str],
-                         order: Sequence[str] = (), chunk: int = CHUNK) -> Iterator[tuple[str, GradebookView]]:
-    """Each of ``students``' marks and lateness, as (student id, view), ``chunk`` students per query set.
+                         order: Sequence[str] = (), chunk: int | None = None) -> Iterator[tuple[str, GradebookView]]:
+    """Each of ``students``' marks and lateness, as (student id, view), ``chunk`` (default :data:`CHUNK`)
+    students per query set.
 
     A student without a submission in the gradebook is left out. The session forgets each chunk's
     rows before the next (nbgrader's models of every grade and comment took about 28 KB per student
     when the class was read at once). Raises whatever nbgrader and SQLAlchemy raise for a gradebook
     that cannot be read; callers wrap it (:func:`autograder.output.gradebook.gradebook_errors`).
     """
-    from nbgrader.api import Assignment, Comment, Grade, SubmittedAssignment, SubmittedNotebook
-    from sqlalchemy.orm import joinedload, selectinload
-
+    chunk = chunk or CHUNK
     with open_gradebook(db_url) as gradebook:
         for start in range(0, len(students), chunk):
-            # three queries per chunk, not a few per student (nbgrader's find_* would cost ~30 ms each)
-            submissions = (
-                gradebook.db.query(SubmittedAssignment)
-                .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
-                .filter(Assignment.name == assignment,
-                        SubmittedAssignment.student_id.in_(students[start : start + chunk]))
-                .options(
-                    joinedload(SubmittedAssignment.assignment),
-                    selectinload(SubmittedAssignment.notebooks).options(
-                        joinedload(SubmittedNotebook.notebook),
-                        selectinload(SubmittedNotebook.grades).joinedload(Grade.cell),
-                        selectinload(SubmittedNotebook.comments).joinedload(Comment.cell),
-                    ),
-                )
-            )
-            views = []
-            for submission in submissions:
-                notebook = next((nb for nb in submission.notebooks if nb.notebook.name == notebook_id), None)
-                if notebook is not None:
-                    views.append((submission.student_id,
-                                  GradebookView(manual_marks_of(notebook, order), lateness_of(submission, notebook))))
+            views = _chunk_views(gradebook.db, assignment, notebook_id, students[start : start + chunk], order)
             gradebook.db.expunge_all()
             gradebook.db.rollback()  # ends the read transaction: the next chunk starts clean
             yield from views
+
+
+def _chunk_views(db: Any, assignment: str, notebook_id: str, students: Sequence[str],
+                 order: Sequence[str]) -> list[tuple[str, GradebookView]]:
+    """The views of ``students`` (a chunk) in three queries, not a few per student (nbgrader's find_*
+    would cost ~30 ms each)."""
+    from nbgrader.api import Assignment, Comment, Grade, SubmittedAssignment, SubmittedNotebook
+    from sqlalchemy.orm import joinedload, selectinload
+
+    submissions = (
+        db.query(SubmittedAssignment)
+        .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+        .filter(Assignment.name == assignment, SubmittedAssignment.student_id.in_(students))
+        .options(
+            joinedload(SubmittedAssignment.assignment),
+            selectinload(SubmittedAssignment.notebooks).options(
+                joinedload(SubmittedNotebook.notebook),
+                selectinload(SubmittedNotebook.grades).joinedload(Grade.cell),
+                selectinload(SubmittedNotebook.comments).joinedload(Comment.cell),
+            ),
+        )
+    )
+    views = []
+    for submission in submissions:
+        notebook = next((nb for nb in submission.notebooks if nb.notebook.name == notebook_id), None)
+        if notebook is not None:
+            views.append((submission.student_id,
+                          GradebookView(manual_marks_of(notebook, order), lateness_of(submission, notebook))))
+    return views
 
 
 def read_gradebook_views(db_url: str, assignment: str, notebook_id: str, students: Sequence[str],

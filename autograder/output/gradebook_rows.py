@@ -196,18 +196,21 @@ def _update_existing(db: Any, layout: Layout, part: Sequence[StudentScores],
                    .values(timestamp=bindparam("time")), moved)
 
 
-def write_scores(gradebook: Any, layout: Layout, scores: Iterable[StudentScores], chunk: int = CHUNK) -> dict[str, str]:
+def write_scores(gradebook: Any, layout: Layout, scores: Iterable[StudentScores], chunk: int | None = None,
+                 ) -> dict[str, str]:
     """Record ``scores`` in ``gradebook`` (nbgrader's, open); return the students it refused, with why.
 
-    ``scores`` are read ``chunk`` students at a time, and only that chunk's rows are asked of the
-    database: the memory is a chunk's, whatever the class's size. New students get their whole
-    submission with the scores in one transaction per chunk; students already there get only
-    what changed (a re-run that changed nothing writes nothing). Nothing is half-written for anyone.
+    ``scores`` are read ``chunk`` (default :data:`CHUNK`) students at a time, and only that
+    chunk's rows are asked of the database: the memory is a chunk's, whatever the class's size.
+    New students get their whole submission with the scores in one transaction per chunk;
+    students already there get only what changed (a re-run that changed nothing writes nothing).
+    Nothing is half-written for anyone.
     """
     from nbgrader.api import SubmittedAssignment
     from sqlalchemy import select, text
 
     db = gradebook.db
+    chunk = chunk or CHUNK
     refused: dict[str, str] = {}
     inserted = 0
     for part in _chunks(scores, chunk):
