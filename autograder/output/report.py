@@ -110,11 +110,13 @@ class _Pager:
         self.rows = []
 
 
-def _clear_pages(folder: Path) -> None:
-    """Remove the roster pages an earlier run wrote (a class that shrank must not keep stale pages)."""
+def _clear_pages(folder: Path, keep: set[str]) -> None:
+    """Remove the roster pages an earlier run wrote but this one did not (a class that shrank must not keep
+    stale pages; the pages written again are left as they were when unchanged)."""
     if folder.is_dir():
         for page in folder.glob("[0-9][0-9][0-9]*.html"):
-            page.unlink()
+            if page.name not in keep:
+                page.unlink()
 
 
 def render_report(exercise: Exercise, batch: BatchResult, out: Path | None = None,
@@ -127,8 +129,6 @@ def render_report(exercise: Exercise, batch: BatchResult, out: Path | None = Non
     tally = ClassTally(exercise)
     folder = (out or Path(".")) / ROSTER_FOLDER
     pager = _Pager(folder, batch.assignment)
-    if out is not None:
-        _clear_pages(folder)
     for student in batch.students if students is None else students:
         row = roster_row(exercise, batch, student)
         tally.add(row)
@@ -137,6 +137,8 @@ def render_report(exercise: Exercise, batch: BatchResult, out: Path | None = Non
         pager.add(row)
     if pager.pages:  # more than one page: the last goes to its page too
         pager.flush()
+    if out is not None:
+        _clear_pages(folder, {Path(page.href).name for page in pager.pages})
     summary = tally.summary()
     return render(
         "report.html.j2",
