@@ -175,8 +175,6 @@ def _ids_and_statuses(students: Iterable[StudentResult]) -> Iterator[tuple[str, 
         yield from ((student.student_id, student.status) for student in students)
 
 
-
-
 def busy_message(path: Path | None) -> str:
     """What to tell the tutor when SQLite says the gradebook is locked: who has it open and what to do."""
     where = str(path) if path is not None else "the gradebook"
