@@ -7,11 +7,12 @@ import contextlib
 import errno
 import hashlib
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from .errors import KitError
 
@@ -44,12 +45,57 @@ def write_atomic(path: Path, text: str) -> None:
         stream.write(text)
 
 
+def write_changed(path: Path, text: str) -> bool:
+    """:func:`write_atomic`, unless ``path`` holds exactly ``text`` already; whether it wrote.
+
+    A re-run that changed nothing for a student leaves their files (and their mtimes) alone, and
+    costs a read instead of a write and an ``fsync``.
+    """
+    if _holds(path, text.encode("utf-8")):
+        return False
+    write_atomic(path, text)
+    return True
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether ``path`` is a regular file (not a link to one) whose bytes are ``data``."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False  # none yet, a link, or unreadable: written anew
+    with os.fdopen(handle, "rb") as stream:
+        found = os.fstat(handle)
+        return stat.S_ISREG(found.st_mode) and found.st_size == len(data) and stream.read(len(data) + 1) == data
+
+
+def _same_file(temporary: str, path: Path) -> bool:
+    """Whether ``path`` (a regular file, not a link) has the bytes of ``temporary``."""
+    try:
+        found = os.lstat(path)
+        if not stat.S_ISREG(found.st_mode) or found.st_size != os.stat(temporary).st_size:
+            return False
+        with open(temporary, "rb") as new, open(path, "rb") as old:
+            return _same_bytes(new, old)
+    except OSError:
+        return False
+
+
+def _same_bytes(new: BinaryIO, old: BinaryIO) -> bool:
+    while True:  # a block at a time: results.json of 50,000 students is hundreds of MB
+        block = new.read(1 << 20)
+        if block != old.read(1 << 20):
+            return False
+        if not block:
+            return True
+
+
 @contextlib.contextmanager
-def open_atomic(path: Path) -> Iterator[TextIO]:
+def open_atomic(path: Path, *, keep_unchanged: bool = False) -> Iterator[TextIO]:
     """A text stream whose content replaces ``path`` in one step when the ``with`` block ends without error.
 
     For files written piece by piece (``results.json`` of 50,000 students): readers see the old
     file or the whole new one, never half of it, and the writer never holds the whole text.
+    With ``keep_unchanged``, a ``path`` that already holds the same bytes is left as it is (its mtime too).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -58,8 +104,13 @@ def open_atomic(path: Path) -> Iterator[TextIO]:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             yield stream
             stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
+            unchanged = keep_unchanged and _same_file(temporary, path)
+            if not unchanged:
+                os.fsync(stream.fileno())
+        if unchanged:
+            os.unlink(temporary)
+        else:
+            os.replace(temporary, path)
     except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
         if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):

@@ -26,7 +26,7 @@ from .course.secret import course_secret
 from .course.submission_folder import Collected, read_collected, require_submissions, shipped_files
 from .distributed.local import PROCESS_CLASS, ProcessExecutor
 from .errors import CourseError, GradebookError, UsageError
-from .files import write_atomic
+from .files import write_changed
 from .grading import (
     BatchResult,
     Exercise,
@@ -186,9 +186,10 @@ def _collected_files(options: GradeOptions, store: ResultStore, root: Path | Non
 def _course_feedback(root: Path, exercise: Exercise, student: str, page: Path, files: dict[str, bytes]) -> None:
     """A copy of the page where ``nbgrader release_feedback`` takes it from, with the files it needs beside it."""
     folder = root / "feedback" / student / exercise.assignment
-    write_atomic(folder / page.name, page.read_text(encoding="utf-8"))
+    # unchanged files are left alone: a re-run touches only the students whose page changed
+    write_changed(folder / page.name, page.read_text(encoding="utf-8"))
     for name, data in files.items():
-        write_atomic(folder / name, data.decode("utf-8", "replace"))
+        write_changed(folder / name, data.decode("utf-8", "replace"))
 
 
 def grade_course(options: GradeOptions) -> GradeRun:

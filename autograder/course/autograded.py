@@ -15,7 +15,7 @@ from pathlib import Path
 
 import nbformat
 
-from ..files import write_atomic
+from ..files import write_changed
 from ..grading import BatchResult, Exercise, Status, StudentResult
 from ..grading.notebook import NotebookFile, notebook_node, read_notebook
 from .feedback_page import result_document, result_name
@@ -73,11 +73,12 @@ def write_autograded(
             # notebook: no autograded notebook for this student (as nbgrader leaves none), the others are written
             continue
         folder = root / "autograded" / student.student_id / exercise.assignment
-        write_atomic(folder / exercise.notebook, text)
+        # a file whose bytes are already there is left alone: a re-run touches only what changed
+        write_changed(folder / exercise.notebook, text)
         # the result the student's page is written from, whichever command writes it (.feedback_page)
-        write_atomic(folder / result_name(exercise.notebook),
+        write_changed(folder / result_name(exercise.notebook),
                      result_document(student, show_solution=show_solution).decode("utf-8"))
         for name, content in collected.get(student.student_id, {}).items():
-            write_atomic(folder / name, content.decode("utf-8", "replace"))
+            write_changed(folder / name, content.decode("utf-8", "replace"))
         written += 1
     return written

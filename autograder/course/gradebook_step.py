@@ -14,14 +14,14 @@ import os
 from pathlib import Path
 
 from ..errors import GradebookError
-from ..grading import BatchResult, Exercise, GroupInfo, Status
+from ..grading import BatchResult, Exercise, GroupInfo, Lateness, ManualMarks, Status
 from ..grading.store import ResultStore
 from ..output.gradebook import check_gradebook, gradebook_errors, gradebook_path, tool_environment, try_record_scores
 from .assignment_cells import MissingSource, record_assignment_cells
 from .feedback_page import notebook_order
 from .gradebook_url import course_gradebook
 from .late import apply_late_penalties
-from .marks import read_gradebook_views
+from .marks import iter_gradebook_views
 from .submission_folder import Collected
 
 
@@ -37,6 +37,12 @@ def record_cells(root: Path, url: str, exercise: Exercise) -> str:
         except MissingSource as missing:
             return f" ({missing})"
     return ""
+
+
+def _set_view(store: ResultStore, student_id: str, late: Lateness | None, manual: ManualMarks | None) -> None:
+    student = store.get(student_id)
+    student.late, student.manual = late, manual
+    store.put(student)
 
 
 def update_gradebook(
@@ -94,21 +100,22 @@ def update_gradebook(
         note, failed = f"{note}; late penalties {str(error).replace('NOT updated', 'NOT applied')}", True
     else:
         failed = False
+    read: list[str] = []
     try:  # what every output shows: the gradebook's marks (formgrader's manual grading) and lateness
         with gradebook_errors():
             order = notebook_order(root, exercise) if root is not None else []
-            views = read_gradebook_views(url, exercise.assignment, Path(exercise.notebook).stem,
-                                         recorded, order)
+            # a chunk of views at a time, each put in the store as it comes: a record read from the
+            # store is a copy, put back with what changed
+            for student_id, view in iter_gradebook_views(url, exercise.assignment, Path(exercise.notebook).stem,
+                                                         recorded, order):
+                _set_view(store, student_id, view.late, view.manual)
+                read.append(student_id)
     except GradebookError as error:
-        views = {}
         note, failed = f"{note}; manual marks {str(error).replace('NOT updated', 'NOT read')}", True
-    # a record read from the store is a copy: put back what changed
-    for student_id in dict.fromkeys([*refused, *views]):
+        for student_id in read:  # all or none: the results stay as graded, as the note says
+            _set_view(store, student_id, None, None)
+    for student_id, reason in refused.items():  # that student's problem, shown with their result
         student = store.get(student_id)
-        if student_id in refused:  # that student's problem, shown with their result
-            student.warnings.append(f"not recorded in the gradebook: {refused[student_id]}")
-        view = views.get(student_id)
-        if view is not None:
-            student.late, student.manual = view.late, view.manual
+        student.warnings.append(f"not recorded in the gradebook: {reason}")
         store.put(student)
     return note + cells_note, failed

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from ..files import write_atomic
+from ..files import write_changed
 from ..grading import BatchResult, Exercise, Finding, Mistake, Status, StudentResult
 from .lateness import due_text, duration, utc
 from .marks import how_checked, mark_rows, score_breakdown, test_rows
@@ -87,5 +87,5 @@ def write_feedback(
 ) -> Path:
     """Write the student's page under ``out`` (see :func:`render_feedback`); return its path relative to ``out``."""
     relative = feedback_path(batch, student)
-    write_atomic(out / relative, render_feedback(exercise, student, show_solution=show_solution))
+    write_changed(out / relative, render_feedback(exercise, student, show_solution=show_solution))
     return relative

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,7 +17,8 @@ from pathlib import Path
 
 from ..errors import CourseError, GradebookError
 from ..files import holders
-from ..grading import BatchResult, Exercise, Status
+from ..grading import BatchResult, Exercise, Status, StudentResult
+from ..grading.store import ResultStore
 from ..grading.student_ids import check_ids, name_problem
 from .gradebook_db import DEFAULT_COURSE, driver_problem, open_gradebook, schema_lock, shown_url
 from .gradebook_rows import StudentScores, read_layout, write_scores
@@ -126,21 +127,16 @@ def record_scores(
     assignment = exercise.assignment
     notebook_id = Path(exercise.notebook).stem
     refused: dict[str, str] = {}
-    scores = []
-    for student in batch.students:  # one pass, one record at a time: only the points are kept
-        if student.status in (Status.MISSING, Status.REFUSED):
+    candidates = []  # ids only: a record is read again when its scores are written, a chunk at a time
+    for student_id, status in _ids_and_statuses(batch.students):
+        if status in (Status.MISSING, Status.REFUSED):
             continue  # no notebook; or a name that is no student id (grading/student_ids.py): never in nbgrader's pages
-        if problem := student_id_problem(student.student_id):
-            refused[student.student_id] = problem
+        if problem := student_id_problem(student_id):
+            refused[student_id] = problem
             continue
-        if student.status is Status.NOT_GRADED:
+        if status is Status.NOT_GRADED:
             continue  # a student the machine could not grade keeps what the gradebook holds (no 0 until the next run)
-        points = {test.name: test.points for test in student.tests}
-        timestamp = (timestamps or {}).get(student.student_id)
-        scores.append(StudentScores(
-            student.student_id, {group.grade_id: points.get(group.grade_id, 0.0) for group in exercise.graded_groups},
-            None if timestamp is None else parse_utc(timestamp),
-        ))
+        candidates.append(student_id)
     with open_gradebook(db_url, course_id) as gradebook:
         with schema_lock(db_url):  # graders starting at once would each insert these rows
             gradebook.update_or_create_assignment(assignment)
@@ -150,11 +146,33 @@ def record_scores(
                     group.grade_id, notebook_id, assignment, max_score=group.points, cell_type="code"
                 )
         # two look-alike ids never both reach nbgrader's pages: the rule's decision with this gradebook's roster
-        ambiguous = check_ids([score.student_id for score in scores], [student.id for student in gradebook.students])
+        ambiguous = check_ids(candidates, [student.id for student in gradebook.students])
         refused |= {refusal.folder: refusal.reason for refusal in ambiguous.refused}
-        scores = [score for score in scores if score.student_id not in refused]
-        refused |= write_scores(gradebook, read_layout(gradebook, assignment, notebook_id), scores)
-    return Recorded(sum(score.student_id not in refused for score in scores), refused)
+        wanted = set(candidates) - set(refused)
+        del candidates
+
+        def scores() -> Iterator[StudentScores]:  # one record at a time: only the points are kept
+            for student in batch.students:
+                if student.student_id not in wanted:
+                    continue
+                points = {test.name: test.points for test in student.tests}
+                timestamp = (timestamps or {}).get(student.student_id)
+                yield StudentScores(
+                    student.student_id,
+                    {group.grade_id: points.get(group.grade_id, 0.0) for group in exercise.graded_groups},
+                    None if timestamp is None else parse_utc(timestamp),
+                )
+
+        refused |= write_scores(gradebook, read_layout(gradebook, assignment, notebook_id), scores())
+    return Recorded(sum(student not in refused for student in wanted), refused)
+
+
+def _ids_and_statuses(students: Iterable[StudentResult]) -> Iterator[tuple[str, Status]]:
+    """Each student's id and status; a :class:`ResultStore`'s without reading its records."""
+    if isinstance(students, ResultStore):
+        yield from zip(students.student_ids, students.statuses(), strict=True)
+    else:
+        yield from ((student.student_id, student.status) for student in students)
 
 
 def busy_message(path: Path | None) -> str:

@@ -10,14 +10,15 @@ interruption each student is in the gradebook with their scores, or not at all.
 Rows are written with SQLAlchemy's bulk statements on nbgrader's own tables, a few hundred
 students per statement; a student the database refuses (a name too long for PostgreSQL, say) is
 found by writing that batch again one student at a time, and costs no one else. A re-record
-reads every grade of the notebook in one query and writes only the grades and times that changed.
+reads the grades of a chunk of students in one query and writes only the grades and times that changed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 #: Students per transaction: big enough for bulk statements, small enough to lose little to a kill.
@@ -70,9 +71,15 @@ def read_layout(gradebook: Any, assignment: str, notebook_id: str) -> Layout:
     return Layout(found.id, graded_id, tuple(notebooks))
 
 
-def _chunks(items: Sequence[StudentScores], size: int) -> Iterator[Sequence[StudentScores]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
+def _chunks(items: Iterable[StudentScores], size: int) -> Iterator[list[StudentScores]]:
+    part: list[StudentScores] = []
+    for item in items:
+        part.append(item)
+        if len(part) == size:
+            yield part
+            part = []
+    if part:
+        yield part
 
 
 def _committed(db: Any, write: Callable[[Sequence[StudentScores]], None], part: Sequence[StudentScores],
@@ -123,9 +130,10 @@ def _insert_new(db: Any, layout: Layout, part: Sequence[StudentScores]) -> None:
             db.execute(table.__table__.insert(), rows)
 
 
-def _current(db: Any, layout: Layout) -> tuple[dict[tuple[str, str], tuple[str, Any, Any, bool]], dict[str, str]]:
-    """Every grade of the graded notebook: (student, cell name) -> (grade id, auto, manual, needs); and each
-    student's submitted notebook id. Two queries for the whole class."""
+def _current(db: Any, layout: Layout, students: Sequence[str]
+             ) -> tuple[dict[tuple[str, str], tuple[str, Any, Any, bool]], dict[str, str]]:
+    """Every grade of the graded notebook of ``students`` (a chunk): (student, cell name) -> (grade id, auto,
+    manual, needs); and each one's submitted notebook id. Two queries per chunk."""
     from sqlalchemy import select
 
     from ..nbgrader_adapter import Grade, SubmittedAssignment, SubmittedNotebook
@@ -133,7 +141,8 @@ def _current(db: Any, layout: Layout) -> tuple[dict[tuple[str, str], tuple[str, 
     names = {cell: name for notebook in layout.notebooks for name, cell in notebook.graded.items()
              if notebook.notebook_id == layout.notebook_id}
     of_notebook = (SubmittedNotebook.notebook_id == layout.notebook_id,
-                   SubmittedAssignment.assignment_id == layout.assignment_id)
+                   SubmittedAssignment.assignment_id == layout.assignment_id,
+                   SubmittedAssignment.student_id.in_(students))
     submitted = {student: notebook for student, notebook in db.execute(
         select(SubmittedAssignment.student_id, SubmittedNotebook.id)
         .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
@@ -190,34 +199,43 @@ def _update_existing(db: Any, layout: Layout, part: Sequence[StudentScores],
                    .values(timestamp=bindparam("time")), moved)
 
 
-def write_scores(gradebook: Any, layout: Layout, scores: Sequence[StudentScores], chunk: int = CHUNK) -> dict[str, str]:
+def write_scores(gradebook: Any, layout: Layout, scores: Iterable[StudentScores], chunk: int | None = None,
+                 ) -> dict[str, str]:
     """Record ``scores`` in ``gradebook`` (nbgrader's, open); return the students it refused, with why.
 
-    New students get their whole submission with the scores in one transaction per ``chunk``
-    students; students already there get only what changed. Nothing is half-written for anyone.
+    ``scores`` are read ``chunk`` (default :data:`CHUNK`) students at a time, and only that
+    chunk's rows are asked of the database: the memory is a chunk's, whatever the class's size.
+    New students get their whole submission with the scores in one transaction per chunk;
+    students already there get only what changed (a re-run that changed nothing writes nothing).
+    Nothing is half-written for anyone.
     """
     from sqlalchemy import select, text
 
     from ..nbgrader_adapter import SubmittedAssignment
 
     db = gradebook.db
-    times = {student: (submission, time) for student, submission, time in db.execute(
-        select(SubmittedAssignment.student_id, SubmittedAssignment.id, SubmittedAssignment.timestamp)
-        .where(SubmittedAssignment.assignment_id == layout.assignment_id)
-    ).tuples()}
-    db.commit()
+    chunk = chunk or CHUNK
     refused: dict[str, str] = {}
-    new = [student for student in scores if student.student_id not in times]
-    for part in _chunks(new, chunk):
-        _committed(db, lambda rows: _insert_new(db, layout, rows), part, refused)
-    if len(new) > chunk and db.get_bind().dialect.name == "postgresql":
+    inserted = 0
+    for part in _chunks(scores, chunk):
+        times = {student: (submission, time) for student, submission, time in db.execute(
+            select(SubmittedAssignment.student_id, SubmittedAssignment.id, SubmittedAssignment.timestamp)
+            .where(SubmittedAssignment.assignment_id == layout.assignment_id,
+                   SubmittedAssignment.student_id.in_([student.student_id for student in part]))
+        ).tuples()}
+        db.commit()  # the read's transaction: each write below is a transaction of its own
+        new = [student for student in part if student.student_id not in times]
+        if new:
+            _committed(db, partial(_insert_new, db, layout), new, refused)
+            inserted += len(new)
+        old = [student for student in part if student.student_id in times]
+        if old:
+            grades, submitted = _current(db, layout, [student.student_id for student in old])
+            db.commit()
+            update = partial(_update_existing, db, layout, grades=grades, submitted=submitted, times=times)
+            _committed(db, update, old, refused)
+    if inserted > chunk and db.get_bind().dialect.name == "postgresql":
         # fresh statistics, or PostgreSQL plans the next run's joins for the empty tables it last saw
         db.execute(text("ANALYZE submitted_assignment, submitted_notebook, grade"))
         db.commit()
-    old = [student for student in scores if student.student_id in times]
-    if old:
-        grades, submitted = _current(db, layout)
-        db.commit()
-        for part in _chunks(old, chunk):
-            _committed(db, lambda rows: _update_existing(db, layout, rows, grades, submitted, times), part, refused)
     return refused

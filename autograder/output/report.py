@@ -20,7 +20,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from ..files import write_atomic
+from ..files import write_changed
 from ..grading import BatchResult, Exercise, StudentResult
 from .copying import COMMAND, REPORT_NAME
 from .figures import case_chart, figure_html, mistake_chart, most_failed, pass_chart, score_histogram
@@ -104,18 +104,20 @@ class _Pager:
         rows = [RosterRow(r.student, r.mistakes, r.unexplained, "../" + r.href) for r in self.rows]
         first, last = self.rows[0].student.student_id, self.rows[-1].student.student_id
         page = RosterPage(f"{ROSTER_FOLDER}/{name}", first, last, len(rows))
-        write_atomic(self.folder / name, render(
+        write_changed(self.folder / name, render(
             "roster.html.j2", assignment=self.assignment, page=page, number=len(self.pages) + 1, roster=rows,
         ))
         self.pages.append(page)
         self.rows = []
 
 
-def _clear_pages(folder: Path) -> None:
-    """Remove the roster pages an earlier run wrote (a class that shrank must not keep stale pages)."""
+def _clear_pages(folder: Path, keep: set[str]) -> None:
+    """Remove the roster pages an earlier run wrote but this one did not (a class that shrank must not keep
+    stale pages; the pages written again are left as they were when unchanged)."""
     if folder.is_dir():
         for page in folder.glob("[0-9][0-9][0-9]*.html"):
-            page.unlink()
+            if page.name not in keep:
+                page.unlink()
 
 
 def render_report(exercise: Exercise, batch: BatchResult, out: Path | None = None,
@@ -128,8 +130,6 @@ def render_report(exercise: Exercise, batch: BatchResult, out: Path | None = Non
     tally = ClassTally(exercise)
     folder = (out or Path(".")) / ROSTER_FOLDER
     pager = _Pager(folder, batch.assignment)
-    if out is not None:
-        _clear_pages(folder)
     for student in batch.students if students is None else students:
         row = roster_row(exercise, batch, student)
         tally.add(row)
@@ -138,6 +138,8 @@ def render_report(exercise: Exercise, batch: BatchResult, out: Path | None = Non
         pager.add(row)
     if pager.pages:  # more than one page: the last goes to its page too
         pager.flush()
+    if out is not None:
+        _clear_pages(folder, {Path(page.href).name for page in pager.pages})
     summary = tally.summary()
     return render(
         "report.html.j2",
@@ -163,5 +165,5 @@ def write_report(out: Path, exercise: Exercise, batch: BatchResult,
     ``students`` (default ``batch.students``) is read once, in order: it may be a stream.
     """
     path = out / "report.html"
-    write_atomic(path, render_report(exercise, batch, out, students))
+    write_changed(path, render_report(exercise, batch, out, students))  # unchanged: left alone
     return path

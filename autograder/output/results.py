@@ -120,14 +120,14 @@ def write_results(out: Path, batch: BatchResult, students: Iterable[StudentResul
 
     ``students`` (default ``batch.students``) is read twice, once per file: a re-iterable stream.
     """
-    with open_atomic(out / "results.json") as stream:
+    with open_atomic(out / "results.json", keep_unchanged=True) as stream:
         stream.writelines(results_lines(batch, students))
     write_grades(out, batch, students)
 
 
 def write_grades(out: Path, batch: BatchResult, students: Iterable[StudentResult] | None = None) -> None:
     """Write ``grades.csv`` into ``out``, one student at a time."""
-    with open_atomic(out / "grades.csv") as stream:
+    with open_atomic(out / "grades.csv", keep_unchanged=True) as stream:
         csv.writer(stream, lineterminator="\n").writerows(grades_csv_rows(batch, students))
 
 

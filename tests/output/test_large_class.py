@@ -137,6 +137,21 @@ def test_a_class_that_shrank_leaves_no_stale_roster_page(tmp_path, small_pages):
     assert len(soup.find(id="roster").find_all("tr")) == PAGE + 1
 
 
+def test_the_same_class_again_leaves_the_report_and_its_pages_alone_and_a_change_rewrites_its_page(
+        tmp_path, small_pages):
+    students = _class(3 * PAGE)
+    write_report(tmp_path, EXERCISE, _batch(), students)
+    files = [tmp_path / "report.html", *sorted((tmp_path / "roster").glob("*.html"))]
+    before = {path: path.stat().st_mtime_ns for path in files}
+    write_report(tmp_path, EXERCISE, _batch(), students)
+    assert {path: path.stat().st_mtime_ns for path in files} == before
+    students[-1] = StudentResult.without_grading(students[-1].student_id, Status.MISSING, "no notebook",
+                                                 EXERCISE.max_score)
+    write_report(tmp_path, EXERCISE, _batch(), students)
+    rewritten = {path.name for path in files if path.stat().st_mtime_ns != before[path]}
+    assert rewritten == {"report.html", files[-1].name}  # the counts, and the last page's row
+
+
 def test_a_stream_of_students_is_read_once_for_the_report(tmp_path, small_pages):
     students = _class(3 * PAGE)
     write_report(tmp_path, EXERCISE, _batch(), OneShot(students, reads=1))
