@@ -31,7 +31,7 @@ from autograder.exercises.ndcg.byhand.steps import TOLERANCE, right_steps
 from autograder.grading import SCHEMA_VERSION, Classmates
 
 from copying_report import copying_report, report_table
-from grading_run import ROOT, add_student, grade, new_course, results, whole_course
+from grading_run import ROOT, add_student, generated_course, grade, new_course, results
 
 COURSE_ID = "ir-ranking-evaluation"  # the course's c.CourseDirectory.course_id
 POINTS = {step.grade_id: step.points for step in STEPS}
@@ -63,8 +63,7 @@ def _grade_with_table(course) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
     base = tmp_path_factory.mktemp("byhand-copied")
-    template = whole_course(base / "template")
-    run_nbgrader(template, "generate_assignment", ASSIGNMENT, "--force")
+    template = generated_course(base / "template")  # the release nbgrader generated, once per run
     salt, pool = release_variant(template)
     cop = copier_of("ada", salt, pool)
     add_student(template, "ada")  # ada's own list, worked out right

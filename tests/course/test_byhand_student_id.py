@@ -30,7 +30,7 @@ from autograder.exercises.ndcg.byhand.marking import STEPS, mark
 from autograder.exercises.ndcg.byhand.typed_id import check_id
 
 from conftest import ROOT
-from grading_run import add_student, grade, results, whole_course
+from grading_run import add_student, generated_course, grade, results, whole_course
 
 RELEASE = ROOT / "release" / ASSIGNMENT / NOTEBOOK
 COURSE_ID = "ir-ranking-evaluation"
@@ -117,8 +117,7 @@ def test_the_check_reads_the_cell_as_data_and_says_what_it_found():
 def both(tmp_path_factory):
     """One class (ada honest; alice typed bob's id and worked bob's list) graded by each path."""
     base = tmp_path_factory.mktemp("student-id")
-    template = whole_course(base / "template")
-    run_nbgrader(template, "generate_assignment", ASSIGNMENT, "--force")
+    template = generated_course(base / "template")  # the release nbgrader generated, once per run
     release = nbformat.read(template / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
     add_student(template, "ada")
     path = add_student(template, "alice", by_hand=None)

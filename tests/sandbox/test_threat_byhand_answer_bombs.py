@@ -25,7 +25,7 @@ from autograder.exercises.ndcg.byhand.answers import read_answers
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import MAX_SCORE, STEPS, mark
 
-from grading_run import add_student, grade, results, whole_course
+from grading_run import add_student, generated_course, grade, results
 
 pytestmark = [
     pytest.mark.slow,
@@ -53,8 +53,7 @@ def _cell(release: nbformat.NotebookNode, student: str, bomb: str) -> str:
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
     base = tmp_path_factory.mktemp("byhand-bombs")
-    template = whole_course(base / "template")
-    run_nbgrader(template, "generate_assignment", ASSIGNMENT, "--force")
+    template = generated_course(base / "template")  # the release nbgrader generated, once per run
     release = nbformat.read(template / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
     cells = {"ada": own_answers(release, "ada")}
     cells.update({student: _cell(release, student, bomb) for student, bomb in BOMBS.items()})
