@@ -138,7 +138,8 @@ def test_the_autograde_button_grades_a_late_submission_through_the_sandbox(tutor
         rows = submission_rows(page)
     log = lab.log.read_text(encoding="utf-8")  # the server's log: nbgrader autograde ran in it
     assert "Exception while loading config" not in log  # nbgrader would have used its own Execute
-    assert f"{LATE}: graded, {EXERCISE.max_score:g} of {EXERCISE.max_score:g} points" in log  # the kit's SandboxedExecute
+    # the kit's SandboxedExecute, its score labelled the grader's
+    assert f"{LATE}: graded, the grader's {EXERCISE.max_score:g} of {EXERCISE.max_score:g} points" in log
     full = shown(EXERCISE.max_score)
     assert rows[LATE] == ("graded", f"{full} / {full}")
     assert gradebook_scores(course)[LATE] == (EXERCISE.max_score, EXERCISE.max_score)
