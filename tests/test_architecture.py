@@ -344,8 +344,8 @@ def test_no_two_test_files_share_a_name():
 
 
 #: The imports of one exercise by name that ``course/`` still holds (issue 35): each is nDCG's by-hand
-#: task (its lists, salts, steps and cells) or the demo's examples, not yet behind a hook the exercise
-#: carries. The list only shrinks: a new arrow fails the test, and so does one that is gone but still listed.
+#: task (its lists, salts, steps and cells), not yet behind a hook the exercise carries. The list only
+#: shrinks: a new arrow fails the test, and so does one that is gone but still listed.
 COURSE_IMPORTS_OF_AN_EXERCISE = {
     "autograder/course/byhand.py imports autograder.exercises.ndcg",
     "autograder/course/byhand.py imports autograder.exercises.ndcg.byhand.notebook",
@@ -355,7 +355,6 @@ COURSE_IMPORTS_OF_AN_EXERCISE = {
     "autograder/course/copying.py imports autograder.exercises.ndcg.byhand.derive",
     "autograder/course/copying.py imports autograder.exercises.ndcg.byhand.pool",
     "autograder/course/copying.py imports autograder.exercises.ndcg.byhand.steps",
-    "autograder/course/demo.py imports autograder.exercises.ndcg",
     "autograder/course/offering.py imports autograder.exercises.ndcg.byhand.pool",
     "autograder/course/variants.py imports autograder.exercises.ndcg.byhand.derive",
     "autograder/course/variants.py imports autograder.exercises.ndcg.byhand.pool",
