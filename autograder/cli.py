@@ -40,7 +40,8 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default: submitted)")
     parser.add_argument("--out", type=Path, default=Path(DEFAULT_OUT),
                         help=f"where results.json, grades.csv and feedback/<student_id>/ go (default: {DEFAULT_OUT})")
-    parser.add_argument("--assignment", default=None, help="assignment id (default: the course's exercise, ndcg)")
+    parser.add_argument("--assignment", default=None,
+                        help="assignment id (default: the first registered exercise, ndcg)")
     parser.add_argument("--workers", type=int, default=default_workers(),
                         help=f"submissions graded at once, in threads; from {PROCESS_CLASS} students on, in worker "
                         "processes forked from this one (default: the number of cores)")
