@@ -7,7 +7,8 @@ no ``sync`` hook, whose cells the instructor wrote. In a course holding nDCG as 
 ``python -m autograder sync`` then writes both exercises' test cells (and nDCG's Task 1.2 into nDCG
 only), ``release --assignment precision`` releases it with nbgrader, and ``grade --assignment
 precision`` grades a right and a wrong submission of the release in the sandbox, the hand part
-included. The scores are computed here from the formula.
+included (the scores are computed here from the formula); the release and leak guards of
+``tests/course/test_course.py`` (:mod:`release_guards`) pass for both exercises.
 """
 
 from __future__ import annotations
@@ -152,7 +153,7 @@ def course(tmp_path_factory) -> dict[str, object]:
     _run(kit, course, "grade", "--quiet", "--assignment", ASSIGNMENT, "--sandbox", "required", "--gradebook", "none",
          "--timeout", "5", "--workers", "2")
     document = json.loads((course / "graded" / "results.json").read_text(encoding="utf-8"))
-    return {"course": course, "synced": synced.stdout, "released": released.stdout, "ndcg_before": ndcg_before,
+    return {"kit": kit, "course": course, "synced": synced.stdout, "released": released.stdout, "ndcg_before": ndcg_before,
             "students": {s["student_id"]: s for s in document["students"]}}
 
 
@@ -175,6 +176,27 @@ def test_release_regenerates_the_named_exercise_and_says_where_it_stands(course)
     assert "BEGIN SOLUTION" not in sources["precision"]
     assert "check_value(precision, [3, 1, 0], 2" not in sources["test_precision_cutoff"]  # hidden: stripped
     assert "check_value(precision, [1, 0, 2, 1, 0], 5" in sources["test_precision_example"]
+
+
+#: Run with the copy of the kit first on the path: the guards of tests/course/test_course.py on the course's
+#: release/ (every exercise's files), for each exercise the copy registers.
+GUARDS = """
+import json, sys
+from pathlib import Path
+from release_guards import leaks, outputs
+from autograder.exercises import EXERCISES
+release = Path(sys.argv[1])
+print(json.dumps({name: leaks(release, exercise) + outputs(release, exercise) for name, exercise in EXERCISES.items()}))
+"""
+
+
+def test_the_release_and_leak_guards_pass_for_every_exercise(course):
+    kit, root = course["kit"], course["course"]
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(kit), str(ROOT / "tests"), str(ROOT)])}
+    done = subprocess.run([sys.executable, "-c", GUARDS, str(root / "release")], env=environment, cwd=root,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout) == {"ndcg": [], "precision": []}
 
 
 def _precision(rels: tuple[int, ...], k: int) -> float:
