@@ -199,6 +199,23 @@ def test_the_release_and_leak_guards_pass_for_every_exercise(course):
     assert json.loads(done.stdout) == {"ndcg": [], "precision": []}
 
 
+def test_nbgrader_autograde_grades_it_through_the_kit_as_the_command_does(course):
+    # nbgrader's own autograde loads the course's config, which grades through the kit (the copy with
+    # precision@k): the gradebook gets the same scores as results.json
+    from autograder.course.nbgrader import gradebook_scores
+
+    kit, root = course["kit"], course["course"]
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(kit), str(ROOT)]),
+                   "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "autograde", ASSIGNMENT, "--force"],
+                          cwd=root, env=environment, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    scores = gradebook_scores(root, ASSIGNMENT)
+    assert {student: score for student, (score, _) in scores.items()} == pytest.approx(
+        {student: result["score"] for student, result in course["students"].items()})
+    assert {maximum for _, maximum in scores.values()} == {4.0}
+
+
 def _precision(rels: tuple[int, ...], k: int) -> float:
     return sum(1 for rel in rels[:k] if rel > 0) / k
 
