@@ -7,7 +7,8 @@ no ``sync`` hook, whose cells the instructor wrote. In a course holding nDCG as 
 ``python -m autograder sync`` then writes both exercises' test cells (and nDCG's Task 1.2 into nDCG
 only), ``release --assignment precision`` releases it with nbgrader, and ``grade --assignment
 precision`` grades a right and a wrong submission of the release in the sandbox, the hand part
-included (the scores are computed here from the formula); the release and leak guards of
+included (the scores are computed here from the formula); nbgrader's own ``autograde`` records the
+same scores through the kit and ``generate_feedback`` writes the pages; the release and leak guards of
 ``tests/course/test_course.py`` (:mod:`release_guards`) pass for both exercises.
 """
 
@@ -199,7 +200,7 @@ def test_the_release_and_leak_guards_pass_for_every_exercise(course):
     assert json.loads(done.stdout) == {"ndcg": [], "precision": []}
 
 
-def test_nbgrader_autograde_grades_it_through_the_kit_as_the_command_does(course):
+def test_nbgrader_autograde_and_feedback_work_on_it_through_the_kit(course):
     # nbgrader's own autograde loads the course's config, which grades through the kit (the copy with
     # precision@k): the gradebook gets the same scores as results.json
     from autograder.course.nbgrader import gradebook_scores
@@ -214,6 +215,14 @@ def test_nbgrader_autograde_grades_it_through_the_kit_as_the_command_does(course
     assert {student: score for student, (score, _) in scores.items()} == pytest.approx(
         {student: result["score"] for student, result in course["students"].items()})
     assert {maximum for _, maximum in scores.values()} == {4.0}
+    # and nbgrader's feedback command writes each student's page of it
+    done = subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "generate_feedback", ASSIGNMENT, "--force"],
+                          cwd=root, env=environment, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    for student, result in course["students"].items():
+        page = (root / "feedback" / student / ASSIGNMENT / "precision.html").read_text(encoding="utf-8")
+        assert f'<strong id="final-score">{result["score"]:g} / 4</strong>' in page, student
+        assert "P@3 by hand" in page and "precision divides by k" in page, student
 
 
 def _precision(rels: tuple[int, ...], k: int) -> float:
