@@ -127,9 +127,12 @@ def parser() -> argparse.ArgumentParser:
         epilog="example: python -m autograder grade --submitted submitted --out graded",
     )
     commands = main_parser.add_subparsers(dest="command", required=True)
-    sync = commands.add_parser("sync", help="rewrite the source notebook's test cells from the exercise's cases")
+    sync = commands.add_parser(
+        "sync", help="rewrite each exercise's generated cells in its source notebook from the exercise (its cases)"
+    )
     release = commands.add_parser(
-        "release", help="sync, regenerate release/ (nbgrader generate_assignment) and the walkthroughs' student copies"
+        "release", help="sync, regenerate release/ (nbgrader generate_assignment) of each exercise and the "
+        "walkthroughs' student copies", epilog="example: python -m autograder release --assignment ndcg",
     )
     for command in (sync, release):
         _add_privacy_argument(command)
