@@ -92,14 +92,14 @@ bench: $(BENCH_VENV)/.installed  ## in .venv-bench: the grader against nbgrader,
 	"$(BENCH_BIN)/python" scripts/bench_ndcg.py
 	"$(BENCH_BIN)/python" scripts/bench_ragged.py
 
-sync: venv  ## rewrite the source notebook's test cells from the exercise's cases (autograder/exercises/)
-	"$(BIN)/python" -m autograder sync
+sync: venv  ## rewrite every exercise's test cells from its cases (autograder/exercises/; ASSIGNMENT=id: one)
+	"$(BIN)/python" -m autograder sync $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)")
 
 docs: venv  ## regenerate docs/misconceptions.md from the misconception catalogue
 	"$(BIN)/python" -m autograder docs
 
-release: venv  ## sync the test cells, then regenerate release/ with nbgrader
-	"$(BIN)/python" -m autograder release
+release: venv  ## sync, then regenerate release/ with nbgrader: every exercise (ASSIGNMENT=id: one)
+	"$(BIN)/python" -m autograder release $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)")
 
 lock: venv  ## rewrite constraints.txt from the current .venv
 	"$(BIN)/pip" freeze --exclude-editable --exclude ndcg-kit > constraints.txt

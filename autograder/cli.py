@@ -40,7 +40,8 @@ def _add_grade_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default: submitted)")
     parser.add_argument("--out", type=Path, default=Path(DEFAULT_OUT),
                         help=f"where results.json, grades.csv and feedback/<student_id>/ go (default: {DEFAULT_OUT})")
-    parser.add_argument("--assignment", default=None, help="assignment id (default: the course's exercise, ndcg)")
+    parser.add_argument("--assignment", default=None,
+                        help="assignment id (default: the first registered exercise, ndcg)")
     parser.add_argument("--workers", type=int, default=default_workers(),
                         help=f"submissions graded at once, in threads; from {PROCESS_CLASS} students on, in worker "
                         "processes forked from this one (default: the number of cores)")
@@ -126,12 +127,17 @@ def parser() -> argparse.ArgumentParser:
         epilog="example: python -m autograder grade --submitted submitted --out graded",
     )
     commands = main_parser.add_subparsers(dest="command", required=True)
-    sync = commands.add_parser("sync", help="rewrite the source notebook's test cells from the exercise's cases")
+    sync = commands.add_parser(
+        "sync", help="rewrite each exercise's generated cells in its source notebook from the exercise (its cases)"
+    )
     release = commands.add_parser(
-        "release", help="sync, regenerate release/ (nbgrader generate_assignment) and the walkthroughs' student copies"
+        "release", help="sync, regenerate release/ (nbgrader generate_assignment) of each exercise and the "
+        "walkthroughs' student copies", epilog="example: python -m autograder release --assignment ndcg",
     )
     for command in (sync, release):
         _add_privacy_argument(command)
+        command.add_argument("--assignment", action="append", default=[], metavar="ID",
+                             help="only this exercise (repeat for more; default: every exercise the course grades)")
     grade = commands.add_parser(
         "grade",
         help="grade every submission in a sandbox: results.json, grades.csv, feedback, report, gradebook",
@@ -277,28 +283,36 @@ def _grade(args: argparse.Namespace) -> int:
     return run.exit_code
 
 
-def _sync(args: argparse.Namespace, root: Path) -> int:
-    from .course.byhand import sync_by_hand
-    from .course.generated_cells import sync_source
-    from .course.nbgrader import ASSIGNMENT, source_notebook
-    from .exercises import exercise_for
+def _assignments(args: argparse.Namespace) -> list[str]:
+    """The exercises ``sync``/``release`` work on: those named by ``--assignment``, else every registered one."""
+    from .exercises import EXERCISES, exercise_for
 
-    changed = sync_by_hand(source_notebook(root)) + sync_source(source_notebook(root), exercise_for(ASSIGNMENT))
-    print(f"updated: {', '.join(changed)}" if changed else "test cells already in sync")
+    return [exercise_for(name).assignment for name in args.assignment] or list(EXERCISES)
+
+
+def _sync(args: argparse.Namespace, root: Path) -> int:
+    from .course.nbgrader import sync_exercise
+
+    for assignment in _assignments(args):
+        changed = sync_exercise(root, assignment)
+        print(f"{assignment}: " + (f"updated: {', '.join(changed)}" if changed else "test cells already in sync"))
     return 0
 
 
 def _release(args: argparse.Namespace, root: Path) -> int:
-    from .course.nbgrader import ASSIGNMENT, generate_release
+    from .course.nbgrader import generate_release
     from .course.outbound import outbound_state
     from .course.walkthrough import release_walkthroughs
 
-    generate_release(root)
+    assignments = _assignments(args)
+    for assignment in assignments:
+        generate_release(root, assignment)
     release_walkthroughs(root)
-    print("release/ regenerated")
-    note = outbound_state(root, ASSIGNMENT).note()  # what students fetch is the exchange's copy
-    if note:
-        print(note)
+    print(f"release/ regenerated: {', '.join(assignments)}")
+    for assignment in assignments:
+        note = outbound_state(root, assignment).note()  # what students fetch is the exchange's copy
+        if note:
+            print(note)
     return 0
 
 

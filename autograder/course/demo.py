@@ -8,12 +8,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ..exercises.ndcg import EXERCISE
 from .example_notebooks import write_submission
-from .nbgrader import release_notebook
-
-ASSIGNMENT = EXERCISE.assignment
-NOTEBOOK = EXERCISE.notebook
+from .nbgrader import ASSIGNMENT, NOTEBOOK, release_notebook
 
 EXAMPLES = Path("examples") / "submissions"
 #: Where ``make demo`` builds its scratch course, inside the course directory (git-ignored).

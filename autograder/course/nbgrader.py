@@ -15,11 +15,9 @@ import tempfile
 from pathlib import Path
 
 from ..errors import CourseError
-from ..exercises import exercise_for
-from ..exercises.ndcg import EXERCISE as NDCG
+from ..exercises import EXERCISES, exercise_for
 from ..output.gradebook import check_gradebook, gradebook_path, tool_environment
 from ..output.gradebook_db import open_gradebook
-from .byhand import sync_by_hand
 from .generated_cells import sync_source
 
 #: Appended to a course's config: nbgrader's own, unsandboxed Execute back in place of SandboxedExecute.
@@ -29,9 +27,10 @@ from nbgrader.preprocessors import Execute
 c.Autograde.autograde_preprocessors = [Execute, *c.Autograde.autograde_preprocessors[1:]]
 """
 
-#: The course's exercise when none is named.
-ASSIGNMENT = NDCG.assignment
-NOTEBOOK = NDCG.notebook
+#: The course's exercise when none is named: the first registered (a one-exercise course's only one).
+ASSIGNMENT = next(iter(EXERCISES))
+NOTEBOOK = EXERCISES[ASSIGNMENT].notebook
+
 
 def run_nbgrader(root: Path, *args: str, timeout: float = 3600) -> str:
     """Run ``nbgrader ARGS`` in ``root``; return its log, raise :class:`CourseError` if it fails."""
@@ -66,9 +65,7 @@ def generate_release(root: Path, assignment: str = ASSIGNMENT) -> list[str]:
     release is put back as it was.
     """
     check_gradebook(root / "gradebook.db")
-    changed = sync_source(source_notebook(root, assignment), exercise_for(assignment))
-    if exercise_for(assignment).answered is not None:  # the exam's Task 1.2, before the code
-        changed += sync_by_hand(source_notebook(root, assignment))
+    changed = sync_exercise(root, assignment)
     release = release_notebook(root, assignment).parent
     with tempfile.TemporaryDirectory(prefix="release-backup-") as backup:
         kept = Path(backup) / assignment
@@ -83,6 +80,20 @@ def generate_release(root: Path, assignment: str = ASSIGNMENT) -> list[str]:
                 shutil.copytree(kept, release)
             raise
     return changed
+
+
+def sync_exercise(root: Path, assignment: str = ASSIGNMENT) -> list[str]:
+    """Write ``assignment``'s generated cells into its source notebook; return the ids that changed.
+
+    An answered part's own cells first (its :attr:`~..grading.AnsweredPart.sync` hook, e.g. the nDCG
+    exercise's Task 1.2), then the test cells from the exercise's cases.
+    """
+    exercise = exercise_for(assignment)
+    source = source_notebook(root, assignment)
+    changed = []
+    if exercise.answered is not None and exercise.answered.sync is not None:
+        changed += exercise.answered.sync(source)
+    return changed + sync_source(source, exercise)
 
 
 def autograde(root: Path, assignment: str = ASSIGNMENT) -> str:

@@ -15,6 +15,7 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from ..files import code_digest
@@ -225,6 +226,10 @@ class AnsweredPart:
     #: The release's cells the part reads its data from (e.g. the cell that derives each student's variant).
     published_ids: frozenset[str]
     mark: Callable[[str, Mapping[str, str], Mapping[str, str], Classmates], StudentResult]
+    #: Writes the part's cells into the instructor's notebook at the given path and returns the grade
+    #: ids it changed (``sync`` and ``release`` call it before the test cells); None: the part's cells
+    #: are written by hand in Jupyter and nothing rewrites them.
+    sync: Callable[[Path], list[str]] | None = None
 
 
 @dataclass(frozen=True)

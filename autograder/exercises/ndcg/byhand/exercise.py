@@ -18,6 +18,7 @@ from .cells import ANSWERS_ID, DERIVATION_ID, STUDENT_CELL_ID, earlier_salts, pu
 from .classmates import class_lists
 from .derive import CUTOFF
 from .marking import MAX_SCORE, STEPS, mark
+from .notebook import sync_by_hand
 from .pool import list_for
 from .typed_id import check_id
 
@@ -107,4 +108,6 @@ ANSWERED = AnsweredPart(
     cell_ids=frozenset({STUDENT_CELL_ID, DERIVATION_ID, ANSWERS_ID, *(step.grade_id for step in STEPS)}),
     published_ids=frozenset({DERIVATION_ID}),
     mark=mark_answers,
+    # its cells in the source notebook, written by `sync` and `release` before the test cells
+    sync=sync_by_hand,
 )
