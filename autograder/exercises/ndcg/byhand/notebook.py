@@ -100,8 +100,10 @@ def sync_by_hand(path: Path, salt: str | None = None, *, keep_earlier: bool = Fa
     earlier = _earlier(notebook) if current is not None else ()
     if salt is None:
         salt = current if current is not None else DEFAULT_SALT
-    elif salt != current:
-        earlier = (*earlier, current) if keep_earlier and current is not None and current not in earlier else ()
+    elif salt != current and not keep_earlier:
+        earlier = ()  # a new offering's salt: nothing handed in under the old one counts
+    elif salt != current and current is not None and current not in earlier:
+        earlier = (*earlier, current)
     wanted = by_hand_cells(salt, POOL_FILE.read_text(encoding="ascii").strip(), tuple(s for s in earlier if s != salt))
     changed = []
     if all(grade_id(cell) in present for cell in wanted):
