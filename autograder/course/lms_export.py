@@ -30,6 +30,7 @@ from ..files import write_atomic
 from ..grading import FinalScore
 from ..nbgrader_adapter import ExportPlugin, Gradebook, MissingEntry
 from ..output.safe_text import csv_cell
+from .safe_export import NotGraded, open_row
 
 
 class ExportError(KitError):
@@ -50,6 +51,14 @@ class ExportedScore:
     """False when the gradebook has no submission: the final score is then 0, as in nbgrader's export."""
     needs_manual_grade: bool
     """A grade cell still waits for a tutor in formgrader: the score is what is graded so far."""
+    not_graded: NotGraded | None = None
+    """Set when the gradebook's grades are another submission's than ``submitted/`` holds (a student handed
+    in again and was not graded since): the LMS gets no score for it, as ``nbgrader export`` leaves it empty."""
+
+    @property
+    def cell(self) -> str:
+        """The score as the LMS file writes it; empty where the grades are not the submission's."""
+        return "" if self.not_graded is not None else number(self.final)
 
     @property
     def final(self) -> float:
@@ -86,7 +95,7 @@ class ExportTable:
 
 
 def read_final_scores(gradebook: Gradebook, assignments: Sequence[str] = (),
-                      students: Sequence[str] = ()) -> ExportTable:
+                      students: Sequence[str] = (), submitted: Path | None = None) -> ExportTable:
     """Read every student's final score on each assignment from nbgrader's gradebook.
 
     Parameters
@@ -95,6 +104,9 @@ def read_final_scores(gradebook: Gradebook, assignments: Sequence[str] = (),
         The course's open gradebook.
     assignments, students : sequence of str
         Only these (``nbgrader export --assignment/--student``); empty means all.
+    submitted : Path, optional
+        The course's ``submitted/``: a score whose gradebook time is not the one there is left out
+        (:attr:`ExportedScore.not_graded`), as the course's ``nbgrader export`` does.
 
     Returns
     -------
@@ -121,7 +133,7 @@ def read_final_scores(gradebook: Gradebook, assignments: Sequence[str] = (),
             first_name=student.first_name or "",
             last_name=student.last_name or "",
             email=student.email or "",
-            scores=tuple(_final_score(gradebook, column.name, student.id) for column in columns),
+            scores=tuple(_final_score(gradebook, column.name, student.id, submitted) for column in columns),
         ))
     return ExportTable(columns, tuple(rows))
 
@@ -134,7 +146,7 @@ def _choose(kind: str, wanted: list[str], known: dict[str, Any]) -> list[str]:
     return wanted or sorted(known)
 
 
-def _final_score(gradebook: Gradebook, assignment: str, student_id: str) -> ExportedScore:
+def _final_score(gradebook: Gradebook, assignment: str, student_id: str, submitted: Path | None) -> ExportedScore:
     try:
         submission = gradebook.find_submission(assignment, student_id)
     except MissingEntry:
@@ -144,6 +156,7 @@ def _final_score(gradebook: Gradebook, assignment: str, student_id: str) -> Expo
         late_penalty=float(submission.late_submission_penalty or 0.0),
         submitted=True,
         needs_manual_grade=bool(submission.needs_manual_grade),
+        not_graded=open_row(submitted, assignment, student_id, submission.timestamp),
     )
 
 
@@ -177,7 +190,9 @@ class _LmsCsvExport(ExportPlugin):  # type: ignore[misc]  # nbgrader ships no ty
         """Write the file named by ``--to`` (or :attr:`default_file`); exit 1 with one line if it cannot."""
         destination = Path(self.to or self.default_file)
         try:
-            table = read_final_scores(gradebook, self.assignment, self.student)
+            coursedir = getattr(self.parent, "coursedir", None)  # nbgrader's ExportApp, which made this plugin
+            submitted = None if coursedir is None else Path(coursedir.root) / coursedir.submitted_directory
+            table = read_final_scores(gradebook, self.assignment, self.student, submitted)
             rows = self.rows(table)
         except ExportError as error:
             self.log.error("%s export: %s", self.lms, error)
@@ -209,7 +224,9 @@ class _LmsCsvExport(ExportPlugin):  # type: ignore[misc]  # nbgrader ships no ty
                                  "formula, so %s will not match it: enter this student's grade by hand",
                                  csv_cell(student.student_id), ident, csv_cell(ident), self.lms)
             for column, score in zip(table.assignments, student.scores, strict=True):
-                if score.needs_manual_grade:
+                if score.not_graded is not None:
+                    self.log.warning("Not graded: %s", score.not_graded)
+                elif score.needs_manual_grade:
                     self.log.warning("%s: %s still needs manual grading in formgrader; exported %s of %g so far",
                                      csv_cell(student.student_id), column.name, number(score.final),
                                      column.max_score)
@@ -261,7 +278,7 @@ class MoodleExportPlugin(_LmsCsvExport):
                   *_checked_headers(self.grade_items, table, "--MoodleExportPlugin.grade_items")]
         return [header] + [
             [csv_cell(self.identifier(s)), csv_cell(s.first_name), csv_cell(s.last_name),
-             *(number(score.final) for score in s.scores)]
+             *(score.cell for score in s.scores)]
             for s in table.students
         ]
 
@@ -304,7 +321,7 @@ class CanvasExportPlugin(_LmsCsvExport):
             ids = [csv_cell(student.student_id) if column == self.student_id_column else ""
                    for column in self._ID_COLUMNS]
             rows.append([csv_cell(_sortable_name(student)), *ids, csv_cell(self.section),
-                         *(number(score.final) for score in student.scores)])
+                         *(score.cell for score in student.scores)])
         return rows
 
     def hint(self, table: ExportTable) -> str:

@@ -58,6 +58,29 @@ class NotGraded:
                 f"but the gradebook holds {graded}: scores left empty, run `nbgrader autograde`")
 
 
+def open_row(submitted: Path | None, assignment: str, student_id: str, graded: datetime | None) -> NotGraded | None:
+    """Why a gradebook row's grades are not the submission's, or None when they are (or nothing says).
+
+    Parameters
+    ----------
+    submitted : Path or None
+        The course's ``submitted/`` (None: nothing to compare with, every row keeps its score).
+    assignment, student_id : str
+    graded : datetime or None
+        The gradebook's time of the submission its grades belong to (None: a grading that did not finish).
+
+    Returns
+    -------
+    NotGraded or None
+        Set when ``submitted/<student_id>/<assignment>/timestamp.txt`` names another time.
+    """
+    # a gradebook id the student-id rule refuses (an older gradebook's) names no folder to read
+    if submitted is None or name_problem(student_id) is not None:
+        return None
+    time = recorded_time.submitted_time(submitted, student_id, assignment)
+    return NotGraded(assignment, student_id, graded, time) if time is not None and time != graded else None
+
+
 def export_rows(gradebook: Gradebook, assignments: list[str], students: list[str],
                 submitted: Path | None = None) -> tuple[list[list[str]], list[NotGraded]]:
     """nbgrader's rows (header first) for ``assignments`` × ``students`` (empty: all), each cell inert text.
@@ -89,16 +112,14 @@ def export_rows(gradebook: Gradebook, assignments: list[str], students: list[str
             try:
                 submission = gradebook.find_submission(assignment.name, student.id)
             except MissingEntry:  # no submission: 0, as nbgrader's export
-                timestamp, raw, penalty, time = None, 0.0, 0.0, None
+                timestamp, raw, penalty, unmatched = None, 0.0, 0.0, None
             else:
                 timestamp, raw = submission.timestamp, float(submission.score)
                 penalty = float(submission.late_submission_penalty or 0.0)
-                # a gradebook id the student-id rule refuses (an older gradebook's) names no folder to read
-                time = None if submitted is None or name_problem(student.id) is not None else \
-                    recorded_time.submitted_time(submitted, student.id, assignment.name)
+                unmatched = open_row(submitted, assignment.name, student.id, timestamp)
             scores = [str(raw), str(penalty), str(FinalScore(total=raw, penalty=penalty).value)]
-            if time is not None and time != timestamp:  # these grades are not the submission's: none
-                not_graded.append(NotGraded(assignment.name, student.id, timestamp, time))
+            if unmatched is not None:  # these grades are not the submission's: none
+                not_graded.append(unmatched)
                 scores = ["", "", ""]
             rows.append([
                 _text(assignment.name), _text(assignment.duedate), _text(timestamp), _text(student.id),

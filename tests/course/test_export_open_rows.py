@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
+from autograder.course.lms_export import read_final_scores
 from autograder.course.safe_export import export_rows
 
 pytestmark = pytest.mark.filterwarnings("ignore:Object of type:sqlalchemy.exc.SAWarning")
@@ -76,3 +77,15 @@ def test_without_a_submitted_folder_every_row_keeps_its_score(course):
     assert not_graded == [] and all(row[7] == "4.0" for row in rows[1:])
     rows, not_graded = export_rows(book, [], [], submitted.parent / "elsewhere")
     assert not_graded == [] and all(row[7] == "4.0" for row in rows[1:])
+
+
+def test_the_lms_files_leave_the_same_rows_without_a_score(course):
+    # the Moodle and Canvas files sent a re-submitted student's old score, without a warning (a tutor's walk)
+    book, submitted = course
+    table = read_final_scores(book, [], [], submitted)
+    cells = {student.student_id: student.scores[0].cell for student in table.students}
+    assert cells == {"ann": "4", "bob": "", "cy": "", "dee": "4", "..": "4"}
+    reasons = {s.student_id: str(s.scores[0].not_graded) for s in table.students if s.scores[0].not_graded}
+    assert set(reasons) == {"bob", "cy"} and "run `nbgrader autograde`" in reasons["bob"]
+    unchecked = read_final_scores(book, [], [], None)  # nothing to compare with: every score, as before
+    assert all(student.scores[0].cell == "4" for student in unchecked.students)
