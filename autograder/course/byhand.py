@@ -17,8 +17,8 @@ from ..exercises.ndcg.byhand.notebook import DEFAULT_SALT, POOL_FILE, by_hand_ce
 
 ASSIGNMENT, NOTEBOOK = EXERCISE.assignment, EXERCISE.notebook
 
-__all__ = ["DEFAULT_SALT", "POOL_FILE", "by_hand_cells", "published_variant", "release_variant", "sync_by_hand",
-           "write_salt"]
+__all__ = ["DEFAULT_SALT", "POOL_FILE", "by_hand_cells", "published_variant", "release_variant", "source_salt",
+           "sync_by_hand", "write_salt"]
 
 
 def write_salt(root: Path, salt: str, *, keep_earlier: bool = False) -> Path:
@@ -29,6 +29,11 @@ def write_salt(root: Path, salt: str, *, keep_earlier: bool = False) -> Path:
     path = root / "source" / ASSIGNMENT / NOTEBOOK
     sync_by_hand(path, salt, keep_earlier=keep_earlier)
     return path
+
+
+def source_salt(root: Path) -> str:
+    """The salt the source notebook publishes now (a new offering's, or one chosen for a roster)."""
+    return published_variant(nbformat.read(root / "source" / ASSIGNMENT / NOTEBOOK, as_version=4))[0]
 
 
 def release_variant(root: Path) -> tuple[str, str]:

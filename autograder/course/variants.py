@@ -9,6 +9,7 @@ gives every student of the roster a list of their own and writes it into the sou
 from __future__ import annotations
 
 import csv
+import secrets
 from pathlib import Path
 
 from ..errors import CourseError, UsageError
@@ -16,7 +17,8 @@ from ..exercises.ndcg.byhand.derive import CUTOFF
 from ..exercises.ndcg.byhand.pool import choose_salt, collisions, list_for
 from ..exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, every_steps
 from ..output.paper import Sheet, StepValues, write_paper
-from .byhand import POOL_FILE, release_variant, write_salt
+from .byhand import POOL_FILE, release_variant, source_salt, write_salt
+from .config_file import course_config
 from .offering import submissions_found
 
 WORDING = (
@@ -84,8 +86,13 @@ def write_variants(root: Path, roster: Path, out: Path, *, choose: bool = False,
             "to change it anyway, add --force (a notebook fetched before the change is then still marked "
             "against the list it showed)"
         )
-    if choose:
-        salt = choose_salt(students, pool, "ir-ranking-evaluation-byhand")
+    if choose and not collisions(students, current := source_salt(root), pool):
+        # the offering's own salt already separates the roster: changing it would only disturb
+        salt, note = current, f"the salt {current} already gives every student a list of their own: kept"
+    elif choose:
+        # drawn afresh from the offering's id, never from a fixed base: each offering's lists stay its own
+        salt = choose_salt(students, pool, f"{course_config(root).CourseDirectory.get('course_id', 'course')}"
+                                           f"-byhand-{secrets.token_hex(4)}")
         write_salt(root, salt, keep_earlier=bool(found))  # handed-in notebooks keep the lists they showed
         note = f"salt {salt} written into source/ndcg/: run `make release` to publish it"
     else:

@@ -49,10 +49,13 @@ def test_choose_salt_separates_the_roster_and_writes_the_source(tmp_path):
     course = whole_course(tmp_path / "course")
     roster = tmp_path / "roster.csv"
     roster.write_text("\n".join(f"s{n:03d}" for n in range(200)), encoding="utf-8")
+    before, _ = published_variant(nbformat.read(course / "source" / "ndcg" / "ndcg.ipynb", as_version=4))
     summary = write_variants(course, roster, tmp_path / "paper", choose=True)
     salt, pool = published_variant(nbformat.read(course / "source" / "ndcg" / "ndcg.ipynb", as_version=4))
-    assert f"salt {salt} written" in summary
+    assert f"salt {salt} written" in summary and salt != before
     assert len({student_list(f"s{n:03d}", salt, pool) for n in range(200)}) == 200
+    # drawn from the offering's id, not a fixed base: another offering's roster never gets the same lists
+    assert salt.startswith("ir-ranking-evaluation-byhand-") and salt != "ir-ranking-evaluation-byhand-0"
 
 
 @pytest.mark.parametrize("header", ["id,first_name,last_name,email", "student_id,email", None])
@@ -81,4 +84,4 @@ def test_choose_salt_is_refused_once_students_have_handed_in_unless_forced(tmp_p
     assert source.read_bytes() == before  # nothing written
     summary = write_variants(course, roster, tmp_path / "paper", choose=True, force=True)
     salt, _ = published_variant(nbformat.read(source, as_version=4))
-    assert f"salt {salt} written" in summary  # forced: chosen and written (here the same salt separates both)
+    assert f"the salt {salt} already gives every student a list of their own: kept" in summary  # nothing to change
