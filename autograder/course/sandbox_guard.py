@@ -135,9 +135,16 @@ class SandboxGuard:
             graded = [name for name in (Path(notebook).name for notebook in self.notebooks) if (dest / name).exists()]
             # SandboxedExecute writes the result with the graded notebook: killed in between
             unfinished = [name for name in graded if not (dest / result_name(name)).is_file()]
+            again = False
             if graded and not unfinished and not self._grading_recorded(assignment_id, student_id):
-                unfinished = graded  # killed before the gradebook had the grading (.recorded_time)
-            if unfinished:
+                # the gradebook holds another submission's grading: a new one handed in since (its copy here is
+                # the earlier one's), or a run killed before the gradebook had it (.recorded_time)
+                again = _handed_in_again(dest, Path(source_folder(self, assignment_id, student_id)))
+                unfinished = graded
+            if again:
+                self.log.info("%s: handed in again since it was graded; graded again", printable(student_id))
+                shutil.rmtree(dest)
+            elif unfinished:
                 self.log.warning("%s: %s was left by a grading that did not finish; graded again",
                                  printable(student_id), printable(", ".join(unfinished)))
                 shutil.rmtree(dest)
@@ -241,3 +248,16 @@ def _restore(gradebook: Gradebook, before: _Before) -> None:
         submission = gradebook.find_submission(before.assignment_id, before.student_id)
         submission.timestamp = before.timestamp
         gradebook.db.commit()
+
+
+def _handed_in_again(autograded: Path, submitted: Path) -> bool:
+    """Whether ``autograded/`` holds an earlier submission than ``submitted/`` (their ``timestamp.txt`` differ).
+
+    autograde copies the submission's ``timestamp.txt`` at its start: a run that did not finish left the
+    same one as ``submitted/`` holds, an earlier grading an older one. Nothing readable: not known, False.
+    """
+    try:
+        with (autograded / "timestamp.txt").open("rb") as graded, (submitted / "timestamp.txt").open("rb") as handed:
+            return graded.read(256).strip() != handed.read(256).strip()
+    except OSError:
+        return False
