@@ -201,7 +201,12 @@ def gradebook_errors(path: Path | None = None) -> Iterator[None]:
     except Exception as error:  # nbgrader/SQLAlchemy: locked, read-only, a schema of another version
         if "database is locked" in str(error):  # sqlite3.OperationalError, wrapped by SQLAlchemy
             raise GradebookError(busy_message(path)) from error
-        raise GradebookError(f"NOT updated ({type(error).__name__}: {error})") from error
+        if path is not None and not path.parent.is_dir():
+            raise GradebookError(f"NOT updated: the gradebook's folder {path.parent} does not exist; create it or "
+                                 "name another with --gradebook") from error
+        # SQLAlchemy wraps the database's own error and adds a link to its docs: the database's words suffice
+        cause = getattr(error, "orig", None) or error
+        raise GradebookError(f"NOT updated ({type(cause).__name__}: {cause})") from error
 
 
 def try_record_scores(

@@ -237,6 +237,19 @@ def test_sandbox_mounts_tmp_before_binding_python(tmp_path, monkeypatch):
         assert argv.index(mount) < argv.index("--ro-bind")
 
 
+def test_a_gradebook_in_a_missing_folder_is_one_line_that_says_so(tmp_path):
+    # a tutor's typo in --gradebook got SQLAlchemy's OperationalError with a link to its docs (a walk-through)
+    course = new_course(tmp_path / "course")
+    add_student(course, "alice")
+    missing = tmp_path / "nonexistent" / "dir" / "gradebook.db"
+    done = grade(course, "--gradebook", f"sqlite:///{missing}")
+    assert done.returncode == 1, done.stderr
+    line = next(line for line in done.stdout.splitlines() if "gradebook:" in line)
+    assert f"NOT updated: the gradebook's folder {missing.parent} does not exist" in line
+    assert "sqlalche.me" not in done.stdout + done.stderr and "Traceback" not in done.stderr
+    assert results(course)["alice"]["score"] == EXERCISE.max_score  # the results on disk stand
+
+
 def test_a_broken_gradebook_costs_no_grade(tmp_path):
     course = new_course(tmp_path / "course")
     add_student(course, "alice")
