@@ -24,6 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from precision_exercise import REFERENCE_AND_GROUPS
 
 from grading_run import ROOT, whole_course
 
@@ -42,10 +43,7 @@ import re
 from ...grading import AnsweredPart, Call, Case, Diagnosis, Exercise, Status, StudentResult, TestGroup, TestResult
 
 
-def reference(call: Call) -> float:
-    rels, k = call.args
-    return sum(1 for rel in rels[:k] if rel > 0) / k
-
+{REFERENCE_AND_GROUPS}
 
 def mark(student_id, cells, release, classmates):
     found = re.search(r"^P_AT_3\\s*=\\s*([0-9.]+)\\s*$", cells.get("p_at_3_answer", ""), re.MULTILINE)
@@ -56,13 +54,6 @@ def mark(student_id, cells, release, classmates):
     return StudentResult(student_id=student_id, status=Status.GRADED, score=test.points, max_score=1.0, tests=[test])
 
 
-GROUPS = (
-    TestGroup("test_precision_example", "precision", "precision of a small ranking", 1.0, True,
-              (Case(Call("precision", ((1, 0, 2, 1, 0), 5)), "example ranking"),)),
-    TestGroup("test_precision_cutoff", "precision", "precision divides by k", 2.0, False,
-              (Case(Call("precision", ((3, 1, 0), 2)), "k inside the list", constructed=True),
-               Case(Call("precision", ((1, 2), 4)), "k beyond the list", constructed=True))),
-)
 
 EXERCISE = Exercise(
     assignment="precision", notebook="precision.ipynb", title="Precision at k", groups=GROUPS,

@@ -19,6 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from precision_exercise import REFERENCE_AND_GROUPS
 
 from grading_run import ROOT
 
@@ -34,19 +35,7 @@ from __future__ import annotations
 from ...grading import Call, Case, Diagnosis, Exercise, TestGroup
 
 
-def reference(call: Call) -> float:
-    rels, k = call.args
-    return sum(1 for rel in rels[:k] if rel > 0) / k
-
-
-GROUPS = (
-    TestGroup("test_precision_example", "precision", "precision of a small ranking", 1.0, True,
-              (Case(Call("precision", ((1, 0, 2, 1, 0), 5)), "example ranking"),)),
-    TestGroup("test_precision_cutoff", "precision", "precision divides by k", 2.0, False,
-              (Case(Call("precision", ((3, 1, 0), 2)), "k inside the list", constructed=True),
-               Case(Call("precision", ((1, 2), 4)), "k beyond the list", constructed=True))),
-)
-
+''' + REFERENCE_AND_GROUPS + '''
 EXERCISE = Exercise(
     assignment="precision", notebook="precision.ipynb", title="Precision at k", groups=GROUPS,
     reference=reference, probes=(), diagnose=lambda records: Diagnosis(), catalogue=(),
