@@ -34,6 +34,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from autograder.course.nbgrader import gradebook_scores, tool_environment
@@ -41,7 +42,7 @@ from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
 from autograder.grading.notebook_shape import MAX_CELLS, MAX_DEPTH, MAX_VALUES
 
-from grading_run import add_student, generated_course, grade, notebook_path, results
+from grading_run import RELEASE, add_student, generated_course, grade, notebook_path, results
 
 pytestmark = [
     pytest.mark.slow,
@@ -78,6 +79,16 @@ def _twice(grade_id: str):
     return change
 
 
+#: The release's cells, as every shape below starts from it (positions in the refusals are 1-based).
+RELEASE_CELLS = nbformat.read(RELEASE, as_version=4).cells
+
+
+def _twice_words(grade_id: str) -> str:
+    """The refusal of a notebook with the cell ``grade_id`` twice: its position in the release and the next."""
+    at = 1 + next(i for i, cell in enumerate(RELEASE_CELLS) if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    return f"the cell id '{grade_id}' is on cells {at} and {at + 1}"
+
+
 #: student -> (what is done to their notebook, words of the refusal)
 SHAPES = {
     "deep_markdown_meta": (lambda nb: _first(nb, "markdown")["metadata"].update(deep=_nested(DEEP)),
@@ -96,15 +107,15 @@ SHAPES = {
     "many_cells": (lambda nb: nb["cells"].extend({"cell_type": "markdown", "id": f"m{i}", "metadata": {},
                                                   "source": "x"} for i in range(MAX_CELLS + 1_000)),
                    f"the notebook has more than {MAX_CELLS:,} cells"),
-    "two_answer_cells": (_twice(ANSWERS_ID), f"the cell id '{ANSWERS_ID}' is on cells 5 and 6"),
-    "two_dcg_cells": (_twice("dcg"), "the cell id 'dcg' is on cells 14 and 15"),
-    "two_test_cells": (_twice("test_dcg_lecture"), "the cell id 'test_dcg_lecture' is on cells 15 and 16"),
-    "two_derivation_cells": (_twice("byhand_variant"), "the cell id 'byhand_variant' is on cells 4 and 5"),
-    "two_helper_cells": (_twice("test_helpers"), "the cell id 'test_helpers' is on cells 12 and 13"),
+    "two_answer_cells": (_twice(ANSWERS_ID), _twice_words(ANSWERS_ID)),
+    "two_dcg_cells": (_twice("dcg"), _twice_words("dcg")),
+    "two_test_cells": (_twice("test_dcg_lecture"), _twice_words("test_dcg_lecture")),
+    "two_derivation_cells": (_twice("byhand_variant"), _twice_words("byhand_variant")),
+    "two_helper_cells": (_twice("test_helpers"), _twice_words("test_helpers")),
     # a lone surrogate (json.dumps escapes it as \ud800): no UTF-8 file holds it, every writer raised on it
     "surrogate_in_markdown": (lambda nb: nb["cells"].append({"cell_type": "markdown", "id": "x1", "metadata": {},
                                                              "source": "DCG \ud800"}),
-                              "cell 27 holds text that is not valid Unicode"),
+                              f"cell {len(RELEASE_CELLS) + 1} holds text that is not valid Unicode"),
     "surrogate_in_a_key": (lambda nb: nb["metadata"].update({"tag\udcff": 1}),
                            "the notebook's metadata holds text that is not valid Unicode"),
     # what nbformat's reader (nbgrader's path) cannot take, which the batch's reader took and graded

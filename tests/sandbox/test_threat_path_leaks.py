@@ -17,12 +17,13 @@ import shutil
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from autograder.course.nbgrader import run_nbgrader
 from autograder.sandbox.paths import PYTHON, redact_paths
 
-from grading_run import ROOT, add_student, grade, results, whole_course
+from grading_run import RELEASE, ROOT, add_student, grade, results, whole_course
 
 pytestmark = [
     pytest.mark.slow,
@@ -87,9 +88,11 @@ def test_the_messages_still_say_what_was_raised(course):
     assert "RuntimeError" in message and f"{PYTHON}/lib/python" in message
     # the runner starts without `site` (python -I -S): the kit's editable-install hook, whose mapping
     # names the tutor's folders, is not even loaded in the sandbox
-    # the leaky cells stand before the first solution cell: Task 1.2's answer cell, cells 5 and 6 of the notebook
-    assert "cell 5 of your notebook raised RuntimeError: []" in message
-    assert "cell 6 of your notebook raised RuntimeError: []" in message
+    # the leaky cells stand before the first solution cell of the release (Task 1.2's STUDENT_ID cell)
+    release = nbformat.read(RELEASE, as_version=4).cells
+    first = 1 + next(i for i, cell in enumerate(release) if cell.metadata.get("nbgrader", {}).get("solution"))
+    assert f"cell {first} of your notebook raised RuntimeError: []" in message
+    assert f"cell {first + 1} of your notebook raised RuntimeError: []" in message
     feedback = (course / "feedback" / NBGRADER / "ndcg" / "ndcg.html").read_text(encoding="utf-8")
     assert "RuntimeError" in feedback and PYTHON.replace("<", "&lt;").replace(">", "&gt;") in feedback
 
