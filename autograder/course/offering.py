@@ -32,6 +32,7 @@ from .config_file import course_config
 from .gradebook_url import course_gradebook
 from .roster import course_roster
 from .secret import SECRET_NAME
+from .student_config import exchange_root
 
 #: A course id: a name for a folder of the exchange, a URL part and a gradebook key.
 COURSE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
@@ -86,7 +87,7 @@ def submissions_found(root: Path, course_id: str | None = None) -> list[str]:
             count = sum(len(assignment.submissions) for assignment in book.assignments)
         if count:
             found.append(f"{count} in the gradebook")
-    exchange = Path(str(course_config(root).Exchange.get("root", "/srv/nbgrader/exchange")))
+    exchange = Path(exchange_root(root))
     inbound = exchange / course_id / "inbound"
     if inbound.is_dir() and any(inbound.iterdir()):
         found.append(f"handed in to {inbound}")

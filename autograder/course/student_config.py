@@ -45,12 +45,23 @@ def course_settings(root: Path) -> tuple[str, str]:
     course_id = config.CourseDirectory.get("course_id")
     if not course_id:
         raise CourseError(f"{root / 'nbgrader_config.py'} sets no c.CourseDirectory.course_id")
-    exchange = config.Exchange.get("root")
+    return str(course_id), exchange_root(root)
+
+
+def exchange_root(root: Path) -> str:
+    """The exchange the course in ``root`` uses: its ``c.Exchange.root``, else nbgrader's own default.
+
+    Raises
+    ------
+    CourseError
+        If the course's configuration cannot be loaded.
+    """
+    exchange = course_config(root).Exchange.get("root")
     if not exchange:
         from ..nbgrader_adapter import Exchange
 
-        exchange = Exchange.root.default_value  # nbgrader's own default, /srv/nbgrader/exchange
-    return str(course_id), str(exchange)
+        exchange = Exchange.root.default_value  # nbgrader's own default, /usr/local/share/nbgrader/exchange
+    return str(exchange)
 
 
 def student_config(root: Path) -> str:
