@@ -317,14 +317,14 @@ def _release(args: argparse.Namespace, root: Path) -> int:
 
 
 def _variants(args: argparse.Namespace, root: Path) -> int:
-    from .course.variants import write_variants
+    from .byhand.exam import write_variants
 
     print(write_variants(root, args.roster, args.out, choose=args.choose_salt, force=args.force))
     return 0
 
 
 def _copying(args: argparse.Namespace, root: Path) -> int:
-    from .course.copying import write_report
+    from .byhand.copied import write_report
 
     print(write_report(root, root / args.submitted, root / args.out, args.threshold))
     return 0

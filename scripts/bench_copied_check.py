@@ -16,7 +16,7 @@ import argparse
 import statistics
 import time
 
-from autograder.course.byhand import POOL_FILE
+from autograder.byhand.salt import POOL_FILE
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, DERIVATION_ID, derivation_source
 from autograder.exercises.ndcg.byhand.classmates import class_lists

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.course.byhand import published_variant
+from autograder.byhand.salt import published_variant
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, STUDENT_CELL_ID
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import MAX_SCORE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.course.copying import write_report
+from autograder.byhand.copied import write_report
 
 
 def copying_report(course: Path) -> tuple[str, str]:

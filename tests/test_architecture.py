@@ -347,18 +347,18 @@ def test_no_two_test_files_share_a_name():
 #: task (its lists, salts, steps and cells), not yet behind a hook the exercise carries. The list only
 #: shrinks: a new arrow fails the test, and so does one that is gone but still listed.
 COURSE_IMPORTS_OF_AN_EXERCISE = {
-    "autograder/course/byhand.py imports autograder.exercises.ndcg",
-    "autograder/course/byhand.py imports autograder.exercises.ndcg.byhand.notebook",
-    "autograder/course/copying.py imports autograder.exercises.ndcg.byhand.answers",
-    "autograder/course/copying.py imports autograder.exercises.ndcg.byhand.cells",
-    "autograder/course/copying.py imports autograder.exercises.ndcg.byhand.classmates",
-    "autograder/course/copying.py imports autograder.exercises.ndcg.byhand.derive",
-    "autograder/course/copying.py imports autograder.exercises.ndcg.byhand.pool",
-    "autograder/course/copying.py imports autograder.exercises.ndcg.byhand.steps",
+    "autograder/byhand/salt.py imports autograder.exercises.ndcg",
+    "autograder/byhand/salt.py imports autograder.exercises.ndcg.byhand.notebook",
+    "autograder/byhand/copied.py imports autograder.exercises.ndcg.byhand.answers",
+    "autograder/byhand/copied.py imports autograder.exercises.ndcg.byhand.cells",
+    "autograder/byhand/copied.py imports autograder.exercises.ndcg.byhand.classmates",
+    "autograder/byhand/copied.py imports autograder.exercises.ndcg.byhand.derive",
+    "autograder/byhand/copied.py imports autograder.exercises.ndcg.byhand.pool",
+    "autograder/byhand/copied.py imports autograder.exercises.ndcg.byhand.steps",
     "autograder/course/offering.py imports autograder.exercises.ndcg.byhand.pool",
-    "autograder/course/variants.py imports autograder.exercises.ndcg.byhand.derive",
-    "autograder/course/variants.py imports autograder.exercises.ndcg.byhand.pool",
-    "autograder/course/variants.py imports autograder.exercises.ndcg.byhand.steps",
+    "autograder/byhand/exam.py imports autograder.exercises.ndcg.byhand.derive",
+    "autograder/byhand/exam.py imports autograder.exercises.ndcg.byhand.pool",
+    "autograder/byhand/exam.py imports autograder.exercises.ndcg.byhand.steps",
 }
 
 

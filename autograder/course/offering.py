@@ -27,7 +27,7 @@ from ..exercises.ndcg.byhand.pool import choose_salt
 from ..grading.batch import student_folders
 from ..output.gradebook import gradebook_path
 from ..output.gradebook_db import open_gradebook
-from .byhand import POOL_FILE, write_salt
+from ..byhand.salt import POOL_FILE, write_salt
 from .config_file import course_config
 from .gradebook_url import course_gradebook
 from .roster import course_roster

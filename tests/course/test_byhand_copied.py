@@ -20,7 +20,7 @@ import sys
 import pytest
 from byhand_answers import answer_cell, gradebook_scores, submit_by_hand
 
-from autograder.course.byhand import POOL_FILE, release_variant
+from autograder.byhand.salt import POOL_FILE, release_variant
 from autograder.course.grade_settings import course_grade_settings
 from autograder.course.nbgrader import ASSIGNMENT, run_nbgrader
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, DERIVATION_ID, derivation_source

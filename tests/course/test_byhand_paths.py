@@ -17,7 +17,7 @@ import nbformat
 import pytest
 from byhand_answers import LOST, gradebook_scores, own_answers, submit_by_hand
 
-from autograder.course.byhand import release_variant
+from autograder.byhand.salt import release_variant
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list

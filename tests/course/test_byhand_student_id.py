@@ -21,7 +21,7 @@ import nbformat
 import pytest
 from byhand_answers import gradebook_scores, own_answers, submit_by_hand, type_id
 
-from autograder.course.byhand import release_variant
+from autograder.byhand.salt import release_variant
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
 from autograder.exercises.ndcg.byhand.answers import read_answers
 from autograder.exercises.ndcg.byhand.cells import DERIVATION_ID, STUDENT_CELL_ID

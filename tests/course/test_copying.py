@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from byhand_answers import answer_cell, submit_by_hand
 
-from autograder.course.byhand import POOL_FILE, release_variant
-from autograder.course.copying import gather, write_report
+from autograder.byhand.salt import POOL_FILE, release_variant
+from autograder.byhand.copied import gather, write_report
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.steps import every_steps
 
@@ -43,7 +43,7 @@ def test_copied_answers_and_code_are_listed_and_honest_work_is_not(tmp_path):
 
 
 def test_copied_answers_are_found_for_every_pair_and_honest_mistakes_never():
-    from autograder.course.copying import copied_answers
+    from autograder.byhand.copied import copied_answers
     from autograder.exercises.ndcg.byhand.answers import read_answers
     from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder.course.copying import code_pairs, compared_code
-from autograder.course.executed_code import MAX_DEPTH, executed_code
-from autograder.course.string_code import MAX_PARSED_CHARS
+from autograder.byhand.copied import code_pairs, compared_code
+from autograder.byhand.executed_code import MAX_DEPTH, executed_code
+from autograder.byhand.string_code import MAX_PARSED_CHARS
 
 from strategies import answer_expressions, copy_wrappers, wrapped_copy
 

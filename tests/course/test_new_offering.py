@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.byhand import published_variant
+from autograder.byhand.salt import published_variant
 from autograder.course.config_file import course_config
 from autograder.course.secret import SECRET_NAME, course_secret
 

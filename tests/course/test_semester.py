@@ -34,7 +34,7 @@ import pytest
 from byhand_answers import BY_HAND_POINTS, answer_by_hand
 from nbgrader.api import Gradebook
 
-from autograder.course.byhand import published_variant
+from autograder.byhand.salt import published_variant
 from autograder.course.example_notebooks import fill_solutions
 from autograder.course.nbgrader import tool_environment
 from autograder.exercises.ndcg import EXERCISE

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ndcg_ref
-from autograder.course.byhand import POOL_FILE, published_variant, sync_by_hand
+from autograder.byhand.salt import POOL_FILE, published_variant, sync_by_hand
 from autograder.exercises.ndcg.byhand import cells
 from autograder.exercises.ndcg.byhand.derive import (
     CUTOFF,

@@ -7,7 +7,7 @@ from byhand_answers import LOST, answer_cell
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from autograder.course.byhand import POOL_FILE
+from autograder.byhand.salt import POOL_FILE
 from autograder.exercises.ndcg.byhand.answers import Answers, read_answers
 from autograder.exercises.ndcg.byhand.cells import step_source
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.byhand import published_variant
+from autograder.byhand.salt import published_variant
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg.byhand.derive import student_list
 

@@ -9,8 +9,8 @@ import nbformat
 import pytest
 
 import ndcg_ref
-from autograder.course.byhand import published_variant, release_variant
-from autograder.course.variants import read_roster, write_variants
+from autograder.byhand.salt import published_variant, release_variant
+from autograder.byhand.exam import read_roster, write_variants
 from autograder.errors import CourseError, UsageError
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES

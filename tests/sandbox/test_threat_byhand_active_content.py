@@ -13,7 +13,7 @@ from byhand_answers import answer_cell
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from nbformat.v4 import new_markdown_cell, new_output
 
-from autograder.course.byhand import release_variant
+from autograder.byhand.salt import release_variant
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, DERIVATION_ID, TASK_ID

@@ -17,8 +17,8 @@ import nbformat
 import pytest
 from byhand_answers import gradebook_scores, own_answers, submit_by_hand
 
-from autograder.course.byhand import release_variant
-from autograder.course.copying import write_report
+from autograder.byhand.salt import release_variant
+from autograder.byhand.copied import write_report
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.answers import read_answers

@@ -22,8 +22,8 @@ from byhand_answers import answer_cell
 from hypothesis import HealthCheck, given, settings
 from nbformat.v4 import new_markdown_cell
 
-from autograder.course.byhand import release_variant
-from autograder.course.copying import gather
+from autograder.byhand.salt import release_variant
+from autograder.byhand.copied import gather
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.steps import every_steps
 

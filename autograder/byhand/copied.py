@@ -49,13 +49,13 @@ from ..grading.notebook import (
     student_code,
 )
 from ..grading.student_ids import check_ids
-from ..output.copying import CodePair, CopiedAnswers, NotCompared, write_copying_report
+from .copied_page import CodePair, CopiedAnswers, NotCompared, write_copying_report
 from ..output.safe_text import printable
-from .byhand import release_variant
+from .salt import release_variant
 from .executed_code import executed_code
-from .feedback_page import NoGraderResult, read_stored_result
-from .generated_cells import skipped_cell_ids
-from .roster import course_roster
+from ..course.feedback_page import NoGraderResult, read_stored_result
+from ..course.generated_cells import skipped_cell_ids
+from ..course.roster import course_roster
 
 #: copydetect's defaults: matches shorter than NOISE tokens are ignored, longer than GUARANTEE always found.
 NOISE, GUARANTEE = 25, 30

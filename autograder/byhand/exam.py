@@ -16,10 +16,10 @@ from ..errors import CourseError, UsageError
 from ..exercises.ndcg.byhand.derive import CUTOFF
 from ..exercises.ndcg.byhand.pool import choose_salt, collisions, list_for
 from ..exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, every_steps
-from ..output.paper import Sheet, StepValues, write_paper
-from .byhand import POOL_FILE, release_variant, source_salt, write_salt
-from .config_file import course_config
-from .offering import submissions_found
+from .paper import Sheet, StepValues, write_paper
+from .salt import POOL_FILE, release_variant, source_salt, write_salt
+from ..course.config_file import course_config
+from ..course.offering import submissions_found
 
 WORDING = (
     "The ranked list below gives the graded relevance (0 = not relevant, 3 = highly relevant) of the documents "

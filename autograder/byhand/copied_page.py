@@ -3,7 +3,7 @@
 Evidence, not a verdict: a by-hand answer that is another student's variant's value and not the
 student's own is something no similarity score shows (the lists differ, so honest answers differ);
 the code table is a similarity measure (winnowing fingerprints) that a tutor reads beside the code.
-The records come from :mod:`..course.copying`; this module only writes the page (autoescaping on).
+The records come from :mod:`..byhand.copied`; this module only writes the page (autoescaping on).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..files import write_atomic
 from ..grading import StudentResult
-from .templating import render
+from ..output.templating import render
 
 #: The copying report's file in the grader's output folder (where ``python -m autograder copying`` writes it).
 REPORT_NAME = "copying.html"
@@ -53,7 +53,7 @@ class NotCompared:
 
     student_id: str
     #: "everything" (the notebook could not be read), "Task 1.2 answers", "code" or "compiled code" (no record
-    #: of what the code compiled when graded, or only part of it: see :func:`~..course.copying.compiled_texts`).
+    #: of what the code compiled when graded, or only part of it: see :func:`~..byhand.copied.compiled_texts`).
     part: str
     #: One line, e.g. "ndcg.ipynb is not valid JSON (...)" or "no answer cell".
     reason: str
