@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..files import write_atomic
-from ..output.templating import render
+from ..output.templating import render  # the pages' templates: output/templates/paper_*.html.j2
 
 
 @dataclass(frozen=True)
