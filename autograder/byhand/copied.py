@@ -206,7 +206,8 @@ def write_report(root: Path, exercise: Exercise, submitted: Path, out: Path, thr
     left_out = found.not_compared + [
         NotCompared(student, "code", "no code of their own beyond the release's stub") for student in no_code]
     left_out.sort(key=lambda row: row.student_id)
-    write_copying_report(out, copied, pairs, threshold=threshold, students=found.students, not_compared=left_out)
+    write_copying_report(out, copied, pairs, threshold=threshold, students=found.students, not_compared=left_out,
+                         task=hook.task if hook else None)
     summary = (f"{found.students} students: {len(copied)} copied by-hand answers, {len(pairs)} similar code pairs; "
                f"{out}") if hook else (f"{exercise.assignment} has no by-hand part: only code compared. "
                                        f"{found.students} students: {len(pairs)} similar code pairs; {out}")

@@ -48,7 +48,7 @@ class CodePair:
 
 
 def write_copying_report(path: Path, answers: list[CopiedAnswers], pairs: list[CodePair], *, threshold: float,
-                         students: int, not_compared: Sequence[NotCompared] = ()) -> Path:
+                         students: int, not_compared: Sequence[NotCompared] = (), task: str | None = None) -> Path:
     """Write the copying report to ``path`` and return it.
 
     Parameters
@@ -65,9 +65,11 @@ def write_copying_report(path: Path, answers: list[CopiedAnswers], pairs: list[C
         How many student folders there are.
     not_compared : list of NotCompared
         Every student left out of a comparison, with the part and the reason.
+    task : str or None
+        The by-hand part's name (e.g. "Task 1.2"); None: the exercise has none, and the page has no section for it.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     everything = sum(1 for row in not_compared if row.part == "everything")
     write_atomic(path, render("copying.html.j2", answers=answers, pairs=pairs, threshold=threshold, students=students,
-                              compared=students - everything, not_compared=not_compared))
+                              compared=students - everything, not_compared=not_compared, task=task))
     return path
