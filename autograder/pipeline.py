@@ -42,7 +42,7 @@ from .grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code, release_sources
 from .grading.store import ResultStore
 from .grading.submission import DEFAULT_TIMEOUT
-from .output.copying import copying_note
+from .output.copying_notes import copying_note
 from .output.feedback import write_feedback
 from .output.report import write_report
 from .output.results import run_summary, write_results

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..files import code_digest
 from ..sandbox import CallRecord, Limits
+from .hand_hook import ByHand
 from .model import Diagnosis, StudentResult
 
 
@@ -230,6 +231,9 @@ class AnsweredPart:
     #: ids it changed (``sync`` and ``release`` call it before the test cells); None: the part's cells
     #: are written by hand in Jupyter and nothing rewrites them.
     sync: Callable[[Path], list[str]] | None = None
+    #: A variant per student, from a salt the release publishes (the paper exam, the copying report's
+    #: by-hand half, a new offering's salt); None: every student answers the same.
+    by_hand: ByHand | None = None
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..files import open_atomic
 from ..grading import SCHEMA_VERSION, BatchResult, Status, StudentResult
-from .copying import copied_note
+from .copying_notes import copied_note
 from .feedback import feedback_path
 from .lateness import lateness_note
 from .marks import manual_note, test_rows

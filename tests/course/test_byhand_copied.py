@@ -20,13 +20,15 @@ import sys
 import pytest
 from byhand_answers import answer_cell, gradebook_scores, submit_by_hand
 
-from autograder.course.byhand import POOL_FILE, release_variant
+from autograder.byhand.salt import release_variant
 from autograder.course.grade_settings import course_grade_settings
 from autograder.course.nbgrader import ASSIGNMENT, run_nbgrader
+from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, DERIVATION_ID, derivation_source
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.exercise import mark_answers
 from autograder.exercises.ndcg.byhand.marking import OTHER_LIST, STEPS
+from autograder.exercises.ndcg.byhand.notebook import POOL_FILE
 from autograder.exercises.ndcg.byhand.steps import TOLERANCE, right_steps
 from autograder.grading import SCHEMA_VERSION, Classmates
 
@@ -64,7 +66,7 @@ def _grade_with_table(course) -> subprocess.CompletedProcess:
 def both(tmp_path_factory):
     base = tmp_path_factory.mktemp("byhand-copied")
     template = generated_course(base / "template")  # the release nbgrader generated, once per run
-    salt, pool = release_variant(template)
+    salt, pool = release_variant(template, NDCG)
     cop = copier_of("ada", salt, pool)
     add_student(template, "ada")  # ada's own list, worked out right
     add_student(template, "bob")
@@ -120,7 +122,7 @@ def test_every_main_output_names_the_classmate_and_the_copying_report(both):
 @pytest.mark.slow
 def test_a_classmate_who_submits_later_flags_a_saved_result(tmp_path):
     course = new_course(tmp_path / "course")
-    salt, pool = release_variant(course)
+    salt, pool = release_variant(course, NDCG)
     cop = copier_of("ada", salt, pool)
     add_student(course, "bob")
     _by_hand(course, cop, answer_cell(right_steps(student_list("ada", salt, pool), CUTOFF)))

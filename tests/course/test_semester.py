@@ -34,12 +34,12 @@ import pytest
 from byhand_answers import BY_HAND_POINTS, answer_by_hand
 from nbgrader.api import Gradebook
 
-from autograder.course.byhand import published_variant
 from autograder.course.example_notebooks import fill_solutions
 from autograder.course.nbgrader import tool_environment
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import STEPS
+from autograder.exercises.ndcg.byhand.notebook import published_variant
 from autograder.exercises.ndcg.byhand.steps import every_steps
 from autograder.exercises.ndcg.catalogue import CATALOGUE
 
