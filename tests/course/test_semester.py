@@ -18,189 +18,44 @@ tests/e2e/test_formgrader.py.
 
 from __future__ import annotations
 
-import copy
 import csv
-import os
 import shutil
-import subprocess
-import sys
-import time
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import graded_outputs
 import nbformat
 import pytest
-from byhand_answers import BY_HAND_POINTS, answer_by_hand
 from nbgrader.api import Gradebook
 
 from autograder.course.byhand import published_variant
-from autograder.course.example_notebooks import fill_solutions
-from autograder.course.nbgrader import tool_environment
-from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
-from autograder.exercises.ndcg.byhand.marking import STEPS
+from autograder.exercises.ndcg.byhand.marking import OTHER_LIST
 from autograder.exercises.ndcg.byhand.steps import every_steps
-from autograder.exercises.ndcg.catalogue import CATALOGUE
 
-from grading_run import CORRECT_DCG, CORRECT_NDCG, grade, results, whole_course
+from grading_run import results
+from semester_run import (
+    ABSENT,
+    BY_HAND_WAY,
+    COMMENT,
+    COPIER,
+    EXPECTED_FINAL,
+    EXPECTED_RAW,
+    EXPORTED,
+    FULL,
+    LAPTOP,
+    MARKED,
+    ORDERS,
+    POINTS,
+    STEP_POINTS,
+    TAKEN_BACK,
+    TYPED,
+    Semester,
+)
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="grading needs bubblewrap here"),
 ]
-
-COURSE_ID = "ir-ranking-evaluation"
-NBGRADER = Path(sys.executable).parent / "nbgrader"
-POINTS = {group.grade_id: group.points for group in EXERCISE.groups}
-FULL = EXERCISE.max_score
-LN_DCG = CORRECT_DCG.replace("math.log2(i + 2)", "math.log(i + 2)")
-SYNTAX_ERROR_DCG = "def dcg(rels, k)\n    return 0"  # no colon
-LN_LOSES = next(item for item in CATALOGUE if item.id == "log-base").loses
-MARKED = "test_dcg_discount"  # bob's tutor gives its full points by hand
-assert MARKED in LN_LOSES
-COMMENT = "Right idea; the discount needs log base 2."
-STEP_POINTS = {step.grade_id: step.points for step in STEPS}
-#: bob works Task 1.2 with the gain 2^rel - 1: DCG and iDCG wrong, nDCG his own DCG / iDCG (follow-through),
-#: which is not his list's nDCG (a natural log would cancel in the ratio); his tutor takes that step's point
-#: back by hand (0 of 1).
-BY_HAND_WAY = {"bob": "gain 2^rel - 1"}
-TAKEN_BACK = "byhand_ndcg"
-#: On the gradebook's roster, never submits: every output lists her as missing with 0.
-ABSENT = "gwen"
-
-#: What each student submits: (dcg, ndcg) or None for the release unchanged; the late ones after the due date.
-ON_TIME = {
-    "ada": (CORRECT_DCG, CORRECT_NDCG),
-    "bob": (LN_DCG, CORRECT_NDCG),
-    "dave": (LN_DCG, CORRECT_NDCG),  # his first submission; the second one, late, is correct
-    "erin": None,
-    "finn": (SYNTAX_ERROR_DCG, CORRECT_NDCG),
-}
-LATE = {"carol": (CORRECT_DCG, CORRECT_NDCG), "dave": (CORRECT_DCG, CORRECT_NDCG)}
-#: nbgrader's "zero" penalty takes a late submission's whole score; carol's extension covers her lateness.
-EXPECTED_RAW = {
-    "ada": FULL,
-    # the mark restores the discount test; the by-hand gain costs DCG and iDCG, the tutor the nDCG step
-    "bob": FULL - sum(POINTS[g] for g in LN_LOSES) + POINTS[MARKED]
-    - STEP_POINTS["byhand_dcg"] - STEP_POINTS["byhand_idcg"] - STEP_POINTS[TAKEN_BACK],
-    "carol": FULL,
-    "dave": FULL,
-    "erin": 0.0,  # not attempted
-    "finn": BY_HAND_POINTS,  # no code runs (`dcg` is not defined); Task 1.2 is read, not run, and right
-}
-EXPECTED_FINAL = {**EXPECTED_RAW, "dave": 0.0}
-#: Every student of the roster, as nbgrader's export and the LMS files list them.
-EXPORTED = {**EXPECTED_FINAL, ABSENT: 0.0}
-
-ORDERS = {
-    "batch": ("grade", "mark", "grade --student dave", "release", "fetch", "export"),
-    "nbgrader": ("autograde", "mark", "generate", "autograde --student dave", "release", "fetch", "export"),
-    "batch then nbgrader": ("grade", "autograde", "mark", "grade --student dave", "generate", "release", "fetch",
-                            "export"),
-    "nbgrader then batch, mark after generate": ("autograde", "grade", "generate", "mark", "release", "fetch",
-                                                  "export"),
-}
-
-
-def _run(cwd: Path, *args: str, user: str | None = None, home: Path | None = None) -> subprocess.CompletedProcess:
-    env = tool_environment()
-    if user is not None:  # nbgrader names a submission by the login name
-        env.update(USER=user, LOGNAME=user, HOME=str(home))
-    done = subprocess.run([str(NBGRADER), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, (args, done.stdout[-2000:], done.stderr[-3000:])
-    return done
-
-
-class Semester:
-    """The course, the exchange and the students' folders of one run."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.root = tmp
-        self.course = whole_course(tmp / "course")
-        self.exchange = tmp / "exchange"
-        self.exchange.mkdir()
-        os.chmod(self.exchange, 0o777)  # as nbgrader's docs ask of a shared exchange
-        self.homes = tmp / "homes"
-        self.extension = None
-        self.due: datetime | None = None
-        self.graded_summary = ""  # what the last `python -m autograder grade` printed
-
-    def copied_to(self, tmp: Path) -> Semester:
-        """This semester as it stands, in ``tmp``: course, exchange and homes copied (none holds its folder's path)."""
-        shutil.copytree(self.root, tmp, symlinks=True, dirs_exist_ok=True)
-        run = copy.copy(self)
-        run.root, run.course, run.exchange, run.homes = tmp, tmp / "course", tmp / "exchange", tmp / "homes"
-        return run
-
-    def tutor(self, *args: str) -> subprocess.CompletedProcess:
-        return _run(self.course, *args, f"--Exchange.root={self.exchange}")
-
-    def student(self, name: str, *args: str) -> subprocess.CompletedProcess:
-        home = self.homes / name
-        home.mkdir(parents=True, exist_ok=True)
-        # one account runs every student here: nbgrader takes the id from CourseDirectory.student_id
-        return _run(home, *args, f"--Exchange.root={self.exchange}", f"--CourseDirectory.course_id={COURSE_ID}",
-                    f"--CourseDirectory.student_id={name}", user=name, home=home)
-
-    def submit(self, name: str, answer: tuple[str, str] | None) -> None:
-        if not (self.homes / name / "ndcg").is_dir():
-            self.student(name, "fetch_assignment", "ndcg")
-        path = self.homes / name / "ndcg" / "ndcg.ipynb"
-        release = nbformat.read(self.course / "release" / "ndcg" / "ndcg.ipynb", as_version=4)
-        notebook = release if answer is None else answer_by_hand(
-            fill_solutions(release, {"dcg": answer[0], "ndcg": answer[1]}), name, BY_HAND_WAY.get(name, "right"))
-        nbformat.write(notebook, path)
-        self.student(name, "submit", "ndcg")
-
-    def setup(self) -> None:
-        with open(self.course / "nbgrader_config.py", "a", encoding="utf-8") as config:
-            config.write('\nc.LateSubmissionPlugin.penalty_method = "zero"\n')
-        self.tutor("generate_assignment", "ndcg", "--force")
-        self.tutor("db", "student", "add", ABSENT, "--first-name=Gwen", "--last-name=Green")
-        self.tutor("release_assignment", "ndcg", "--force")
-        for name, answer in ON_TIME.items():
-            self.submit(name, answer)
-        time.sleep(1.1)
-        self.due = datetime.now(UTC).replace(tzinfo=None)
-        time.sleep(1.1)
-        for name, answer in LATE.items():
-            self.submit(name, answer)
-        carol_due = self.due + timedelta(days=1)
-        with open(self.course / "nbgrader_config.py", "a", encoding="utf-8") as config:
-            config.write(f'c.CourseLatePenalties.extensions = {{"ndcg": {{"carol": "{carol_due:%Y-%m-%d %H:%M:%S} UTC"}}}}\n')
-        self.tutor("db", "assignment", "add", "ndcg", f"--duedate={self.due:%Y-%m-%d %H:%M:%S.%f} UTC")
-        self.tutor("collect", "ndcg")
-
-    def mark(self) -> None:
-        """What formgrader's manual grading stores (the browser does it in tests/e2e/test_formgrader.py)."""
-        with Gradebook(f"sqlite:///{self.course / 'gradebook.db'}") as gradebook:
-            gradebook.find_grade(MARKED, "ndcg", "ndcg", "bob").manual_score = POINTS[MARKED]
-            gradebook.find_grade(TAKEN_BACK, "ndcg", "ndcg", "bob").manual_score = 0.0
-            gradebook.find_comment("dcg", "ndcg", "ndcg", "bob").manual_comment = COMMENT
-            gradebook.db.commit()
-
-    def step(self, step: str) -> None:
-        if step == "mark":
-            self.mark()
-        elif step.startswith("grade"):
-            done = grade(self.course, "--timeout", "5", *step.split()[1:])
-            assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-            self.graded_summary = done.stdout
-        elif step.startswith("autograde"):
-            self.tutor("autograde", "ndcg", "--force", "--SandboxedExecute.timeout=5", *step.split()[1:])
-        elif step == "generate":
-            self.tutor("generate_feedback", "ndcg", "--force")
-        elif step == "release":
-            self.tutor("release_feedback", "ndcg")
-        elif step == "fetch":
-            for name in {**ON_TIME, **LATE}:
-                self.student(name, "fetch_feedback", "ndcg")
-        elif step == "export":
-            self.tutor("export", "--to=export.csv")
-            self.tutor("export", "--exporter=autograder.course.lms_export.MoodleExportPlugin", "--to=moodle.csv")
-        else:
-            raise ValueError(step)
 
 
 @pytest.fixture(scope="module")
@@ -241,13 +96,11 @@ def test_the_lms_file_holds_the_final_scores(semester):
 def test_each_student_fetches_one_current_page(semester):
     run, _ = semester
     for name, final in EXPECTED_FINAL.items():
-        pages = sorted((run.homes / name / "ndcg" / "feedback").rglob("ndcg.html"))
-        assert pages, f"{name} fetched no feedback"
-        text = pages[-1].read_text(encoding="utf-8")
+        text = run.page(name).read_text(encoding="utf-8")
         assert "The definition used for grading" in text, name
         assert f'id="final-score">{final:g} / {FULL:g}</strong>' in text, name
         assert ("From your tutor" in text) == (name == "bob"), name
-    pages = {name: sorted((run.homes / name / "ndcg" / "feedback").rglob("ndcg.html"))[-1].read_text(encoding="utf-8")
+    pages = {name: run.page(name).read_text(encoding="utf-8")
              for name in ("bob", "carol", "dave", "erin", "finn")}
     assert COMMENT in pages["bob"] and "What went wrong" in pages["bob"]
     assert "(extension" in pages["carol"] and "on time" in pages["carol"]
@@ -319,8 +172,7 @@ def test_a_rostered_student_who_never_submitted_is_listed_missing_with_0(semeste
 def test_a_follow_through_row_says_what_it_is_and_the_tutors_mark_wins(semester):
     """Issue 33.5: bob's nDCG step is his own DCG / iDCG, not his list's nDCG; his tutor gave it 0."""
     run, _ = semester
-    page = sorted((run.homes / "bob" / "ndcg" / "feedback").rglob("ndcg.html"))[-1]
-    soup = graded_outputs.soup(page)
+    soup = graded_outputs.soup(run.page("bob"))
     (row,) = [tr for tr in soup.find(id="tests").find_all("tr") if "your own DCG / iDCG counts" in tr.get_text()]
     result, points, details = (td.get_text(" ", strip=True) for td in row.find_all("td")[1:])
     assert result == "failed (your tutor)" and "passed" not in result
@@ -331,3 +183,58 @@ def test_a_follow_through_row_says_what_it_is_and_the_tutors_mark_wins(semester)
     assert (f"consistent with your own DCG and iDCG ({round(theirs.dcg, 2):g} / {round(theirs.idcg, 2):g}); "
             f"the value for your list is {right.ndcg:.4f}") in details
     assert ": right" not in details
+
+
+def _words(page: Path) -> str:
+    """The text of a page as a reader sees it (entities decoded, line breaks as spaces)."""
+    return " ".join(graded_outputs.soup(page).get_text(" ").split())
+
+
+def _by_hand_points(course: Path, name: str) -> dict[str, float]:
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        return {grade_id: gradebook.find_grade(grade_id, "ndcg", "ndcg", name).score for grade_id in STEP_POINTS}
+
+
+def _pages(run: Semester, order: tuple[str, ...], name: str) -> list[Path]:
+    """Every page of ``name`` the order wrote: the one fetched, nbgrader's own, the batch command's."""
+    return ([run.page(name)] + [run.course / "feedback" / name / "ndcg" / "ndcg.html"] * ("generate" in order)
+            + [run.course / "graded" / "feedback" / name / "ndcg.html"] * any(s.startswith("grade") for s in order))
+
+
+def test_copied_answers_earn_no_follow_through_and_every_output_names_the_classmate(semester):
+    """Issue 33.2: COPIER handed in ada's Task 1.2 numbers (ada's grades, another order) on whichever path graded."""
+    run, order = semester
+    # ada's ideal ranking and iDCG are COPIER's too; ada's DCG is not, and the division of it is no follow-through
+    assert _by_hand_points(run.course, COPIER) == {**STEP_POINTS, "byhand_dcg": 0.0, "byhand_ndcg": 0.0}
+    for page in _pages(run, order, COPIER):
+        assert OTHER_LIST in _words(page), page
+    assert OTHER_LIST not in _words(run.page("ada")) and OTHER_LIST not in _words(run.page("bob"))
+    if not any(step.startswith("grade") for step in order):
+        return
+    found = results(run.course)
+    assert {name: s["copied_from"] for name, s in found.items()} == {name: None for name in EXPORTED} | {
+        COPIER: "ada"}
+    flagged = graded_outputs.needs_a_look(run.course / "graded")
+    assert any("ada" in entry for entry in flagged[COPIER]) and "ada" not in flagged
+    lines = [line for table in run.tables for line in table.splitlines() if line.startswith(f"{COPIER} ")]
+    assert lines and all("needs a look" in line and "fit the list of ada" in line for line in lines)
+
+
+def test_a_laptop_s_typed_id_is_marked_on_the_submitter_s_list_and_flagged(semester):
+    """Issue 33.3: LAPTOP's STUDENT_ID is TYPED, whose list they worked out right: marked on LAPTOP's own list."""
+    run, order = semester
+    # right on TYPED's list, none of it LAPTOP's (byhand_answers.stranger_of): every step 0
+    assert _by_hand_points(run.course, LAPTOP) == dict.fromkeys(STEP_POINTS, 0.0)
+    said = (f"Your notebook's STUDENT_ID is {TYPED!r}, but you handed it in as {LAPTOP!r}: the notebook showed the "
+            f"list of {TYPED!r}")
+    for page in _pages(run, order, LAPTOP):
+        assert said in _words(page), page
+    assert "STUDENT_ID is" not in _words(run.page("ada"))
+    if not any(step.startswith("grade") for step in order):
+        return
+    found = results(run.course)
+    assert [name for name, s in found.items() if s["needs_a_look"]] == [LAPTOP]
+    (reason,) = found[LAPTOP]["needs_a_look"]
+    assert repr(TYPED) in reason and repr(LAPTOP) in reason
+    flagged = graded_outputs.needs_a_look(run.course / "graded")
+    assert any(repr(TYPED) in entry for entry in flagged[LAPTOP])
