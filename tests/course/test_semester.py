@@ -19,6 +19,8 @@ tests/e2e/test_formgrader.py.
 from __future__ import annotations
 
 import csv
+import re
+import shlex
 import shutil
 from pathlib import Path
 
@@ -28,6 +30,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.course.byhand import published_variant
+from autograder.exercises.ndcg.byhand.cells import DERIVATION_ID, earlier_salts
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import OTHER_LIST
 from autograder.exercises.ndcg.byhand.steps import every_steps
@@ -35,9 +38,11 @@ from autograder.exercises.ndcg.byhand.steps import every_steps
 from grading_run import results
 from semester_run import (
     ABSENT,
+    BY_HAND,
     BY_HAND_WAY,
     COMMENT,
     COPIER,
+    COURSE_ID,
     EXPECTED_FINAL,
     EXPECTED_RAW,
     EXPORTED,
@@ -46,10 +51,13 @@ from semester_run import (
     MARKED,
     ORDERS,
     POINTS,
+    POOL,
+    SALT,
     STEP_POINTS,
     TAKEN_BACK,
     TYPED,
     Semester,
+    autograder,
 )
 
 pytestmark = [
@@ -238,3 +246,80 @@ def test_a_laptop_s_typed_id_is_marked_on_the_submitter_s_list_and_flagged(semes
     assert repr(TYPED) in reason and repr(LAPTOP) in reason
     flagged = graded_outputs.needs_a_look(run.course / "graded")
     assert any(repr(TYPED) in entry for entry in flagged[LAPTOP])
+
+
+def _sharing_a_list(salt: str, pool: str) -> tuple[str, str]:
+    """Two ids the derivation gives one list under ``salt``: a salt chosen for a roster with both must change."""
+    seen: dict[tuple[int, ...], str] = {}
+    for n in range(20_000):
+        rels = student_list(f"p{n}", salt, pool)
+        if rels in seen:
+            return seen[rels], f"p{n}"
+        seen[rels] = f"p{n}"
+    raise AssertionError("no two of 20,000 ids share a list: the pool changed shape")
+
+
+@pytest.fixture(scope="module")
+def salt_changed(set_up, tmp_path_factory):
+    """Issue 33.8: after the hand-in the tutor chooses a salt for a roster (refused, then forced), releases, grades.
+
+    Both grading paths grade the notebooks handed in before the change: nbgrader's autograde (its
+    by-hand points read from the gradebook), then the batch command (its ``results.json``).
+    """
+    run = set_up.copied_to(tmp_path_factory.mktemp("salt-changed"))
+    with open(run.course / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write(f"c.Exchange.root = {str(run.exchange)!r}\n")  # what the release compares with
+    roster = run.root / "roster.csv"
+    roster.write_text("student_id\n" + "\n".join([*EXPORTED, *_sharing_a_list(SALT, POOL)]) + "\n", encoding="utf-8")
+    choose = ("variants", "--roster", str(roster), "--out", str(run.root / "paper"), "--choose-salt")
+    said = {"refused": autograder(run.course, *choose)}
+    said["refused salt"] = published_variant(nbformat.read(run.course / "source" / "ndcg" / "ndcg.ipynb",
+                                                           as_version=4))[0]
+    said["forced"] = autograder(run.course, *choose, "--force")
+    said["release"] = autograder(run.course, "release", "--allow-readable-course")
+    run.tutor("autograde", "ndcg", "--force", "--SandboxedExecute.timeout=5")
+    nbgrader = {name: sum(_by_hand_points(run.course, name).values()) for name in BY_HAND}
+    said["grade"] = autograder(run.course, "grade", "--timeout", "5")
+    return run, said, nbgrader
+
+
+def test_a_salt_change_after_the_hand_in_is_refused_unless_forced(salt_changed):
+    run, said, _ = salt_changed
+    refused = said["refused"]
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr, refused.stderr[-2000:]
+    assert "the course already has submissions" in refused.stderr and "--force" in refused.stderr
+    assert said["refused salt"] == SALT  # nothing written
+    assert said["forced"].returncode == 0, said["forced"].stderr[-2000:]
+    released = nbformat.read(run.course / "release" / "ndcg" / "ndcg.ipynb", as_version=4)
+    salt, _ = published_variant(released)
+    derivation = next(c.source for c in released.cells if c.metadata.get("nbgrader", {}).get("grade_id")
+                      == DERIVATION_ID)
+    assert salt != SALT and earlier_salts(derivation) == (SALT,)
+
+
+def test_the_release_names_the_stale_exchange_and_the_one_command_that_updates_it(salt_changed):
+    run, said, _ = salt_changed
+    release = said["release"]
+    assert release.returncode == 0, release.stderr[-2000:]
+    assert "the exchange still hands students the earlier ndcg (ndcg.ipynb changed)" in release.stdout
+    command = re.search(r"run `(nbgrader [^`]+)`", release.stdout)
+    assert command and shlex.split(command.group(1)) == ["nbgrader", "release_assignment", "ndcg", "--force"]
+    assert "checksum" in release.stdout  # what autograde will then say, explained
+    run.tutor(*shlex.split(command.group(1))[1:])  # the command it names updates the exchange
+    outbound = run.exchange / COURSE_ID / "outbound" / "ndcg" / "ndcg.ipynb"
+    assert outbound.read_bytes() == (run.course / "release" / "ndcg" / "ndcg.ipynb").read_bytes()
+
+
+def test_notebooks_handed_in_before_keep_their_list_on_both_paths(salt_changed):
+    """A forced salt change: what was handed in is still marked against the list it showed (EARLIER_SALTS)."""
+    run, said, nbgrader = salt_changed
+    salt, pool = published_variant(nbformat.read(run.course / "release" / "ndcg" / "ndcg.ipynb", as_version=4))
+    moved = [name for name in BY_HAND if student_list(name, salt, pool) != student_list(name, SALT, POOL)]
+    assert moved  # the new salt gives them other lists: marked on those, their answers would be wrong
+    assert nbgrader == pytest.approx(BY_HAND)
+    assert said["grade"].returncode == 0, said["grade"].stderr[-2000:]
+    found = results(run.course)
+    by_hand = {name: sum(t["points"] for t in found[name]["tests"] if t["name"] in STEP_POINTS) for name in BY_HAND}
+    assert by_hand == pytest.approx(BY_HAND)
+    assert found["ada"]["tests"][0]["message"].startswith("Your notebook came from a release before")
+    assert found[COPIER]["copied_from"] == "ada" and found[LAPTOP]["needs_a_look"]
