@@ -1,9 +1,10 @@
 """A tutor's whole assignment cycle through a real exchange, in each order the README allows.
 
-Six students fetch the release and submit with nbgrader's own commands (each as their own user
+Eight students fetch the release and submit with nbgrader's own commands (each as their own user
 name, from a folder of their own): on time, a known mistake (and Task 1.2 by hand with one, whose
 nDCG follows through), late with an extension, a double submission whose second one is late, the
-release unchanged, a syntax error; a seventh is on the roster and never submits. The tutor
+release unchanged, a syntax error, a classmate's Task 1.2 numbers (issue 33.2), another id typed
+into STUDENT_ID on a laptop (33.3); a ninth is on the roster and never submits. The tutor
 collects, sets the due date, grades on either path (``python -m autograder grade`` or ``nbgrader
 autograde``) or both, gives manual marks (a test's points restored, a by-hand step's point taken
 back) with a comment, re-grades one student, releases feedback (with or without
@@ -12,7 +13,10 @@ the same final score in the gradebook, ``nbgrader export``, the Moodle file and 
 fetches, and where the batch command ran after the mark, in its table, ``results.json``,
 ``grades.csv`` and every figure of the class report (statistics, histogram, roster); the student who
 never submitted is in all of them as ``missing`` with 0. Expected scores come from the catalogue's
-declared groups and nbgrader's rules (penalty ``zero``), written out below. The browser part is in
+declared groups and nbgrader's rules (penalty ``zero``), written out in tests/semester_run.py. The
+copy and the typed id are flagged in every output the order wrote. Apart from the orders, the same
+hand-in meets a salt change (33.8): refused, forced, released (the stale exchange named with its
+command) and graded on both paths against the lists the notebooks showed. The browser part is in
 tests/e2e/test_formgrader.py.
 """
 
