@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 import pytest
-from byhand_answers import answer_cell, gradebook_scores, submit_by_hand
+from byhand_answers import answer_cell, copier_of, gradebook_scores, submit_by_hand
 
 from autograder.byhand.salt import release_variant
 from autograder.course.grade_settings import course_grade_settings
@@ -29,7 +29,7 @@ from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.exercise import mark_answers
 from autograder.exercises.ndcg.byhand.marking import OTHER_LIST, STEPS
 from autograder.exercises.ndcg.byhand.notebook import POOL_FILE
-from autograder.exercises.ndcg.byhand.steps import TOLERANCE, right_steps
+from autograder.exercises.ndcg.byhand.steps import right_steps
 from autograder.grading import SCHEMA_VERSION, Classmates
 
 from copying_report import copying_report, report_table
@@ -37,17 +37,6 @@ from grading_run import ROOT, add_student, generated_course, grade, new_course, 
 
 COURSE_ID = "ir-ranking-evaluation"  # the course's c.CourseDirectory.course_id
 POINTS = {step.grade_id: step.points for step in STEPS}
-
-
-def copier_of(source: str, salt: str, pool: str) -> str:
-    """An id whose list has ``source``'s grades (its iDCG@k) in another order (DCG@k and nDCG@k apart)."""
-    theirs = right_steps(student_list(source, salt, pool), CUTOFF)
-    for n in range(5000):
-        mine = right_steps(student_list(f"cop{n}", salt, pool), CUTOFF)
-        if abs(mine.idcg - theirs.idcg) < 1e-9 and min(abs(mine.dcg - theirs.dcg),
-                                                       abs(mine.ndcg - theirs.ndcg)) > 2 * TOLERANCE:
-            return f"cop{n}"
-    raise AssertionError(f"no id of 5000 shares {source}'s grades: the pool changed shape")
 
 
 def _by_hand(course, student: str, source: str) -> None:
