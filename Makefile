@@ -79,8 +79,8 @@ lint: venv  ## ruff (style and common bugs) and mypy (types; strict for ndcg_ref
 	"$(BIN)/ruff" check .
 	"$(BIN)/mypy"
 
-grade: venv  ## grade submitted/ into graded/ in the sandbox (python -m autograder grade)
-	"$(BIN)/python" -m autograder grade
+grade: venv  ## grade submitted/ into graded/ in the sandbox (python -m autograder grade; ASSIGNMENT=id: that exercise)
+	"$(BIN)/python" -m autograder grade $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)")
 
 # The formgrader reads nbgrader_config.py (course id, exchange, gradebook) from the folder Jupyter
 # starts in: this one. Jupyter refuses to run as root without --allow-root; anyone else never needs it.

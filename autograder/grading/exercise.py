@@ -31,6 +31,13 @@ def _literal(value: Any) -> str:
     return repr(value)
 
 
+def _frozen(value: Any) -> Any:
+    """``value`` with every list (at any depth) made a tuple."""
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
 #: Rounding to this many decimals or more changes a value by less than any tolerance worth having.
 MAX_ROUNDING = 9
 
@@ -85,6 +92,10 @@ class Call:
 
     function: str
     args: tuple[Any, ...]
+
+    def __post_init__(self) -> None:
+        # an exercise author writes the lecture's lists as lists; a call must stay hashable (a dict key)
+        object.__setattr__(self, "args", _frozen(self.args))
 
     @property
     def text(self) -> str:
