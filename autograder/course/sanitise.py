@@ -25,7 +25,9 @@ or inert:
   :class:`~nbconvert.preprocessors.SanitizeHTML` (bleach) with a strict allowlist (no link, no
   source, no style); JavaScript, SVG, widget views and anything else are dropped;
 - the notebook's metadata keeps only the release's ``kernelspec`` and ``language_info`` (no
-  ``widgets`` state, which nbconvert would hand to the widget manager).
+  ``widgets`` state, which nbconvert would hand to the widget manager);
+- the last pass keeps a bounded part of each student cell's text, with a line saying what was cut
+  (:mod:`.shown_text`: the formgrader renders the stored notebook in the tutor's server).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from nbformat.v4.convert import upgrade
 
 from .generated_cells import grade_id, nbgrader_metadata
 from .notebook_nodes import new_cell, new_output
+from .shown_text import ShownBudget, cut_note
 
 #: Tags kept in student HTML (outputs): text structure and tables, never a link, a source or a style.
 HTML_TAGS = frozenset({
@@ -313,13 +316,23 @@ def _restore(cell: NotebookNode, original: NotebookNode) -> None:
         cell.execution_count = None
 
 
-def _neutralise(cell: NotebookNode, original: NotebookNode | None, budget: LinkBudget, last: bool) -> NotebookNode:
-    """A cell of the student's, inert (``original``: the release cell of the same grade_id, if any)."""
+def _neutralise(
+    cell: NotebookNode, original: NotebookNode | None, budget: LinkBudget, shown: ShownBudget | None,
+) -> NotebookNode:
+    """A cell of the student's, inert (``original``: the release cell of the same grade_id, if any).
+
+    ``shown``: the last pass's bound on the text kept (:mod:`.shown_text`); None in nbgrader's first
+    pass, whose notebook is the one graded (every character of it is run).
+    """
     metadata: dict[str, Any] = {}
-    if original is not None and original.cell_type == cell.get("cell_type"):
-        metadata["nbgrader"] = copy.deepcopy(original.metadata["nbgrader"])
+    answer_cell = original is not None and original.cell_type == cell.get("cell_type")
+    if answer_cell:
+        metadata["nbgrader"] = copy.deepcopy(original.metadata["nbgrader"])  # type: ignore[union-attr]
     kind = cell.get("cell_type")
     source = _text(cell.get("source")) or ""
+    cut = 0
+    if shown is not None:
+        source, cut = shown.shown(source, kind if kind in ("code", "markdown") else "raw", answer_cell)
     if kind == "code":
         new = new_cell("code", source, metadata=metadata, outputs=safe_outputs(cell.get("outputs"), budget))
     elif kind == "markdown":
@@ -327,10 +340,12 @@ def _neutralise(cell: NotebookNode, original: NotebookNode | None, budget: LinkB
         new = new_cell("markdown", safe_markdown(source, set(attachments), budget), metadata=metadata)
         if attachments:
             new.attachments = attachments
-    elif last:  # raw, or a type no renderer knows: escaped text without a MIME type
+    elif shown is not None:  # the last pass: raw, or a type no renderer knows: escaped text without a MIME type
         new = new_cell("raw", html.escape(source), metadata=metadata)
     else:  # shown by no page until the last pass escapes it (escaping in each pass would escape twice)
         new = new_cell("raw", source, metadata={**metadata, "raw_mimetype": RAW_UNTIL_LAST_PASS})
+    if cut:  # after the sanitiser: the note is the grader's words, with no markup in them
+        new.source += cut_note(cut, new.cell_type)
     cell_id = cell.get("id")
     if isinstance(cell_id, str) and _CELL_ID.fullmatch(cell_id):
         new.id = cell_id
@@ -344,6 +359,7 @@ def sanitise_notebook(notebook: NotebookNode, release: NotebookNode | None, *, l
     notebook again (false for nbgrader's first conversion, whose result its second one sanitises).
     """
     budget = LinkBudget()
+    shown = ShownBudget() if last else None
     minor = notebook.get("nbformat_minor")
     if isinstance(minor, int) and minor < NBFORMAT_MINOR:
         # the rebuilt cells carry ids, which only nbformat 4.5 allows: upgrade as nbformat does (ids for all)
@@ -363,7 +379,7 @@ def sanitise_notebook(notebook: NotebookNode, release: NotebookNode | None, *, l
             _restore(cell, original)
             cells.append(cell)
         else:
-            cells.append(_neutralise(cell, original, budget, last))
+            cells.append(_neutralise(cell, original, budget, shown))
     notebook.cells = cells
     trusted = release.metadata if release is not None else {}
     notebook.metadata = {key: copy.deepcopy(trusted[key]) for key in NOTEBOOK_METADATA if key in trusted}

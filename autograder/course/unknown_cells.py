@@ -9,11 +9,25 @@ the first of the course's ``c.Autograde.sanitize_preprocessors``, takes the batc
 nbgrader's path: the nbgrader metadata of every cell whose ``grade_id`` is not one of the release
 notebook's is removed before any of nbgrader's steps sees it, with one log line naming the ids
 escaped; both paths then give the same score.
+
+A cell that carries a release's ``grade_id`` gets the release cell's nbgrader metadata, whatever
+the student's says: nbgrader's ``OverwriteCells`` puts back the cell type, ``locked`` and the
+points but not ``grade``, ``solution`` or ``task``, and reads what it leaves. The red team's third
+round changed one flag or value each in eight notebooks (``grade: true`` on the ``dcg`` answer cell,
+on the helper cell or on a markdown cell; ``points: "abc"`` or ``null`` on a test; ``grade: false``
+on a test; ``task: true`` on the answer cell; ``schema_version: 99``): the batch graded each 15/15,
+nbgrader's path stopped each student with a traceback (``MissingEntry``, ``ValueError``,
+``TypeError``, ``RuntimeError``, ``ValidationError``, ``SchemaTooNewError``) and no score. Which
+cell is a test, an answer or a task is the release's word, as in the batch (which never reads the
+student's flags); the log line names the cells whose metadata were put back.
 """
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbconvert.exporters.exporter import ResourcesDict
@@ -31,36 +45,53 @@ SHOWN_CHARS = 64
 
 def release_ids(release: NotebookNode) -> frozenset[str]:
     """The ``grade_id`` of every cell of the released notebook."""
-    return frozenset(cell_id for cell in release.cells if (cell_id := grade_id(cell)) is not None)
+    return frozenset(release_metadata(release))
 
 
-def forget_unknown_cells(notebook: NotebookNode, known: frozenset[str]) -> list[str]:
-    """Remove the nbgrader metadata of every cell whose ``grade_id`` is not in ``known``, in place.
+def release_metadata(release: NotebookNode) -> dict[str, dict[str, Any]]:
+    """The nbgrader metadata of the released notebook's cells, by ``grade_id`` (the first cell of each id)."""
+    found: dict[str, dict[str, Any]] = {}
+    for cell in release.cells:
+        cell_id = grade_id(cell)
+        if cell_id is not None and cell_id not in found:
+            found[cell_id] = cell.metadata["nbgrader"]
+    return found
+
+
+def forget_unknown_cells(notebook: NotebookNode, known: Mapping[str, dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """Give each cell the release's nbgrader metadata for its ``grade_id``, or none, in place.
 
     Parameters
     ----------
     notebook : NotebookNode
         The student's notebook.
-    known : frozenset of str
-        The release notebook's grade ids.
+    known : mapping of str to dict
+        The release notebook's nbgrader metadata by grade id (:func:`release_metadata`).
 
     Returns
     -------
-    list of str
-        What each such cell carried as its ``grade_id`` (``repr`` of a value that is no string), raw.
+    forgotten : list of str
+        What each cell whose id the release lacks carried as its ``grade_id`` (``repr`` of a value
+        that is no string), raw; its nbgrader metadata is removed.
+    restored : list of str
+        The release's ids whose cell carried other nbgrader metadata than the release's; put back.
     """
-    forgotten = []
+    forgotten: list[str] = []
+    restored: list[str] = []
     for cell in notebook.cells:
         metadata = cell.get("metadata")
         if not isinstance(metadata, dict) or "nbgrader" not in metadata:
             continue
         cell_id = grade_id(cell)
-        if cell_id in known:
+        if cell_id is not None and cell_id in known:
+            if metadata["nbgrader"] != known[cell_id]:
+                restored.append(cell_id)
+                metadata["nbgrader"] = copy.deepcopy(known[cell_id])
             continue
         value = metadata["nbgrader"].get("grade_id") if isinstance(metadata["nbgrader"], dict) else None
         forgotten.append(value if isinstance(value, str) else repr(value))
         del metadata["nbgrader"]
-    return forgotten
+    return forgotten, restored
 
 
 class ForgetUnknownCells(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader ships no type information
@@ -72,7 +103,14 @@ class ForgetUnknownCells(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrade
         path = Path(coursedir.root) / coursedir.release_directory / info["assignment"] / f"{info['notebook']}.ipynb"
         if not path.is_file():  # nothing to compare with: nbgrader's own steps judge against the gradebook
             return nb, resources
-        forgotten = forget_unknown_cells(nb, release_ids(nbformat.read(path, as_version=4)))
+        forgotten, restored = forget_unknown_cells(nb, release_metadata(nbformat.read(path, as_version=4)))
+        if restored:
+            more = f" and {len(restored) - NAMED_IDS} more" if len(restored) > NAMED_IDS else ""
+            self.log.warning(
+                "%s: the nbgrader metadata of %d cell(s) differ from the release's (%s%s): the release's put back",
+                printable(info["student"]), len(restored),
+                ", ".join(f"'{cell_id}'" for cell_id in restored[:NAMED_IDS]), more,
+            )
         if forgotten:
             more = f" and {len(forgotten) - NAMED_IDS} more" if len(forgotten) > NAMED_IDS else ""
             self.log.warning(

@@ -7,8 +7,9 @@ time per JSON value: 2.5 million empty objects (7 MiB, under the size limit) too
 CPU time to read and write, which nbgrader's path does several times. So the notebook's JSON, parsed
 once by the C parser (which refuses what it cannot nest itself), is walked once without recursion
 and refused when it has more than :data:`MAX_CELLS` cells, is nested deeper than :data:`MAX_DEPTH`
-levels or holds more than :data:`MAX_VALUES` values, wherever that is (notebook metadata, a cell's
-metadata, an output, a list or an object), or holds a lone surrogate in a string or a key (JSON can
+levels or holds more than :data:`MAX_VALUES` values (a string counted as the lines nbformat's writer
+makes of it), wherever that is (notebook metadata, a cell's metadata, an output, a list or an
+object), or holds a lone surrogate in a string or a key (JSON can
 spell one, ``"\\ud800"``; no UTF-8 file holds one, so every writer of the notebook raised on it:
 ``grade`` ended with a UnicodeEncodeError writing the autograded notebooks). Both grading paths
 check it at the door (:func:`~.notebook.read_notebook`'s callers and nbgrader's converters), before
@@ -86,7 +87,7 @@ def check_shape(document: object, *, max_depth: int = MAX_DEPTH, max_values: int
     values = 0
     while stack:
         value, depth, path = stack.pop()
-        values += 1
+        values += 1 + (_more_lines(value) if isinstance(value, str) else 0)
         if values > max_values:
             raise ShapeProblem(f"the notebook holds more than {max_values:,} JSON values (lines of cells and "
                                "outputs, metadata entries): clear the outputs and hand it in again")
@@ -104,6 +105,31 @@ def check_shape(document: object, *, max_depth: int = MAX_DEPTH, max_values: int
         items = value.items() if isinstance(value, dict) else enumerate(value)
         short = len(path) < 3
         stack.extend((child, depth + 1, (*path, key) if short else path) for key, child in items)
+
+
+#: What ``str.splitlines`` (nbformat's writer) ends a line at; "\r\n" is one end, counted below.
+_LINE_ENDS = ("\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e")
+_WIDE_LINE_ENDS = ("\x85", "\u2028", "\u2029")
+
+
+def _more_lines(text: str) -> int:
+    """How many more values than one ``text`` becomes when nbformat writes it as a list of lines.
+
+    nbformat's writer splits a cell's source and an output's text into lines (``splitlines``), and
+    the batch reads the file as handed in: one string of 100,000 lines passed the value bound for
+    the batch, and nbgrader's first conversion of it did not (the student's 15/15 on one path, 0 on
+    the other). Counting each string as the lines it would become makes the bound the same for
+    both. Counted with ``str.count``: no list of lines is built.
+
+    Examples
+    --------
+    >>> _more_lines("a\\nb\\n"), _more_lines("a\\nb"), _more_lines("a\\r\\nb"), _more_lines("a\\n")
+    (1, 1, 1, 0)
+    """
+    ends = sum(text.count(end) for end in _LINE_ENDS) - text.count("\r\n")
+    if not text.isascii():
+        ends += sum(text.count(end) for end in _WIDE_LINE_ENDS)
+    return ends - 1 if text and text[-1] in "".join(_LINE_ENDS + _WIDE_LINE_ENDS) else ends
 
 
 def _check_text(text: str, path: tuple[str | int, ...]) -> None:

@@ -107,6 +107,11 @@ SHAPES = {
     "many_cells": (lambda nb: nb["cells"].extend({"cell_type": "markdown", "id": f"m{i}", "metadata": {},
                                                   "source": "x"} for i in range(MAX_CELLS + 1_000)),
                    f"the notebook has more than {MAX_CELLS:,} cells"),
+    # the red team's third round: one string of many lines, one value as handed in (the batch graded it 15/15)
+    # and a value a line after nbformat's writer split it (nbgrader's first conversion refused, 0 points)
+    "one_string_of_lines": (lambda nb: nb["cells"].append({"cell_type": "markdown", "id": "x2", "metadata": {},
+                                                           "source": "x\n" * (MAX_VALUES + 1_000)}),
+                            f"holds more than {MAX_VALUES:,} JSON values"),
     "two_answer_cells": (_twice(ANSWERS_ID), _twice_words(ANSWERS_ID)),
     "two_dcg_cells": (_twice("dcg"), _twice_words("dcg")),
     "two_test_cells": (_twice("test_dcg_lecture"), _twice_words("test_dcg_lecture")),
