@@ -11,7 +11,8 @@ Must hold, each student beside honest classmates, on both paths (nbgrader's real
 ``generate_feedback`` with the course's config; ``python -m autograder grade``): one rule picks the
 notebook (the release's, else the only other one), so both grade the same file with the same score
 and the same note; a folder with two other notebooks and no release's one is missing on the batch and
-not graded, in the same words, on nbgrader's path; no name a student chose reaches nbgrader's log
+not graded, in the same words, on nbgrader's path; a notebook left out beside the graded one is
+named in the same words on both (nbgrader's log; the batch's warnings and table); no name a student chose reaches nbgrader's log
 raw (no ESC, no CR anywhere in it), each shown escaped. The wrong notebook that the forged name hides
 behind is the one graded (her extra file is right, her ``ndcg.ipynb`` wrong), so taking the other
 file shows as a different score.
@@ -26,8 +27,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from graded_outputs import table_rows
 
 from autograder.course.nbgrader import gradebook_scores, tool_environment
+from autograder.course.submission_folder import left_out_note
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading.notebook import renamed_note
 from autograder.output.safe_text import printable
@@ -135,3 +138,16 @@ def test_generate_feedback_writes_each_page_with_the_graders_note(both_paths):
     assert sorted(pages) == sorted([*HONEST, *RENAMED, "mallory"])
     assert renamed_note(RENAMED["bob"], NOTEBOOK) in pages["bob"]
     assert "<img src=x" not in pages["frank"] and "&lt;img src=x" in pages["frank"]
+
+
+def test_an_extra_notebook_is_named_on_both_paths_in_the_same_words(both_paths):
+    """A notebook left out is said on the batch path too: in her warnings and her row, as nbgrader's log says it."""
+    course, autograde, *_, ours = both_paths
+    words = left_out_note([NOTEBOOK, FORGED], NOTEBOOK)
+    assert words == f"left out, not the assignment's notebook: {printable(FORGED)}"
+    assert f"mallory: {words}" in autograde.stdout + autograde.stderr
+    batch = results(course)
+    assert words in batch["mallory"]["warnings"]
+    assert words in table_rows(ours.stdout)["mallory"]
+    for student in (*HONEST, *RENAMED):  # one notebook each: nothing left out
+        assert not any(warning.startswith("left out") for warning in batch[student]["warnings"]), student
