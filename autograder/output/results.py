@@ -137,7 +137,8 @@ def _table_message(student: StudentResult) -> str:
     message = student.message
     notes = [note for note in (copied_note(student), lateness_note(student.late),
                                manual_note(student.manual, student.score)) if note]
-    text = ", ".join(notes + student.diagnosis.ids + ([message] if message else []) + student.warnings)
+    text = ", ".join(notes + student.needs_a_look + student.diagnosis.ids + ([message] if message else [])
+                     + student.warnings)
     # a refused folder's message shows its name escaped already (printable ASCII): not escaped twice
     text = text if student.status is Status.REFUSED and text.isascii() and text.isprintable() else printable(text)
     return text
