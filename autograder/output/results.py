@@ -137,11 +137,14 @@ def _table_message(student: StudentResult) -> str:
     message = student.message
     notes = [note for note in (copied_note(student), lateness_note(student.late),
                                manual_note(student.manual, student.score)) if note]
-    text = ", ".join(notes + student.needs_a_look + student.diagnosis.ids + ([message] if message else [])
-                     + student.warnings)
+    said = notes + student.needs_a_look + student.diagnosis.ids + ([message] if message else [])
     # a refused folder's message shows its name escaped already (printable ASCII): not escaped twice
-    text = text if student.status is Status.REFUSED and text.isascii() and text.isprintable() else printable(text)
-    return text
+    refused = student.status is Status.REFUSED
+    said = [part if refused and part.isascii() and part.isprintable() else printable(part) for part in said]
+    # the kit writes its warnings with every name escaped already (as results.json holds them): escaped again
+    # only where one is not printable, so that "left out: \x1b[2J.ipynb" reads as in nbgrader's log
+    said += [warning if warning.isprintable() else printable(warning) for warning in student.warnings]
+    return ", ".join(said)
 
 
 #: The narrowest and widest table the terminal gets: readable in an 80-column window, not sprawling in a wide one.

@@ -7,6 +7,7 @@ from datetime import datetime
 import pytest
 from graded_outputs import table_rows
 
+from autograder.course.submission_folder import left_out_note
 from autograder.exercises.ndcg.catalogue import CATALOGUE
 from autograder.grading import BatchResult, Diagnosis, Finding, Lateness, Status, StudentResult
 from autograder.output.results import TABLE_WIDTHS, score_table
@@ -43,3 +44,17 @@ def test_every_note_is_shown_in_lines_that_fit(width, student_id):
     start = lines[row_line].index("needs a look") if beside else 4  # beside the row, or below it
     assert all(line[:start].isspace() and not line[start].isspace() for line in lines[row_line + 1:-1]), table
     assert lines[-1].startswith("bob ") and table_rows(table)["bob"].split() == ["bob", "graded", "15", "15"]
+
+
+def test_a_warning_naming_a_file_is_shown_as_results_json_holds_it():
+    """The kit's warnings name a student's files escaped already (:func:`left_out_note`): the table shows them so,
+    as nbgrader's log does ("\\x1b" once, not "\\\\x1b"), and a warning that is not printable is still escaped."""
+    words = left_out_note(["ndcg.ipynb", "\x1b[2J\rmallory.ipynb"], "ndcg.ipynb")
+    assert words == "left out, not the assignment's notebook: \\x1b[2J\\rmallory.ipynb"
+    raw = "a warning that names \x1b[2J raw"
+    student = StudentResult(student_id="mallory", status=Status.GRADED, score=MAX, max_score=MAX,
+                            warnings=[words, raw])
+    table = score_table(BatchResult("ndcg", "ndcg.ipynb", "", MAX, "", [], [student]))
+    row = table_rows(table)["mallory"]
+    assert words in row and "\\\\x1b" not in row, table
+    assert "\x1b" not in table and "a warning that names \\x1b[2J raw" in row, table
