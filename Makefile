@@ -79,8 +79,8 @@ lint: venv  ## ruff (style and common bugs) and mypy (types; strict for ndcg_ref
 	"$(BIN)/ruff" check .
 	"$(BIN)/mypy"
 
-grade: venv  ## grade submitted/ into graded/ in the sandbox (python -m autograder grade)
-	"$(BIN)/python" -m autograder grade
+grade: venv  ## grade submitted/ into graded/ in the sandbox (python -m autograder grade; ASSIGNMENT=id: that exercise)
+	"$(BIN)/python" -m autograder grade $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)")
 
 # The formgrader reads nbgrader_config.py (course id, exchange, gradebook) from the folder Jupyter
 # starts in: this one. Jupyter refuses to run as root without --allow-root; anyone else never needs it.
@@ -92,14 +92,23 @@ bench: $(BENCH_VENV)/.installed  ## in .venv-bench: the grader against nbgrader,
 	"$(BENCH_BIN)/python" scripts/bench_ndcg.py
 	"$(BENCH_BIN)/python" scripts/bench_ragged.py
 
+# `make sync ASSIGNMENT=id` limits sync and release to one exercise: only an ASSIGNMENT given on make's
+# command line does. One exported in the tutor's shell (left from another course or session) would
+# silently leave the other exercises out of the release: it is ignored, with a note.
+ONE_ASSIGNMENT := $(if $(filter command line,$(origin ASSIGNMENT)),$(ASSIGNMENT))
+IGNORED_NOTE = note: ASSIGNMENT=$(ASSIGNMENT) from the environment is ignored: every exercise is done
+IGNORED_ASSIGNMENT = $(if $(filter environment%,$(origin ASSIGNMENT)),$(info $(IGNORED_NOTE) (make $@ ASSIGNMENT=id does one)))
+
 sync: venv  ## rewrite every exercise's test cells from its cases (autograder/exercises/; ASSIGNMENT=id: one)
-	"$(BIN)/python" -m autograder sync $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)")
+	$(IGNORED_ASSIGNMENT)
+	"$(BIN)/python" -m autograder sync $(if $(ONE_ASSIGNMENT),--assignment "$(ONE_ASSIGNMENT)")
 
 docs: venv  ## regenerate docs/misconceptions.md from the misconception catalogue
 	"$(BIN)/python" -m autograder docs
 
 release: venv  ## sync, then regenerate release/ with nbgrader: every exercise (ASSIGNMENT=id: one)
-	"$(BIN)/python" -m autograder release $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)")
+	$(IGNORED_ASSIGNMENT)
+	"$(BIN)/python" -m autograder release $(if $(ONE_ASSIGNMENT),--assignment "$(ONE_ASSIGNMENT)")
 
 lock: venv  ## rewrite constraints.txt from the current .venv
 	"$(BIN)/pip" freeze --exclude-editable --exclude ndcg-kit > constraints.txt

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 # Only what the parser needs is imported here: the commands' modules load nbgrader, numpy and matplotlib
 # (seconds), after the arguments are read and, for `grade`, after a busy course was refused.
+from .byhand.commands import add_byhand_parsers, copying_command, variants_command
 from .course.course_root import find_root
 from .course.lock import refuse_if_held
 from .course.privacy import ALLOW_OPTION
@@ -151,15 +152,7 @@ def parser() -> argparse.ArgumentParser:
     )
     _add_grade_arguments(grade)
     _add_privacy_argument(grade)
-    _add_variants_parser(commands)
-    copying = commands.add_parser(
-        "copying", help="copying report: by-hand answers that are another student's values, similar code pairs",
-        epilog="example: python -m autograder copying --threshold 0.8 --out graded/copying.html",
-    )
-    copying.add_argument("--submitted", type=Path, default=Path("submitted"))
-    copying.add_argument("--out", type=Path, default=Path("graded") / "copying.html")
-    copying.add_argument("--threshold", type=float, default=0.8,
-                         help="list code pairs from this similarity (0..1, default 0.8)")
+    add_byhand_parsers(commands)  # variants, copying: the by-hand feature's commands
     offering = commands.add_parser(
         "new-offering", help="a new offering of the course: its own course id, Task 1.2 salt and grading secret "
         "(refused once anything is handed in)", epilog="example: python -m autograder new-offering ir-ws2027",
@@ -186,20 +179,6 @@ T = TypeVar("T")
 def _given(flag: T | None, course: T) -> T:
     """A flag's value where the command line gave one, else the course's setting."""
     return course if flag is None else flag
-
-
-def _add_variants_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    variants = commands.add_parser(
-        "variants", help="paper exam: one printable sheet per student of a roster (their list, k) and the tutors' key",
-        epilog="example: python -m autograder variants --roster roster.csv --out paper",
-    )
-    variants.add_argument("--roster", type=Path, required=True, help="CSV with a student_id column (or ids first)")
-    variants.add_argument("--out", type=Path, default=Path("paper"), help="folder for sheets.html and key.html")
-    variants.add_argument("--choose-salt", action="store_true",
-                          help="choose a salt giving every student a list of their own, write it into source/ndcg/ "
-                          "(refused once the course has submissions, unless --force)")
-    variants.add_argument("--force", action="store_true",
-                          help="with --choose-salt: change the salt even though students have handed in")
 
 
 def _add_hub_service_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -316,20 +295,6 @@ def _release(args: argparse.Namespace, root: Path) -> int:
     return 0
 
 
-def _variants(args: argparse.Namespace, root: Path) -> int:
-    from .course.variants import write_variants
-
-    print(write_variants(root, args.roster, args.out, choose=args.choose_salt, force=args.force))
-    return 0
-
-
-def _copying(args: argparse.Namespace, root: Path) -> int:
-    from .course.copying import write_report
-
-    print(write_report(root, root / args.submitted, root / args.out, args.threshold))
-    return 0
-
-
 def _new_offering(args: argparse.Namespace, root: Path) -> int:
     from .course.offering import new_offering
 
@@ -373,8 +338,9 @@ def _hub_service(args: argparse.Namespace, root: Path) -> int:
 
 #: Each command's function (``grade`` finds its course itself; the others are given the course directory).
 _COMMANDS = {
-    "sync": _sync, "release": _release, "variants": _variants, "copying": _copying, "new-offering": _new_offering,
-    "docs": _docs, "demo": _demo, "student-config": _student_config, "hub-service": _hub_service,
+    "sync": _sync, "release": _release, "variants": variants_command, "copying": copying_command,
+    "new-offering": _new_offering, "docs": _docs, "demo": _demo, "student-config": _student_config,
+    "hub-service": _hub_service,
 }
 
 

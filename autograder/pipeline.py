@@ -42,10 +42,10 @@ from .grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code, release_sources
 from .grading.store import ResultStore
 from .grading.submission import DEFAULT_TIMEOUT
-from .output.copying import copying_note
+from .output.copying_notes import copying_note
 from .output.feedback import write_feedback
 from .output.report import write_report
-from .output.results import run_summary, write_results
+from .output.results import results_assignment, run_summary, write_results
 from .output.safe_text import printable
 from .sandbox import RUNS_AS_ROOT_WARNING, WEAK_ISOLATION_WARNING, Limits, Sandbox, checked_limits, choose_sandbox
 
@@ -149,6 +149,11 @@ def _check(options: GradeOptions) -> None:
         raise UsageError(f"--max-folder-files and --max-folder-mb must be positive, got {options.max_folder_files} "
                          f"and {options.max_folder_mb:g}")
     require_submissions(options.submitted, options.exercise.assignment, options.exercise.notebook)
+    earlier = results_assignment(options.out)
+    if earlier is not None and earlier != options.exercise.assignment:  # results.json, grades.csv, report: one's
+        raise UsageError(f"{options.out} holds the results of {printable(earlier)}; grade "
+                         f"{options.exercise.assignment} into a folder of its own: --out "
+                         f"{options.out.parent / (options.out.name + '-' + options.exercise.assignment)}")
     unknown = sorted(set(options.students) - set(student_folders(options.submitted)))
     if unknown:
         raise UsageError(f"--student {printable(unknown[0])}: no such folder in {options.submitted} (the student ids "

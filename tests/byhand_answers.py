@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import nbformat
 
-from autograder.course.byhand import published_variant
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, STUDENT_CELL_ID
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import MAX_SCORE
-from autograder.exercises.ndcg.byhand.steps import Steps, every_steps
+from autograder.exercises.ndcg.byhand.notebook import published_variant
+from autograder.exercises.ndcg.byhand.steps import TOLERANCE, Steps, every_steps, right_steps
 
 #: The by-hand part's points: what a notebook whose answer cell is left as released scores less.
 BY_HAND_POINTS = MAX_SCORE
@@ -28,6 +29,45 @@ LOST = {
     "ideal not cut at k": {"byhand_idcg"},
     "ratio inverted": {"byhand_ndcg"},
 }
+
+def copier_of(source: str, salt: str, pool: str) -> str:
+    """An id whose list has ``source``'s grades (its iDCG@k) in another order (DCG@k and nDCG@k apart).
+
+    Its student, handing in ``source``'s right answers, has the ideal ranking and iDCG@k right and
+    DCG@k wrong, and a nDCG@k that is their own DCG / iDCG: follow-through would credit a copy.
+    """
+    theirs = right_steps(student_list(source, salt, pool), CUTOFF)
+    for n in range(5000):
+        mine = right_steps(student_list(f"cop{n}", salt, pool), CUTOFF)
+        if abs(mine.idcg - theirs.idcg) < 1e-9 and min(abs(mine.dcg - theirs.dcg),
+                                                       abs(mine.ndcg - theirs.ndcg)) > 2 * TOLERANCE:
+            return f"cop{n}"
+    raise AssertionError(f"no id of 5000 shares {source}'s grades: the pool changed shape")
+
+
+def stranger_of(student: str, salt: str, pool: str, classmates: Iterable[str] = ()) -> str:
+    """An id whose right answers earn nothing on ``student``'s list: no step, no follow-through.
+
+    Its ideal ranking is not ``student``'s, and its DCG@k and iDCG@k are no value that any way of
+    working ``student``'s list out gives (so they are not ``student``'s work), its nDCG@k not the right one.
+    Its DCG@k is none of ``classmates``' either: the answers fit no list of the course (no copy).
+    """
+    ways = every_steps(student_list(student, salt, pool), CUTOFF)
+    right = ways["right"]
+    taken = [right_steps(student_list(other, salt, pool), CUTOFF).dcg for other in classmates]
+
+    def apart(value: float, others: list[float]) -> bool:
+        return all(abs(value - other) > 2 * TOLERANCE for other in others)
+
+    for n in range(5000):
+        theirs = right_steps(student_list(f"s{n}", salt, pool), CUTOFF)
+        if (theirs.ideal not in (right.ideal, right.ideal[:CUTOFF])
+                and apart(theirs.dcg, [w.dcg for w in ways.values()] + [w.idcg for w in ways.values()] + taken)
+                and apart(theirs.idcg, [w.dcg for w in ways.values()] + [w.idcg for w in ways.values()])
+                and apart(theirs.ndcg, [right.ndcg])):
+            return f"s{n}"
+    raise AssertionError(f"no id of 5000 has answers that earn nothing on {student}'s list")
+
 
 def answer_cell(steps: Steps, decimals: int = 2) -> str:
     """What a student writes who worked ``steps`` out by hand and rounded to ``decimals``."""

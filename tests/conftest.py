@@ -23,6 +23,7 @@ from autograder.course.nbgrader import (
     gradebook_scores,
     run_nbgrader,
 )
+from autograder.exercises import EXERCISES
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, STUDENT_CELL_ID
 from autograder.sandbox import choose_sandbox
 
@@ -87,7 +88,8 @@ def _generate_course(root: Path) -> None:
     (root / "nbgrader_config.py").write_text(config + NBGRADER_OWN_EXECUTE, encoding="utf-8")
     shutil.copytree(ROOT / "source", root / "source")
     shutil.copytree(ROOT / "examples", root / "examples")
-    run_nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
+    for assignment in EXERCISES:  # every exercise's release, for the guards of tests/course/test_course.py
+        run_nbgrader(root, "generate_assignment", assignment, "--force")
 
 
 def _autograde_examples(root: Path) -> None:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.course.copying import write_report
+from autograder.byhand.copied import write_report
+from autograder.exercises.ndcg import EXERCISE as NDCG
 
 
 def copying_report(course: Path) -> tuple[str, str]:
     """Write ``graded/copying.html`` for ``course`` (threshold 0.8); return the summary and the page."""
-    summary = write_report(course, course / "submitted", course / "graded" / "copying.html", 0.8)
+    summary = write_report(course, NDCG, course / "submitted", course / "graded" / "copying.html", 0.8)
     return summary, (course / "graded" / "copying.html").read_text(encoding="utf-8")
 
 

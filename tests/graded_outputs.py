@@ -120,3 +120,19 @@ def trouble_scores(out: Path) -> dict[str, float]:
     """The report's "timeouts, errors and missing notebooks" table: each student's score."""
     rows = soup(out / "report.html").find(id="trouble").find_all("tr")[1:]
     return {row.find("a").get_text(): float(row.find_all("td")[2].get_text()) for row in rows if row.find("a")}
+
+
+def needs_a_look(out: Path) -> dict[str, list[str]]:
+    """The report's "Who needs a look" section: by student id, the text of each entry (list item or row) naming them.
+
+    Read from the section's heading to the next one of its level, whatever lists or tables it is made of.
+    """
+    report = soup(out / "report.html")
+    heading = report.find(lambda tag: tag.name == "h2" and "Who needs a look" in tag.get_text())
+    found: dict[str, list[str]] = {}
+    for element in heading.find_all_next(["h2", "li", "tr"]):
+        if element.name == "h2":
+            break
+        if (link := element.find("a")) is not None:
+            found.setdefault(link.get_text(strip=True), []).append(" ".join(element.get_text(" ").split()))
+    return found

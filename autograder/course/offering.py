@@ -7,8 +7,9 @@ new-offering ID`` gives the checkout its own identity before anything is handed 
 
 - ``c.CourseDirectory.course_id`` in ``nbgrader_config.py`` becomes ``ID`` (the exchange's folder,
   the students' config, the gradebook's course row);
-- the source notebook publishes a fresh salt (random, and chosen to give the gradebook's roster
-  lists of their own when it has one): every student's Task 1.2 list is new;
+- the source notebook of every exercise with a by-hand part (:class:`~..grading.ByHand`) publishes a
+  fresh salt (random, and chosen to give the gradebook's roster lists of their own when it has one):
+  every student's Task 1.2 list is new;
 - the grading secret (``.grading-secret``) is removed, so the first grading draws new hidden instances.
 
 It refuses once the offering has submissions (in ``submitted/``, the gradebook or the exchange's
@@ -23,11 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CourseError, UsageError
-from ..exercises.ndcg.byhand.pool import choose_salt
+from ..exercises import EXERCISES
 from ..grading.batch import student_folders
 from ..output.gradebook import gradebook_path
 from ..output.gradebook_db import open_gradebook
-from .byhand import POOL_FILE, write_salt
 from .config_file import course_config
 from .gradebook_url import course_gradebook
 from .roster import course_roster
@@ -45,7 +45,8 @@ class Offering:
     """What ``new-offering`` set."""
 
     course_id: str
-    salt: str
+    #: Each by-hand part's new salt: (its name, e.g. "Task 1.2", the assignment, the salt).
+    salts: tuple[tuple[str, str, str], ...]
     #: Whether an old grading secret was removed (the first grading draws a new one).
     secret_removed: bool
 
@@ -53,8 +54,8 @@ class Offering:
         """The lines the command prints: what changed and what to run next."""
         return (
             f"course id: {self.course_id} (nbgrader_config.py)\n"
-            f"Task 1.2 salt: {self.salt} (source/ndcg/)\n"
-            f"grading secret: {'removed, ' if self.secret_removed else ''}a new one is drawn at the first grading\n"
+            + "".join(f"{task} salt: {salt} (source/{assignment}/)\n" for task, assignment, salt in self.salts)
+            + f"grading secret: {'removed, ' if self.secret_removed else ''}a new one is drawn at the first grading\n"
             "next: make release, then python -m autograder student-config for the students' settings"
         )
 
@@ -128,13 +129,17 @@ def new_offering(root: Path, course_id: str) -> Offering:
     if found := submissions_found(root, current):
         raise CourseError(f"the offering {current!r} has submissions ({', '.join(found)}): a new offering starts "
                           "from a fresh checkout of the course, before anything is handed in")
-    pool = POOL_FILE.read_text(encoding="ascii").strip()
-    salt = choose_salt(course_roster(root), pool, f"{course_id}-byhand-{secrets.token_hex(4)}")
-    write_salt(root, salt)
+    salts = []
+    for exercise in EXERCISES.values():  # each by-hand part through the hook its exercise carries
+        hook = exercise.answered.by_hand if exercise.answered is not None else None
+        if hook is not None:
+            salt = hook.choose_salt(course_roster(root), hook.pool(), f"{course_id}-byhand-{secrets.token_hex(4)}")
+            hook.write_salt(root / "source" / exercise.assignment / exercise.notebook, salt, False)
+            salts.append((hook.task, exercise.assignment, salt))
     config_path.write_text(text[:lines[0].start()] + f"c.CourseDirectory.course_id = {course_id!r}"
                            + text[lines[0].end():], encoding="utf-8")
     secret = root / SECRET_NAME
     removed = secret.exists() or secret.is_symlink()
     if removed:
         secret.unlink()
-    return Offering(course_id, salt, removed)
+    return Offering(course_id, tuple(salts), removed)

@@ -23,6 +23,7 @@ active a student wrote.
 from __future__ import annotations
 
 import hashlib
+from copy import deepcopy as copy_notebook
 from pathlib import Path
 
 import nbformat
@@ -33,7 +34,16 @@ from traitlets import Bool, Float, Int, Unicode
 from ..exercises import exercise_for
 from ..grading import Classmates, Exercise, GradingSettings, Status, StudentResult, grade_submission
 from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
-from ..grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, NotebookFile, release_code, release_sources, renamed_note
+from ..grading.notebook import (
+    DEFAULT_MAX_NOTEBOOK_BYTES,
+    NotebookFile,
+    SubmissionProblem,
+    cell_sources,
+    read_notebook,
+    release_code,
+    release_sources,
+    renamed_note,
+)
 from ..grading.submission import DEFAULT_TIMEOUT, cell_message
 from ..nbgrader_adapter import CourseDirectory, NbGraderPreprocessor
 from ..output.safe_text import printable
@@ -155,11 +165,9 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         student = resources["nbgrader"]["student"]
         exercise = exercise_for(resources["nbgrader"]["assignment"])
         skip = locked_cell_ids(exercise, nb)  # nbgrader has put the release's locked cells back
-        data = nbformat.writes(nb).encode("utf-8")
         # the course's converter gives nbgrader the file the batch's rule chose under the release's name
         graded = resources["nbgrader"].get(GRADED_FILE)
         note = None if graded is None else renamed_note(graded, exercise.notebook)
-        file = NotebookFile(graded or exercise.notebook, data, hashlib.sha256(data).hexdigest(), (0, 0), note)
         # nbgrader's converters run from the course directory (they chdir to CourseDirectory.root):
         # the same secret as the batch command's, so the same fresh instances for the same submission
         release = Path.cwd() / "release" / exercise.assignment / exercise.notebook
@@ -176,6 +184,11 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
             published=release_sources(release, exercise.answered.published_ids) if exercise.answered else (),
             classmates=classmates,
         )
+        handed_in = nb if not exercise.answered else with_handed_in_cells(
+            nb, exercise.answered.published_ids, Path.cwd() / coursedir.submitted_directory, student,
+            exercise.assignment, graded or exercise.notebook, settings.max_notebook_bytes)
+        data = nbformat.writes(handed_in).encode("utf-8")
+        file = NotebookFile(graded or exercise.notebook, data, hashlib.sha256(data).hexdigest(), (0, 0), note)
         try:
             sandbox = sandbox_for(self.sandbox, settings.sandbox_limits)
             if sandbox.mode not in _LOGGED_MODES:  # once per process: the formgrader's log says how it grades
@@ -200,6 +213,48 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
         # student's page is written from (.feedback_page), whichever command writes it later
         resources.setdefault("outputs", {})[result_name(exercise.notebook)] = result_document(result)
         return nb, resources
+
+
+def with_handed_in_cells(nb: NotebookNode, ids: frozenset[str], submitted: Path, student: str, assignment: str,
+                         name: str, max_bytes: int) -> NotebookNode:
+    """``nb`` with its cells ``ids`` as the student handed them in, read again from ``submitted``.
+
+    nbgrader's ``OverwriteCells`` has put the release's read-only cells back into the notebook this
+    pass grades; an answered part reads some of them as data as handed in, as the batch command
+    does from ``submitted/`` (Task 1.2's derivation cell: a notebook fetched before a forced salt
+    change is marked against the list it showed, issue 33.8). They are read here with the batch's
+    safe reader; whatever cannot be read leaves ``nb`` as it is (the release's cells, the release's list).
+
+    Parameters
+    ----------
+    nb : NotebookNode
+        The notebook nbgrader grades (not changed).
+    ids : frozenset of str
+        The grade ids of the cells to take as handed in (``AnsweredPart.published_ids``).
+    submitted : Path
+        The course's ``submitted/`` folder.
+    student, assignment, name : str
+        Whose notebook, of which assignment, under which file name (the one the converter graded).
+    max_bytes : int
+        The notebook size limit of the grading settings.
+
+    Returns
+    -------
+    NotebookNode
+        A copy of ``nb`` with those cells' sources replaced, or ``nb`` itself.
+    """
+    try:
+        handed_in = cell_sources(read_notebook(submitted, student, assignment, name, max_bytes=max_bytes,
+                                               fallback=False), ids)
+    except (SubmissionProblem, OSError):
+        return nb
+    if not handed_in:
+        return nb
+    copy = copy_notebook(nb)
+    for cell in copy.cells:
+        if (cell_id := grade_id(cell)) in handed_in:
+            cell.source = handed_in[cell_id]
+    return copy
 
 
 class SanitiseNotebook(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader ships no type information

@@ -19,6 +19,7 @@ from .exercise import (
     within_tolerance,
 )
 from .final import FinalScore
+from .hand_hook import ByHand, CopiedAnswers, WorkedWay
 from .model import (
     SCHEMA_VERSION,
     BatchResult,
@@ -40,6 +41,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "AnsweredPart",
     "BatchResult",
+    "ByHand",
     "Call",
     "Case",
     "CaseResult",
@@ -47,6 +49,7 @@ __all__ = [
     "CellMark",
     "CellProblem",
     "Classmates",
+    "CopiedAnswers",
     "Diagnosis",
     "Executor",
     "Exercise",
@@ -65,6 +68,7 @@ __all__ = [
     "TestGroup",
     "TestResult",
     "ThreadedExecutor",
+    "WorkedWay",
     "default_workers",
     "draw_label",
     "draw_seed",

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..files import code_digest
 from ..sandbox import CallRecord, Limits
+from .hand_hook import ByHand
 from .model import Diagnosis, StudentResult
 
 
@@ -28,6 +29,13 @@ def _literal(value: Any) -> str:
     if isinstance(value, tuple):
         return "[" + ", ".join(_literal(v) for v in value) + "]"
     return repr(value)
+
+
+def _frozen(value: Any) -> Any:
+    """``value`` with every list (at any depth) made a tuple."""
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(v) for v in value)
+    return value
 
 
 #: Rounding to this many decimals or more changes a value by less than any tolerance worth having.
@@ -84,6 +92,10 @@ class Call:
 
     function: str
     args: tuple[Any, ...]
+
+    def __post_init__(self) -> None:
+        # an exercise author writes the lecture's lists as lists; a call must stay hashable (a dict key)
+        object.__setattr__(self, "args", _frozen(self.args))
 
     @property
     def text(self) -> str:
@@ -230,6 +242,9 @@ class AnsweredPart:
     #: ids it changed (``sync`` and ``release`` call it before the test cells); None: the part's cells
     #: are written by hand in Jupyter and nothing rewrites them.
     sync: Callable[[Path], list[str]] | None = None
+    #: A variant per student, from a salt the release publishes (the paper exam, the copying report's
+    #: by-hand half, a new offering's salt); None: every student answers the same.
+    by_hand: ByHand | None = None
 
 
 @dataclass(frozen=True)

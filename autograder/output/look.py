@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ..grading import StudentResult
-from .copying import copied_note
+from .copying_notes import copied_note
 
 
 @dataclass(frozen=True)

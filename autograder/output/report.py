@@ -22,7 +22,7 @@ from markupsafe import Markup
 
 from ..files import write_changed
 from ..grading import BatchResult, Exercise, StudentResult
-from .copying import COMMAND, REPORT_NAME
+from .copying_notes import COMMAND, REPORT_NAME
 from .figures import case_chart, figure_html, mistake_chart, most_failed, pass_chart, score_histogram
 from .summary import SCORED_STATUSES, ClassSummary, ClassTally, RosterRow, roster_row
 from .templating import render

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..files import open_atomic
 from ..grading import SCHEMA_VERSION, BatchResult, Status, StudentResult
-from .copying import copied_note
+from .copying_notes import copied_note
 from .feedback import feedback_path
 from .lateness import lateness_note
 from .marks import manual_note, test_rows
@@ -79,6 +79,21 @@ def read_students(path: Path) -> Iterator[dict[str, Any]]:
                 return
             yield json.loads(line.rstrip().removesuffix(","))
     raise ValueError(f"{path}: ends before its closing line (a truncated file)")
+
+
+def results_assignment(out: Path) -> str | None:
+    """The assignment whose results ``out/results.json`` holds; None without a file of this layout.
+
+    >>> results_assignment(Path("no such folder")) is None
+    True
+    """
+    try:
+        with (out / "results.json").open(encoding="utf-8") as stream:
+            header = json.loads(stream.readline().rstrip().rstrip(",") + "}")
+    except (OSError, UnicodeDecodeError, ValueError):  # none, or not ours: nothing to keep apart
+        return None
+    assignment = header.get("assignment") if isinstance(header, dict) else None
+    return assignment if isinstance(assignment, str) else None
 
 
 def grades_csv_rows(batch: BatchResult, students: Iterable[StudentResult] | None = None) -> Iterator[list[str]]:

@@ -34,7 +34,7 @@ from urllib.parse import quote
 
 from ..grading import BatchResult, Exercise, Mistake, Status, StudentResult
 from ..grading.batch import never_submitted
-from .copying import copied_note
+from .copying_notes import copied_note
 from .feedback import feedback_path
 from .lateness import due_text, duration, lateness_note, utc
 from .look import LookRow, look_rows

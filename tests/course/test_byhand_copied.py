@@ -18,17 +18,19 @@ import subprocess
 import sys
 
 import pytest
-from byhand_answers import answer_cell, gradebook_scores, submit_by_hand
+from byhand_answers import answer_cell, copier_of, gradebook_scores, submit_by_hand
 from graded_outputs import table_rows
 
-from autograder.course.byhand import POOL_FILE, release_variant
+from autograder.byhand.salt import release_variant
 from autograder.course.grade_settings import course_grade_settings
 from autograder.course.nbgrader import ASSIGNMENT, run_nbgrader
+from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, DERIVATION_ID, derivation_source
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.exercise import mark_answers
 from autograder.exercises.ndcg.byhand.marking import OTHER_LIST, STEPS
-from autograder.exercises.ndcg.byhand.steps import TOLERANCE, right_steps
+from autograder.exercises.ndcg.byhand.notebook import POOL_FILE
+from autograder.exercises.ndcg.byhand.steps import right_steps
 from autograder.grading import SCHEMA_VERSION, Classmates
 
 from copying_report import copying_report, report_table
@@ -36,17 +38,6 @@ from grading_run import ROOT, add_student, generated_course, grade, new_course, 
 
 COURSE_ID = "ir-ranking-evaluation"  # the course's c.CourseDirectory.course_id
 POINTS = {step.grade_id: step.points for step in STEPS}
-
-
-def copier_of(source: str, salt: str, pool: str) -> str:
-    """An id whose list has ``source``'s grades (its iDCG@k) in another order (DCG@k and nDCG@k apart)."""
-    theirs = right_steps(student_list(source, salt, pool), CUTOFF)
-    for n in range(5000):
-        mine = right_steps(student_list(f"cop{n}", salt, pool), CUTOFF)
-        if abs(mine.idcg - theirs.idcg) < 1e-9 and min(abs(mine.dcg - theirs.dcg),
-                                                       abs(mine.ndcg - theirs.ndcg)) > 2 * TOLERANCE:
-            return f"cop{n}"
-    raise AssertionError(f"no id of 5000 shares {source}'s grades: the pool changed shape")
 
 
 def _by_hand(course, student: str, source: str) -> None:
@@ -65,7 +56,7 @@ def _grade_with_table(course) -> subprocess.CompletedProcess:
 def both(tmp_path_factory):
     base = tmp_path_factory.mktemp("byhand-copied")
     template = generated_course(base / "template")  # the release nbgrader generated, once per run
-    salt, pool = release_variant(template)
+    salt, pool = release_variant(template, NDCG)
     cop = copier_of("ada", salt, pool)
     add_student(template, "ada")  # ada's own list, worked out right
     add_student(template, "bob")
@@ -122,7 +113,7 @@ def test_every_main_output_names_the_classmate_and_the_copying_report(both):
 @pytest.mark.slow
 def test_a_classmate_who_submits_later_flags_a_saved_result(tmp_path):
     course = new_course(tmp_path / "course")
-    salt, pool = release_variant(course)
+    salt, pool = release_variant(course, NDCG)
     cop = copier_of("ada", salt, pool)
     add_student(course, "bob")
     _by_hand(course, cop, answer_cell(right_steps(student_list("ada", salt, pool), CUTOFF)))

@@ -17,9 +17,10 @@ import nbformat
 import pytest
 from byhand_answers import LOST, gradebook_scores, own_answers, submit_by_hand
 
-from autograder.course.byhand import release_variant
+from autograder.byhand.salt import release_variant
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import MAX_SCORE, STEPS
 from autograder.exercises.ndcg.byhand.steps import TOLERANCE, every_steps
@@ -62,7 +63,7 @@ def both(tmp_path_factory):
         config.write('\nc.LateSubmissionPlugin.penalty_method = "zero"  # a late submission scores 0\n')
     run_nbgrader(template, "generate_assignment", ASSIGNMENT, "--force")
     run_nbgrader(template, "db", "assignment", "add", ASSIGNMENT, f"--duedate={DUE}")
-    salt, pool = release_variant(template)
+    salt, pool = release_variant(template, NDCG)
     lists = {student: student_list(student, salt, pool) for student in (*WAYS, "hal")}
     for student, way in WAYS.items():
         _submit(template, student, way, ON_TIME)

@@ -16,13 +16,13 @@ import nbformat
 import pytest
 from byhand_answers import LOST, answer_by_hand, gradebook_scores, own_answers
 
-from autograder.course.byhand import published_variant
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.answers import read_answers
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import MAX_SCORE, STEPS, step_passes
+from autograder.exercises.ndcg.byhand.notebook import published_variant
 from autograder.exercises.ndcg.byhand.steps import every_steps
 
 from grading_run import add_student

@@ -21,8 +21,9 @@ import nbformat
 import pytest
 from byhand_answers import gradebook_scores, own_answers, submit_by_hand, type_id
 
-from autograder.course.byhand import release_variant
+from autograder.byhand.salt import release_variant
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
+from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.answers import read_answers
 from autograder.exercises.ndcg.byhand.cells import DERIVATION_ID, STUDENT_CELL_ID
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
@@ -56,7 +57,7 @@ def _run_cells(typed: str, **env: str) -> subprocess.CompletedProcess:
 
 
 def test_the_list_shown_is_the_typed_id_s_whatever_the_login():
-    salt, pool = release_variant(ROOT)
+    salt, pool = release_variant(ROOT, NDCG)
     for typed in ("alice", LOGIN):
         done = _run_cells(typed)
         assert done.returncode == 0, done.stderr
@@ -136,7 +137,7 @@ def both(tmp_path_factory):
 
 def test_both_paths_mark_the_submitter_s_list_and_say_that_the_notebook_showed_another(both):
     courses, release = both
-    salt, pool = release_variant(courses["batch"])
+    salt, pool = release_variant(courses["batch"], NDCG)
     expected = mark("alice", read_answers(own_answers(release, "bob")), student_list("alice", salt, pool), CUTOFF)
     grade_ids = [step.grade_id for step in STEPS]
     scores = {name: gradebook_scores(course / "gradebook.db", COURSE_ID, ASSIGNMENT, grade_ids)

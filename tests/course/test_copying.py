@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from byhand_answers import answer_cell, submit_by_hand
 
-from autograder.course.byhand import POOL_FILE, release_variant
-from autograder.course.copying import gather, write_report
+from autograder.byhand.copied import gather, write_report
+from autograder.byhand.salt import release_variant
+from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
+from autograder.exercises.ndcg.byhand.notebook import POOL_FILE
 from autograder.exercises.ndcg.byhand.steps import every_steps
 
 from grading_run import CORRECT_DCG, CORRECT_NDCG, add_student, new_course, notebook_path
@@ -23,7 +25,7 @@ def _by_hand(course, student: str, answers: str) -> None:
 
 def test_copied_answers_and_code_are_listed_and_honest_work_is_not(tmp_path):
     course = new_course(tmp_path / "course")
-    salt, pool = release_variant(course)
+    salt, pool = release_variant(course, NDCG)
     ways = {s: every_steps(student_list(s, salt, pool), CUTOFF) for s in ("ada", "bob", "cyd")}
     add_student(course, "ada", CORRECT_DCG, CORRECT_NDCG)
     add_student(course, "bob", RENAMED_DCG, CORRECT_NDCG)
@@ -31,9 +33,9 @@ def test_copied_answers_and_code_are_listed_and_honest_work_is_not(tmp_path):
     _by_hand(course, "ada", answer_cell(ways["ada"]["right"]))
     _by_hand(course, "bob", answer_cell(ways["ada"]["right"]))  # bob hands in ada's numbers
     _by_hand(course, "cyd", answer_cell(ways["cyd"]["natural log"]))  # a mistake of cyd's own: no evidence
-    found = gather(course, course / "submitted")
+    found = gather(course, NDCG, course / "submitted")
     assert "raise NotImplementedError" in found.stub and CORRECT_DCG in found.code["ada"]
-    summary = write_report(course, course / "submitted", course / "graded" / "copying.html", 0.8)
+    summary = write_report(course, NDCG, course / "submitted", course / "graded" / "copying.html", 0.8)
     assert summary.startswith("3 students: 1 copied by-hand answers, 1 similar code pairs")
     page = (course / "graded" / "copying.html").read_text(encoding="utf-8")
     answers = page.split('id="copied-answers"')[1].split("</table>")[0]
@@ -43,8 +45,7 @@ def test_copied_answers_and_code_are_listed_and_honest_work_is_not(tmp_path):
 
 
 def test_copied_answers_are_found_for_every_pair_and_honest_mistakes_never():
-    from autograder.course.copying import copied_answers
-    from autograder.exercises.ndcg.byhand.answers import read_answers
+    from autograder.exercises.ndcg.byhand.hook import copied_answers
     from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES
 
     salt, pool = "test", POOL_FILE.read_text(encoding="ascii").strip()
@@ -53,10 +54,10 @@ def test_copied_answers_are_found_for_every_pair_and_honest_mistakes_never():
     answers = {}
     for n, student in enumerate(ids):
         if n % 2:  # the odd ones hand in the previous student's right numbers
-            answers[student] = read_answers(answer_cell(ways[ids[n - 1]]["right"]))
+            answers[student] = answer_cell(ways[ids[n - 1]]["right"])
         else:  # the even ones work their own list out, some with a common mistake
             way = "right" if n % 4 == 0 else HAND_MISTAKES[n % len(HAND_MISTAKES)].name
-            answers[student] = read_answers(answer_cell(ways[student][way]))
+            answers[student] = answer_cell(ways[student][way])
     flagged = {(row.student_id, row.source_id) for row in copied_answers(answers, salt, pool)}
     copied = {(ids[n], ids[n - 1]) for n in range(1, 30, 2)}
     assert copied <= flagged

@@ -39,9 +39,11 @@ def test_source_test_cells_match_the_cases(exercise):
 
 
 @pytest.mark.slow
-def test_release_is_what_nbgrader_generates_from_source(course):
-    generated = (course / "release" / ASSIGNMENT / NOTEBOOK).read_text(encoding="utf-8")
-    assert RELEASE.read_text(encoding="utf-8") == generated, "release/ is stale: run `make release`"
+@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+def test_release_is_what_nbgrader_generates_from_source(course, exercise):
+    path = Path("release") / exercise.assignment / exercise.notebook
+    generated = (course / path).read_text(encoding="utf-8")
+    assert (ROOT / path).read_text(encoding="utf-8") == generated, f"{path} is stale: run `make release`"
 
 
 @pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
@@ -53,6 +55,13 @@ def test_release_has_no_hidden_test_text(exercise):
 @pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
 def test_release_has_no_outputs(exercise):
     assert outputs(ROOT / "release", exercise) == []
+
+
+@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+def test_no_probe_is_a_hidden_case(exercise):
+    # a diagnosis's counterexample, shown on the feedback page, quotes its probe's input
+    hidden = {case.call for group in exercise.groups if not group.visible for case in group.cases}
+    assert [probe.text for probe in exercise.probes if probe in hidden] == []
 
 
 def test_release_stubs_keep_def_line_and_docstring():

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder.course.copying import code_pairs, compared_code
-from autograder.course.executed_code import MAX_DEPTH, executed_code
-from autograder.course.string_code import MAX_PARSED_CHARS
+from autograder.byhand.copied import code_pairs, compared_code
+from autograder.byhand.executed_code import MAX_DEPTH, executed_code
+from autograder.byhand.string_code import MAX_PARSED_CHARS
 
 from strategies import answer_expressions, copy_wrappers, wrapped_copy
 
@@ -115,7 +115,7 @@ def test_a_cell_of_escapes_is_searched_without_gigabytes():
 
 def test_the_constants_examined_in_one_text_are_bounded(monkeypatch):
     """The red team's second round: a 7.3 MiB cell of ``"1+1+…+1"`` constants cost the copying report 62 s."""
-    from autograder.course import executed_code as module
+    from autograder.byhand import executed_code as module
 
     examined = []
     real = module.code_in

@@ -15,9 +15,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.byhand import published_variant
 from autograder.course.config_file import course_config
 from autograder.course.secret import SECRET_NAME, course_secret
+from autograder.exercises.ndcg.byhand.notebook import published_variant
 
 from grading_run import ROOT, add_student, generated_course
 

@@ -109,11 +109,15 @@ def _kit(path: Path) -> Path:
     return path
 
 
-def _run(kit: Path, course: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _command(kit: Path, course: Path, *args: str) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(kit), str(ROOT)]),  # the copy first
                    "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    done = subprocess.run([sys.executable, "-m", "autograder", *args, "--allow-readable-course"], cwd=course,
-                          env=environment, capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=course, env=environment,
+                          capture_output=True, text=True, timeout=600)
+
+
+def _run(kit: Path, course: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    done = _command(kit, course, *args, "--allow-readable-course")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     return done
 
@@ -237,3 +241,21 @@ def test_grade_grades_the_release_of_the_second_exercise(course):
     assert students["right"]["score"] == pytest.approx(_expected_score(_precision, 0.667))
     assert students["by_length"]["score"] == pytest.approx(_expected_score(_by_length, 1.0))
     assert students["right"]["max_score"] == pytest.approx(4.0)
+
+
+def test_the_by_hand_commands_say_in_one_line_that_it_has_no_by_hand_part(course):
+    # precision's hand part has no by-hand hook (no variant per student): no paper sheets, and the
+    # copying report compares its code only; nDCG's by-hand commands are unchanged beside it
+    kit, where = course["kit"], course["course"]
+    roster = where / "roster.csv"
+    roster.write_text("student_id\nright\nby_length\n", encoding="utf-8")
+    sheets = _command(kit, where, "variants", "--roster", str(roster), "--out", "paper", "--assignment", ASSIGNMENT)
+    assert sheets.returncode == 2 and sheets.stdout == "" and not (where / "paper").exists()
+    assert sheets.stderr == (f"error: {ASSIGNMENT} has no by-hand part (a variant per student): nothing to do for "
+                             "it; exercises with one: ndcg\n")
+    copying = _command(kit, where, "copying", "--assignment", ASSIGNMENT, "--out", "graded/copying-precision.html")
+    assert copying.returncode == 0, copying.stderr
+    first = copying.stdout.splitlines()[0]
+    assert first.startswith(f"{ASSIGNMENT} has no by-hand part: only code compared. {len(SOLUTIONS)} students: ")
+    page = (where / "graded" / "copying-precision.html").read_text(encoding="utf-8")
+    assert 'id="code-pairs"' in page and 'id="copied-answers"' not in page and "Task 1.2" not in page

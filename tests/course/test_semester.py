@@ -1,9 +1,10 @@
 """A tutor's whole assignment cycle through a real exchange, in each order the README allows.
 
-Six students fetch the release and submit with nbgrader's own commands (each as their own user
+Eight students fetch the release and submit with nbgrader's own commands (each as their own user
 name, from a folder of their own): on time, a known mistake (and Task 1.2 by hand with one, whose
 nDCG follows through), late with an extension, a double submission whose second one is late, the
-release unchanged, a syntax error; a seventh is on the roster and never submits. The tutor
+release unchanged, a syntax error, a classmate's Task 1.2 numbers (issue 33.2), another id typed
+into STUDENT_ID on a laptop (33.3); a ninth is on the roster and never submits. The tutor
 collects, sets the due date, grades on either path (``python -m autograder grade`` or ``nbgrader
 autograde``) or both, gives manual marks (a test's points restored, a by-hand step's point taken
 back) with a comment, re-grades one student, releases feedback (with or without
@@ -12,195 +13,61 @@ the same final score in the gradebook, ``nbgrader export``, the Moodle file and 
 fetches, and where the batch command ran after the mark, in its table, ``results.json``,
 ``grades.csv`` and every figure of the class report (statistics, histogram, roster); the student who
 never submitted is in all of them as ``missing`` with 0. Expected scores come from the catalogue's
-declared groups and nbgrader's rules (penalty ``zero``), written out below. The browser part is in
+declared groups and nbgrader's rules (penalty ``zero``), written out in tests/semester_run.py. The
+copy and the typed id are flagged in every output the order wrote. Apart from the orders, the same
+hand-in meets a salt change (33.8): refused, forced, released (the stale exchange named with its
+command) and graded on both paths against the lists the notebooks showed. The browser part is in
 tests/e2e/test_formgrader.py.
 """
 
 from __future__ import annotations
 
-import copy
 import csv
-import os
+import re
+import shlex
 import shutil
-import subprocess
-import sys
-import time
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import graded_outputs
 import nbformat
 import pytest
-from byhand_answers import BY_HAND_POINTS, answer_by_hand
 from nbgrader.api import Gradebook
 
-from autograder.course.byhand import published_variant
-from autograder.course.example_notebooks import fill_solutions
-from autograder.course.nbgrader import tool_environment
-from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg.byhand.cells import DERIVATION_ID, earlier_salts
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
-from autograder.exercises.ndcg.byhand.marking import STEPS
+from autograder.exercises.ndcg.byhand.marking import OTHER_LIST
+from autograder.exercises.ndcg.byhand.notebook import published_variant
 from autograder.exercises.ndcg.byhand.steps import every_steps
-from autograder.exercises.ndcg.catalogue import CATALOGUE
 
-from grading_run import CORRECT_DCG, CORRECT_NDCG, grade, results, whole_course
+from grading_run import results
+from semester_run import (
+    ABSENT,
+    BY_HAND,
+    BY_HAND_WAY,
+    COMMENT,
+    COPIER,
+    COURSE_ID,
+    EXPECTED_FINAL,
+    EXPECTED_RAW,
+    EXPORTED,
+    FULL,
+    LAPTOP,
+    MARKED,
+    ORDERS,
+    POINTS,
+    POOL,
+    SALT,
+    STEP_POINTS,
+    TAKEN_BACK,
+    TYPED,
+    Semester,
+    autograder,
+)
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="grading needs bubblewrap here"),
 ]
-
-COURSE_ID = "ir-ranking-evaluation"
-NBGRADER = Path(sys.executable).parent / "nbgrader"
-POINTS = {group.grade_id: group.points for group in EXERCISE.groups}
-FULL = EXERCISE.max_score
-LN_DCG = CORRECT_DCG.replace("math.log2(i + 2)", "math.log(i + 2)")
-SYNTAX_ERROR_DCG = "def dcg(rels, k)\n    return 0"  # no colon
-LN_LOSES = next(item for item in CATALOGUE if item.id == "log-base").loses
-MARKED = "test_dcg_discount"  # bob's tutor gives its full points by hand
-assert MARKED in LN_LOSES
-COMMENT = "Right idea; the discount needs log base 2."
-STEP_POINTS = {step.grade_id: step.points for step in STEPS}
-#: bob works Task 1.2 with the gain 2^rel - 1: DCG and iDCG wrong, nDCG his own DCG / iDCG (follow-through),
-#: which is not his list's nDCG (a natural log would cancel in the ratio); his tutor takes that step's point
-#: back by hand (0 of 1).
-BY_HAND_WAY = {"bob": "gain 2^rel - 1"}
-TAKEN_BACK = "byhand_ndcg"
-#: On the gradebook's roster, never submits: every output lists her as missing with 0.
-ABSENT = "gwen"
-
-#: What each student submits: (dcg, ndcg) or None for the release unchanged; the late ones after the due date.
-ON_TIME = {
-    "ada": (CORRECT_DCG, CORRECT_NDCG),
-    "bob": (LN_DCG, CORRECT_NDCG),
-    "dave": (LN_DCG, CORRECT_NDCG),  # his first submission; the second one, late, is correct
-    "erin": None,
-    "finn": (SYNTAX_ERROR_DCG, CORRECT_NDCG),
-}
-LATE = {"carol": (CORRECT_DCG, CORRECT_NDCG), "dave": (CORRECT_DCG, CORRECT_NDCG)}
-#: nbgrader's "zero" penalty takes a late submission's whole score; carol's extension covers her lateness.
-EXPECTED_RAW = {
-    "ada": FULL,
-    # the mark restores the discount test; the by-hand gain costs DCG and iDCG, the tutor the nDCG step
-    "bob": FULL - sum(POINTS[g] for g in LN_LOSES) + POINTS[MARKED]
-    - STEP_POINTS["byhand_dcg"] - STEP_POINTS["byhand_idcg"] - STEP_POINTS[TAKEN_BACK],
-    "carol": FULL,
-    "dave": FULL,
-    "erin": 0.0,  # not attempted
-    "finn": BY_HAND_POINTS,  # no code runs (`dcg` is not defined); Task 1.2 is read, not run, and right
-}
-EXPECTED_FINAL = {**EXPECTED_RAW, "dave": 0.0}
-#: Every student of the roster, as nbgrader's export and the LMS files list them.
-EXPORTED = {**EXPECTED_FINAL, ABSENT: 0.0}
-
-ORDERS = {
-    "batch": ("grade", "mark", "grade --student dave", "release", "fetch", "export"),
-    "nbgrader": ("autograde", "mark", "generate", "autograde --student dave", "release", "fetch", "export"),
-    "batch then nbgrader": ("grade", "autograde", "mark", "grade --student dave", "generate", "release", "fetch",
-                            "export"),
-    "nbgrader then batch, mark after generate": ("autograde", "grade", "generate", "mark", "release", "fetch",
-                                                  "export"),
-}
-
-
-def _run(cwd: Path, *args: str, user: str | None = None, home: Path | None = None) -> subprocess.CompletedProcess:
-    env = tool_environment()
-    if user is not None:  # nbgrader names a submission by the login name
-        env.update(USER=user, LOGNAME=user, HOME=str(home))
-    done = subprocess.run([str(NBGRADER), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, (args, done.stdout[-2000:], done.stderr[-3000:])
-    return done
-
-
-class Semester:
-    """The course, the exchange and the students' folders of one run."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.root = tmp
-        self.course = whole_course(tmp / "course")
-        self.exchange = tmp / "exchange"
-        self.exchange.mkdir()
-        os.chmod(self.exchange, 0o777)  # as nbgrader's docs ask of a shared exchange
-        self.homes = tmp / "homes"
-        self.extension = None
-        self.due: datetime | None = None
-        self.graded_summary = ""  # what the last `python -m autograder grade` printed
-
-    def copied_to(self, tmp: Path) -> Semester:
-        """This semester as it stands, in ``tmp``: course, exchange and homes copied (none holds its folder's path)."""
-        shutil.copytree(self.root, tmp, symlinks=True, dirs_exist_ok=True)
-        run = copy.copy(self)
-        run.root, run.course, run.exchange, run.homes = tmp, tmp / "course", tmp / "exchange", tmp / "homes"
-        return run
-
-    def tutor(self, *args: str) -> subprocess.CompletedProcess:
-        return _run(self.course, *args, f"--Exchange.root={self.exchange}")
-
-    def student(self, name: str, *args: str) -> subprocess.CompletedProcess:
-        home = self.homes / name
-        home.mkdir(parents=True, exist_ok=True)
-        # one account runs every student here: nbgrader takes the id from CourseDirectory.student_id
-        return _run(home, *args, f"--Exchange.root={self.exchange}", f"--CourseDirectory.course_id={COURSE_ID}",
-                    f"--CourseDirectory.student_id={name}", user=name, home=home)
-
-    def submit(self, name: str, answer: tuple[str, str] | None) -> None:
-        if not (self.homes / name / "ndcg").is_dir():
-            self.student(name, "fetch_assignment", "ndcg")
-        path = self.homes / name / "ndcg" / "ndcg.ipynb"
-        release = nbformat.read(self.course / "release" / "ndcg" / "ndcg.ipynb", as_version=4)
-        notebook = release if answer is None else answer_by_hand(
-            fill_solutions(release, {"dcg": answer[0], "ndcg": answer[1]}), name, BY_HAND_WAY.get(name, "right"))
-        nbformat.write(notebook, path)
-        self.student(name, "submit", "ndcg")
-
-    def setup(self) -> None:
-        with open(self.course / "nbgrader_config.py", "a", encoding="utf-8") as config:
-            config.write('\nc.LateSubmissionPlugin.penalty_method = "zero"\n')
-        self.tutor("generate_assignment", "ndcg", "--force")
-        self.tutor("db", "student", "add", ABSENT, "--first-name=Gwen", "--last-name=Green")
-        self.tutor("release_assignment", "ndcg", "--force")
-        for name, answer in ON_TIME.items():
-            self.submit(name, answer)
-        time.sleep(1.1)
-        self.due = datetime.now(UTC).replace(tzinfo=None)
-        time.sleep(1.1)
-        for name, answer in LATE.items():
-            self.submit(name, answer)
-        carol_due = self.due + timedelta(days=1)
-        with open(self.course / "nbgrader_config.py", "a", encoding="utf-8") as config:
-            config.write(f'c.CourseLatePenalties.extensions = {{"ndcg": {{"carol": "{carol_due:%Y-%m-%d %H:%M:%S} UTC"}}}}\n')
-        self.tutor("db", "assignment", "add", "ndcg", f"--duedate={self.due:%Y-%m-%d %H:%M:%S.%f} UTC")
-        self.tutor("collect", "ndcg")
-
-    def mark(self) -> None:
-        """What formgrader's manual grading stores (the browser does it in tests/e2e/test_formgrader.py)."""
-        with Gradebook(f"sqlite:///{self.course / 'gradebook.db'}") as gradebook:
-            gradebook.find_grade(MARKED, "ndcg", "ndcg", "bob").manual_score = POINTS[MARKED]
-            gradebook.find_grade(TAKEN_BACK, "ndcg", "ndcg", "bob").manual_score = 0.0
-            gradebook.find_comment("dcg", "ndcg", "ndcg", "bob").manual_comment = COMMENT
-            gradebook.db.commit()
-
-    def step(self, step: str) -> None:
-        if step == "mark":
-            self.mark()
-        elif step.startswith("grade"):
-            done = grade(self.course, "--timeout", "5", *step.split()[1:])
-            assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-            self.graded_summary = done.stdout
-        elif step.startswith("autograde"):
-            self.tutor("autograde", "ndcg", "--force", "--SandboxedExecute.timeout=5", *step.split()[1:])
-        elif step == "generate":
-            self.tutor("generate_feedback", "ndcg", "--force")
-        elif step == "release":
-            self.tutor("release_feedback", "ndcg")
-        elif step == "fetch":
-            for name in {**ON_TIME, **LATE}:
-                self.student(name, "fetch_feedback", "ndcg")
-        elif step == "export":
-            self.tutor("export", "--to=export.csv")
-            self.tutor("export", "--exporter=autograder.course.lms_export.MoodleExportPlugin", "--to=moodle.csv")
-        else:
-            raise ValueError(step)
 
 
 @pytest.fixture(scope="module")
@@ -241,13 +108,11 @@ def test_the_lms_file_holds_the_final_scores(semester):
 def test_each_student_fetches_one_current_page(semester):
     run, _ = semester
     for name, final in EXPECTED_FINAL.items():
-        pages = sorted((run.homes / name / "ndcg" / "feedback").rglob("ndcg.html"))
-        assert pages, f"{name} fetched no feedback"
-        text = pages[-1].read_text(encoding="utf-8")
+        text = run.page(name).read_text(encoding="utf-8")
         assert "The definition used for grading" in text, name
         assert f'id="final-score">{final:g} / {FULL:g}</strong>' in text, name
         assert ("From your tutor" in text) == (name == "bob"), name
-    pages = {name: sorted((run.homes / name / "ndcg" / "feedback").rglob("ndcg.html"))[-1].read_text(encoding="utf-8")
+    pages = {name: run.page(name).read_text(encoding="utf-8")
              for name in ("bob", "carol", "dave", "erin", "finn")}
     assert COMMENT in pages["bob"] and "What went wrong" in pages["bob"]
     assert "(extension" in pages["carol"] and "on time" in pages["carol"]
@@ -319,8 +184,7 @@ def test_a_rostered_student_who_never_submitted_is_listed_missing_with_0(semeste
 def test_a_follow_through_row_says_what_it_is_and_the_tutors_mark_wins(semester):
     """Issue 33.5: bob's nDCG step is his own DCG / iDCG, not his list's nDCG; his tutor gave it 0."""
     run, _ = semester
-    page = sorted((run.homes / "bob" / "ndcg" / "feedback").rglob("ndcg.html"))[-1]
-    soup = graded_outputs.soup(page)
+    soup = graded_outputs.soup(run.page("bob"))
     (row,) = [tr for tr in soup.find(id="tests").find_all("tr") if "your own DCG / iDCG counts" in tr.get_text()]
     result, points, details = (td.get_text(" ", strip=True) for td in row.find_all("td")[1:])
     assert result == "failed (your tutor)" and "passed" not in result
@@ -331,3 +195,135 @@ def test_a_follow_through_row_says_what_it_is_and_the_tutors_mark_wins(semester)
     assert (f"consistent with your own DCG and iDCG ({round(theirs.dcg, 2):g} / {round(theirs.idcg, 2):g}); "
             f"the value for your list is {right.ndcg:.4f}") in details
     assert ": right" not in details
+
+
+def _words(page: Path) -> str:
+    """The text of a page as a reader sees it (entities decoded, line breaks as spaces)."""
+    return " ".join(graded_outputs.soup(page).get_text(" ").split())
+
+
+def _by_hand_points(course: Path, name: str) -> dict[str, float]:
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        return {grade_id: gradebook.find_grade(grade_id, "ndcg", "ndcg", name).score for grade_id in STEP_POINTS}
+
+
+def _pages(run: Semester, order: tuple[str, ...], name: str) -> list[Path]:
+    """Every page of ``name`` the order wrote: the one fetched, nbgrader's own, the batch command's."""
+    return ([run.page(name)] + [run.course / "feedback" / name / "ndcg" / "ndcg.html"] * ("generate" in order)
+            + [run.course / "graded" / "feedback" / name / "ndcg.html"] * any(s.startswith("grade") for s in order))
+
+
+def test_copied_answers_earn_no_follow_through_and_every_output_names_the_classmate(semester):
+    """Issue 33.2: COPIER handed in ada's Task 1.2 numbers (ada's grades, another order) on whichever path graded."""
+    run, order = semester
+    # ada's ideal ranking and iDCG are COPIER's too; ada's DCG is not, and the division of it is no follow-through
+    assert _by_hand_points(run.course, COPIER) == {**STEP_POINTS, "byhand_dcg": 0.0, "byhand_ndcg": 0.0}
+    for page in _pages(run, order, COPIER):
+        assert OTHER_LIST in _words(page), page
+    assert OTHER_LIST not in _words(run.page("ada")) and OTHER_LIST not in _words(run.page("bob"))
+    if not any(step.startswith("grade") for step in order):
+        return
+    found = results(run.course)
+    assert {name: s["copied_from"] for name, s in found.items()} == {name: None for name in EXPORTED} | {
+        COPIER: "ada"}
+    flagged = graded_outputs.needs_a_look(run.course / "graded")
+    assert any("ada" in entry for entry in flagged[COPIER]) and "ada" not in flagged
+    lines = [line for table in run.tables for line in table.splitlines() if line.startswith(f"{COPIER} ")]
+    assert lines and all("needs a look" in line and "fit the list of ada" in line for line in lines)
+
+
+def test_a_laptop_s_typed_id_is_marked_on_the_submitter_s_list_and_flagged(semester):
+    """Issue 33.3: LAPTOP's STUDENT_ID is TYPED, whose list they worked out right: marked on LAPTOP's own list."""
+    run, order = semester
+    # right on TYPED's list, none of it LAPTOP's (byhand_answers.stranger_of): every step 0
+    assert _by_hand_points(run.course, LAPTOP) == dict.fromkeys(STEP_POINTS, 0.0)
+    said = (f"Your notebook's STUDENT_ID is {TYPED!r}, but you handed it in as {LAPTOP!r}: the notebook showed the "
+            f"list of {TYPED!r}")
+    for page in _pages(run, order, LAPTOP):
+        assert said in _words(page), page
+    assert "STUDENT_ID is" not in _words(run.page("ada"))
+    if not any(step.startswith("grade") for step in order):
+        return
+    found = results(run.course)
+    assert [name for name, s in found.items() if s["needs_a_look"]] == [LAPTOP]
+    (reason,) = found[LAPTOP]["needs_a_look"]
+    assert repr(TYPED) in reason and repr(LAPTOP) in reason
+    flagged = graded_outputs.needs_a_look(run.course / "graded")
+    assert any(repr(TYPED) in entry for entry in flagged[LAPTOP])
+
+
+def _sharing_a_list(salt: str, pool: str) -> tuple[str, str]:
+    """Two ids the derivation gives one list under ``salt``: a salt chosen for a roster with both must change."""
+    seen: dict[tuple[int, ...], str] = {}
+    for n in range(20_000):
+        rels = student_list(f"p{n}", salt, pool)
+        if rels in seen:
+            return seen[rels], f"p{n}"
+        seen[rels] = f"p{n}"
+    raise AssertionError("no two of 20,000 ids share a list: the pool changed shape")
+
+
+@pytest.fixture(scope="module")
+def salt_changed(set_up, tmp_path_factory):
+    """Issue 33.8: after the hand-in the tutor chooses a salt for a roster (refused, then forced), releases, grades.
+
+    Both grading paths grade the notebooks handed in before the change: nbgrader's autograde (its
+    by-hand points read from the gradebook), then the batch command (its ``results.json``).
+    """
+    run = set_up.copied_to(tmp_path_factory.mktemp("salt-changed"))
+    with open(run.course / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write(f"c.Exchange.root = {str(run.exchange)!r}\n")  # what the release compares with
+    roster = run.root / "roster.csv"
+    roster.write_text("student_id\n" + "\n".join([*EXPORTED, *_sharing_a_list(SALT, POOL)]) + "\n", encoding="utf-8")
+    choose = ("variants", "--roster", str(roster), "--out", str(run.root / "paper"), "--choose-salt")
+    said = {"refused": autograder(run.course, *choose)}
+    said["refused salt"] = published_variant(nbformat.read(run.course / "source" / "ndcg" / "ndcg.ipynb",
+                                                           as_version=4))[0]
+    said["forced"] = autograder(run.course, *choose, "--force")
+    said["release"] = autograder(run.course, "release", "--allow-readable-course")
+    run.tutor("autograde", "ndcg", "--force", "--SandboxedExecute.timeout=5")
+    nbgrader = {name: sum(_by_hand_points(run.course, name).values()) for name in BY_HAND}
+    said["grade"] = autograder(run.course, "grade", "--timeout", "5")
+    return run, said, nbgrader
+
+
+def test_a_salt_change_after_the_hand_in_is_refused_unless_forced(salt_changed):
+    run, said, _ = salt_changed
+    refused = said["refused"]
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr, refused.stderr[-2000:]
+    assert "the course already has submissions" in refused.stderr and "--force" in refused.stderr
+    assert said["refused salt"] == SALT  # nothing written
+    assert said["forced"].returncode == 0, said["forced"].stderr[-2000:]
+    released = nbformat.read(run.course / "release" / "ndcg" / "ndcg.ipynb", as_version=4)
+    salt, _ = published_variant(released)
+    derivation = next(c.source for c in released.cells if c.metadata.get("nbgrader", {}).get("grade_id")
+                      == DERIVATION_ID)
+    assert salt != SALT and earlier_salts(derivation) == (SALT,)
+
+
+def test_the_release_names_the_stale_exchange_and_the_one_command_that_updates_it(salt_changed):
+    run, said, _ = salt_changed
+    release = said["release"]
+    assert release.returncode == 0, release.stderr[-2000:]
+    assert "the exchange still hands students the earlier ndcg (ndcg.ipynb changed)" in release.stdout
+    command = re.search(r"run `(nbgrader [^`]+)`", release.stdout)
+    assert command and shlex.split(command.group(1)) == ["nbgrader", "release_assignment", "ndcg", "--force"]
+    assert "checksum" in release.stdout  # what autograde will then say, explained
+    run.tutor(*shlex.split(command.group(1))[1:])  # the command it names updates the exchange
+    outbound = run.exchange / COURSE_ID / "outbound" / "ndcg" / "ndcg.ipynb"
+    assert outbound.read_bytes() == (run.course / "release" / "ndcg" / "ndcg.ipynb").read_bytes()
+
+
+def test_notebooks_handed_in_before_keep_their_list_on_both_paths(salt_changed):
+    """A forced salt change: what was handed in is still marked against the list it showed (EARLIER_SALTS)."""
+    run, said, nbgrader = salt_changed
+    salt, pool = published_variant(nbformat.read(run.course / "release" / "ndcg" / "ndcg.ipynb", as_version=4))
+    moved = [name for name in BY_HAND if student_list(name, salt, pool) != student_list(name, SALT, POOL)]
+    assert moved  # the new salt gives them other lists: marked on those, their answers would be wrong
+    assert nbgrader == pytest.approx(BY_HAND)
+    assert said["grade"].returncode == 0, said["grade"].stderr[-2000:]
+    found = results(run.course)
+    by_hand = {name: sum(t["points"] for t in found[name]["tests"] if t["name"] in STEP_POINTS) for name in BY_HAND}
+    assert by_hand == pytest.approx(BY_HAND)
+    assert found["ada"]["tests"][0]["message"].startswith("Your notebook came from a release before")
+    assert found[COPIER]["copied_from"] == "ada" and found[LAPTOP]["needs_a_look"]

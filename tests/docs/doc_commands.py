@@ -79,6 +79,8 @@ NOT_RUN: dict[str, str] = {
     "nbgrader release_feedback": "names the command; `nbgrader release_feedback ndcg` is run",
     "nbgrader fetch_feedback": "names the command; `nbgrader fetch_feedback ndcg` is run",
     "nbgrader db student import": "names the command; `nbgrader db student import roster.csv` is run",
+    "make release ASSIGNMENT=<id>": "a synopsis (`<id>` stands for an exercise's id); tests/docs/test_make_assignment.py "
+    "runs make's ASSIGNMENT with real ids",
     "python -m ndcg_ref": "names the reference's command line (docs/reference.md), which needs TREC files",
 }
 

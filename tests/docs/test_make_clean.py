@@ -83,6 +83,21 @@ def test_every_target_runs_from_a_folder_with_a_space(tmp_path):
     ]
 
 
+def test_assignment_reaches_every_target_that_works_on_an_exercise(tmp_path):
+    """`make grade ASSIGNMENT=ap` grades ap, as sync and release work on it: none silently works on nDCG."""
+    course = _makefile_only(tmp_path / "course")
+    log = tmp_path / "ran.log"
+    programs = course / ".venv" / "bin"
+    programs.mkdir(parents=True)
+    (programs / "python").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\n')  # says how it was called
+    (programs / "python").chmod(0o755)
+    (course / ".venv" / ".installed").touch()
+    done = _make(course, "grade", "sync", "release", "ASSIGNMENT=ap", "SYSTEM_PACKAGES=no")
+    assert done.returncode == 0, done.stderr
+    assert log.read_text().splitlines() == [
+        f"-m autograder {command} --assignment ap" for command in ("grade", "sync", "release")]
+
+
 def test_only_dependency_files_reinstall_the_venv(tmp_path):
     """An edit of nbgrader_config.py (the exchange, a penalty) leaves the venv alone; a switch to PostgreSQL does not."""
     course = _makefile_only(tmp_path / "course")

@@ -7,11 +7,11 @@ from byhand_answers import LOST, answer_cell
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from autograder.course.byhand import POOL_FILE
 from autograder.exercises.ndcg.byhand.answers import Answers, read_answers
 from autograder.exercises.ndcg.byhand.cells import step_source
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import MAX_SCORE, STEPS, follows_through, mark, step_passes
+from autograder.exercises.ndcg.byhand.notebook import POOL_FILE
 from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, Steps, answer_matches, every_steps
 
 POOL = POOL_FILE.read_text(encoding="ascii").strip()

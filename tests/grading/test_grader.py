@@ -17,7 +17,7 @@ from byhand_answers import LOST
 from autograder.course.generated_cells import skipped_cell_ids
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.cases import GROUPS
-from autograder.grading import grade_batch
+from autograder.grading import SCHEMA_VERSION, grade_batch
 from autograder.sandbox import ResourceLimitsOnly, choose_sandbox
 
 from grading_run import (
@@ -216,6 +216,26 @@ def test_bad_arguments_get_a_clear_message(tmp_path, args, words):
     done = grade(course, *args)
     assert done.returncode == 2
     assert words in done.stderr and "Traceback" not in done.stderr
+
+
+def test_another_exercises_results_are_never_overwritten(tmp_path):
+    """Grading a second exercise into the first one's --out would replace its results.json, grades.csv, report."""
+    course = new_course(tmp_path / "course")
+    (course / "submitted" / "alice" / "ndcg").mkdir(parents=True)
+    shutil.copy(ROOT / "release" / "ndcg" / "ndcg.ipynb", course / "submitted" / "alice" / "ndcg")
+    (course / "graded").mkdir()
+    theirs = json.dumps({"schema_version": SCHEMA_VERSION, "assignment": "ap", "max_score": 5})[:-1] + ",\n"
+    (course / "graded" / "results.json").write_text(theirs + '"students": [\n]}\n')
+    kept = (course / "graded" / "results.json").read_bytes()
+    refused = grade(course)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "graded holds the results of ap; grade ndcg into a folder of its own: --out graded-ndcg" in refused.stderr
+    assert (course / "graded" / "results.json").read_bytes() == kept
+    assert not (course / "graded" / "grades.csv").exists()
+    done = grade(course, "--out", "graded-ndcg")  # the way the message names
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads((course / "graded-ndcg" / "results.json").read_text())["assignment"] == "ndcg"
+    assert "alice" in results(course, "graded-ndcg")
 
 
 def test_every_group_is_a_grade_cell_of_the_release():

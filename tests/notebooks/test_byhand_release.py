@@ -15,9 +15,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.byhand import published_variant
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg.byhand.derive import student_list
+from autograder.exercises.ndcg.byhand.notebook import published_variant
 
 from conftest import ROOT
 from other_users import reach_for

@@ -9,10 +9,12 @@ import nbformat
 import pytest
 
 import ndcg_ref
-from autograder.course.byhand import published_variant, release_variant
-from autograder.course.variants import read_roster, write_variants
+from autograder.byhand.exam import read_roster, write_variants
+from autograder.byhand.salt import release_variant
 from autograder.errors import CourseError, UsageError
+from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
+from autograder.exercises.ndcg.byhand.notebook import published_variant
 from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES
 
 from conftest import ROOT
@@ -22,12 +24,12 @@ from grading_run import whole_course
 def test_each_student_gets_their_own_list_and_the_key_every_value(tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("student_id,name\nada,Ada\n<img src=x onerror=alert(1)>,Mallory\n", encoding="utf-8")
-    summary = write_variants(ROOT, roster, tmp_path / "paper")
+    summary = write_variants(ROOT, NDCG, roster, tmp_path / "paper")
     assert summary.startswith("2 sheets")
     sheets = (tmp_path / "paper" / "sheets.html").read_text(encoding="utf-8")
     key = (tmp_path / "paper" / "key.html").read_text(encoding="utf-8")
     assert "<img src=x" not in sheets + key and html.escape("<img src=x onerror=alert(1)>") in sheets
-    salt, pool = release_variant(ROOT)
+    salt, pool = release_variant(ROOT, NDCG)
     ada = student_list("ada", salt, pool)
     assert "".join(f"<td>{rel}</td>" for rel in ada) in sheets.replace("\n", "")
     ada_key = key.split(f"ada: {list(ada)}, k = {CUTOFF}")[1].split("<h2")[0]
@@ -50,7 +52,7 @@ def test_choose_salt_separates_the_roster_and_writes_the_source(tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("\n".join(f"s{n:03d}" for n in range(200)), encoding="utf-8")
     before, _ = published_variant(nbformat.read(course / "source" / "ndcg" / "ndcg.ipynb", as_version=4))
-    summary = write_variants(course, roster, tmp_path / "paper", choose=True)
+    summary = write_variants(course, NDCG, roster, tmp_path / "paper", choose=True)
     salt, pool = published_variant(nbformat.read(course / "source" / "ndcg" / "ndcg.ipynb", as_version=4))
     assert f"salt {salt} written" in summary and salt != before
     assert len({student_list(f"s{n:03d}", salt, pool) for n in range(200)}) == 200
@@ -80,8 +82,8 @@ def test_choose_salt_is_refused_once_students_have_handed_in_unless_forced(tmp_p
     source = course / "source" / "ndcg" / "ndcg.ipynb"
     before = source.read_bytes()
     with pytest.raises(CourseError, match=r"already has submissions \(1 in submitted/\).*--force"):
-        write_variants(course, roster, tmp_path / "paper", choose=True)
+        write_variants(course, NDCG, roster, tmp_path / "paper", choose=True)
     assert source.read_bytes() == before  # nothing written
-    summary = write_variants(course, roster, tmp_path / "paper", choose=True, force=True)
+    summary = write_variants(course, NDCG, roster, tmp_path / "paper", choose=True, force=True)
     salt, _ = published_variant(nbformat.read(source, as_version=4))
     assert f"the salt {salt} already gives every student a list of their own: kept" in summary  # nothing to change

@@ -13,9 +13,10 @@ from byhand_answers import answer_cell
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from nbformat.v4 import new_markdown_cell, new_output
 
-from autograder.course.byhand import release_variant
+from autograder.byhand.salt import release_variant
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, DERIVATION_ID, TASK_ID
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.steps import every_steps
@@ -46,7 +47,7 @@ def _hostile(release: nbformat.NotebookNode, answers: str) -> nbformat.NotebookN
 def test_the_batch_stores_hostile_by_hand_cells_inert_and_grades_them_as_usual(tmp_path):
     course = whole_course(tmp_path / "course")
     release = nbformat.read(course / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
-    rels = student_list("mallory", *release_variant(course))
+    rels = student_list("mallory", *release_variant(course, NDCG))
     target = add_student(course, "mallory", by_hand=None)  # the right code; the hostile cells below
     code = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nbformat.read(target, as_version=4).cells
             if c.metadata.get("nbgrader", {}).get("solution")}

@@ -17,10 +17,11 @@ import nbformat
 import pytest
 from byhand_answers import gradebook_scores, own_answers, submit_by_hand
 
-from autograder.course.byhand import release_variant
-from autograder.course.copying import write_report
+from autograder.byhand.copied import write_report
+from autograder.byhand.salt import release_variant
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.answers import read_answers
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import MAX_SCORE, STEPS, mark
@@ -71,7 +72,7 @@ def both(tmp_path_factory):
 
 def _expected(course, cells: dict[str, str]) -> dict:
     """Each student's by-hand steps as the kit marks their answer cell, against ``ndcg_ref``'s values."""
-    salt, pool = release_variant(course)
+    salt, pool = release_variant(course, NDCG)
     return {student: mark(student, read_answers(cell), student_list(student, salt, pool), CUTOFF)
             for student, cell in cells.items()}
 
@@ -98,6 +99,6 @@ def test_each_bomb_costs_only_its_by_hand_steps_on_both_paths(both):
 def test_the_copying_report_reads_the_class_and_names_the_refused_answers(both):
     courses, _, _, _ = both
     course = courses["batch"]
-    summary = write_report(course, course / "submitted", course / "graded" / "copying.html", 0.8)
+    summary = write_report(course, NDCG, course / "submitted", course / "graded" / "copying.html", 0.8)
     assert summary.startswith(f"{1 + len(BOMBS)} students:"), summary
     assert "\n  sum7mb (Task 1.2 answers): the answer cell has 7,200,0" in summary, summary

@@ -22,8 +22,9 @@ from byhand_answers import answer_cell
 from hypothesis import HealthCheck, given, settings
 from nbformat.v4 import new_markdown_cell
 
-from autograder.course.byhand import release_variant
-from autograder.course.copying import gather
+from autograder.byhand.copied import gather
+from autograder.byhand.salt import release_variant
+from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.steps import every_steps
 
@@ -56,7 +57,7 @@ def _deep(depth: int) -> dict:
 
 def test_every_copier_is_paired_with_ada_and_every_student_left_out_is_named(tmp_path):
     course = new_course(tmp_path / "course")
-    salt, pool = release_variant(course)
+    salt, pool = release_variant(course, NDCG)
     ada_numbers = answer_cell(every_steps(student_list("ada", salt, pool), CUTOFF)["right"])
     add_student(course, "ada", ADA_DCG, ADA_NDCG)
     add_student(course, "gus", *CORRECT_SOLUTIONS["recursion"])  # honest, his own code
@@ -166,7 +167,7 @@ def test_any_notebook_bytes_are_compared_or_named_never_an_error(tmp_path, data)
         new_course(course)
         add_student(course, "ada", ADA_DCG, ADA_NDCG)
     add_raw(course, "zed", data)
-    found = gather(course, course / "submitted")
+    found = gather(course, NDCG, course / "submitted")
     # nobody here was graded: each compared student is named for that alone ("compiled code": spelling only)
     left_out = {row.student_id: row for row in found.not_compared if row.part != "compiled code"}
     assert "ada" in found.code and "ada" not in left_out

@@ -5,7 +5,7 @@ mistake) and whose answers are, in two or more of DCG@k, iDCG@k and nDCG@k, the 
 *another* student's list, DCG@k among them, fits that student's list (iDCG@k depends only on the
 grades, not their order, so many lists share it; one matching number can be chance, two are not).
 The grader withholds follow-through for such answers (:mod:`.marking`) and the copying report lists
-them (:mod:`autograder.course.copying`): one rule, here.
+them (:mod:`autograder.byhand.copied`): one rule, here.
 
 The class's right values are computed once per class and process (:func:`class_lists`) and looked
 up by DCG@k (a sorted array, :mod:`bisect`), so checking every student of a class of 1,000 costs

@@ -17,6 +17,7 @@ from .answers import read_answers
 from .cells import ANSWERS_ID, DERIVATION_ID, STUDENT_CELL_ID, earlier_salts, published
 from .classmates import class_lists
 from .derive import CUTOFF
+from .hook import BY_HAND
 from .marking import MAX_SCORE, STEPS, mark
 from .notebook import sync_by_hand
 from .pool import list_for
@@ -111,4 +112,6 @@ ANSWERED = AnsweredPart(
     mark=mark_answers,
     # its cells in the source notebook, written by `sync` and `release` before the test cells
     sync=sync_by_hand,
+    # its salt, lists, paper sheets and copied answers, for the course's by-hand feature
+    by_hand=BY_HAND,
 )

@@ -1,6 +1,7 @@
 """``python -m autograder copying``: the copying report's evidence, gathered from ``submitted/``.
 
-By hand (Task 1.2): a student whose numbers no single way of working out their own list gives
+By hand (an exercise's by-hand part, e.g. nDCG's Task 1.2, reached through its hook
+:class:`~..grading.ByHand`): a student whose numbers no single way of working out their own list gives
 (right, or one common mistake) and whose answers are, in two or more of DCG@k, iDCG@k and nDCG@k,
 the values of *another* student's list, DCG@k among them, is listed with whose list it is (iDCG@k
 depends only on the grades, not their order, so many lists share it). One matching number can be chance (hundreds of
@@ -28,14 +29,10 @@ from pathlib import Path
 import numpy as np
 from copydetect import CodeFingerprint, compare_files
 
-from ..exercises import exercise_for
-from ..exercises.ndcg.byhand.answers import NAMES, Answers, read_answers
-from ..exercises.ndcg.byhand.cells import ANSWERS_ID
-from ..exercises.ndcg.byhand.classmates import NUMBERS, class_lists, other_lists
-from ..exercises.ndcg.byhand.derive import CUTOFF
-from ..exercises.ndcg.byhand.pool import list_for
-from ..exercises.ndcg.byhand.steps import every_steps
-from ..grading import student_folders
+from ..course.feedback_page import NoGraderResult, read_stored_result
+from ..course.generated_cells import skipped_cell_ids
+from ..course.roster import course_roster
+from ..grading import ByHand, Exercise, student_folders
 from ..grading.compiled import code_digest
 from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES, check_folder
 from ..grading.notebook import (
@@ -49,31 +46,13 @@ from ..grading.notebook import (
     student_code,
 )
 from ..grading.student_ids import check_ids
-from ..output.copying import CodePair, CopiedAnswers, NotCompared, write_copying_report
 from ..output.safe_text import printable
-from .byhand import release_variant
+from .copied_page import CodePair, NotCompared, write_copying_report
 from .executed_code import executed_code
-from .feedback_page import NoGraderResult, read_stored_result
-from .generated_cells import skipped_cell_ids
-from .roster import course_roster
+from .salt import release_variant
 
 #: copydetect's defaults: matches shorter than NOISE tokens are ignored, longer than GUARANTEE always found.
 NOISE, GUARANTEE = 25, 30
-
-
-
-def copied_answers(answers: Mapping[str, Answers], salt: str, pool: str) -> list[CopiedAnswers]:
-    """Students whose by-hand answers are another student's values and not their own (the grader's rule:
-    :mod:`..exercises.ndcg.byhand.classmates`)."""
-    lists = class_lists(frozenset(answers), salt, pool)
-    found = []
-    for student, theirs in answers.items():
-        own = list(every_steps(list_for(student, salt, pool), CUTOFF).values())
-        for other in other_lists(student, theirs, own, lists):
-            ideal_too = theirs.ideal is not None and theirs.ideal != own[0].ideal and theirs.ideal == other.values.ideal
-            named = ([NAMES["ideal"]] if ideal_too else []) + [NAMES[s] for s in other.steps]
-            found.append(CopiedAnswers(student, other.source_id, tuple(named)))
-    return found
 
 
 def code_pairs(code: Mapping[str, str], stub: str, threshold: float) -> tuple[list[CodePair], list[str]]:
@@ -112,13 +91,18 @@ def compared_code(code: str, compiled: tuple[str, ...] = ()) -> str:
 SPELLING_ONLY = "only the spelling of the code was compared"
 
 
-def compiled_texts(root: Path, student: str, cells: list[str]) -> tuple[tuple[str, ...], str | None]:
+def _by_hand(exercise: Exercise) -> ByHand | None:
+    """The exercise's by-hand hook (None: it has no by-hand part)."""
+    return exercise.answered.by_hand if exercise.answered is not None else None
+
+
+def compiled_texts(root: Path, exercise: Exercise, student: str, cells: list[str],
+                   ) -> tuple[tuple[str, ...], str | None]:
     """What the student's code compiled when the grader last ran it, and why (some of) it is not compared.
 
     Read from the grader's result beside the autograded notebook (both grading paths write it), as
     untrusted data (types and bounds checked again); used only when that run was of ``cells``.
     """
-    exercise = exercise_for("ndcg")
     try:
         graded = read_stored_result(root / "autograded" / student / exercise.assignment, exercise.notebook).result
     except NoGraderResult:
@@ -134,9 +118,10 @@ def compiled_texts(root: Path, student: str, cells: list[str]) -> tuple[tuple[st
     return record.texts, None
 
 
-def _submission(root: Path, submitted: Path, student: str, skip: frozenset[str], course_files: frozenset[FileId],
-                ) -> tuple[Answers | None, str, str | None]:
-    """The by-hand answers (None: no answer cell), the code of the notebook the grader grades, a note on its record.
+def _submission(root: Path, exercise: Exercise, submitted: Path, student: str, skip: frozenset[str],
+                course_files: frozenset[FileId]) -> tuple[str | None, str, str | None]:
+    """The by-hand answer cell (None: none, or no by-hand part), the code of the notebook the grader grades,
+    a note on its record.
 
     The file is chosen by the grader's own rule (:func:`~..grading.notebook.read_notebook`: the
     expected name, or the one other notebook there, ``ndcg-Copy1.ipynb``) and read as JSON as the
@@ -147,46 +132,41 @@ def _submission(root: Path, submitted: Path, student: str, skip: frozenset[str],
     SubmissionProblem
         When the grader could not grade that folder either; the message says why.
     """
-    exercise = exercise_for("ndcg")
     # a folder the grader refuses for its size is not read here either (the default limits: the report has none)
     check_folder(submitted / student / exercise.assignment, max_files=DEFAULT_MAX_FOLDER_FILES,
                  max_bytes=DEFAULT_MAX_FOLDER_BYTES, notebook=exercise.notebook)
     file = read_notebook(submitted, student, exercise.assignment, exercise.notebook,
                          max_bytes=DEFAULT_MAX_NOTEBOOK_BYTES, course_files=course_files)
     cells = student_code(file, skip)
-    compiled, note = compiled_texts(root, student, cells)
+    compiled, note = compiled_texts(root, exercise, student, cells)
     code = compared_code("\n\n".join(cells), compiled)
-    cell = cell_sources(file, frozenset({ANSWERS_ID})).get(ANSWERS_ID)
-    return (read_answers(cell) if cell is not None else None), code, note
+    hook = _by_hand(exercise)
+    cell = None if hook is None else cell_sources(file, frozenset({hook.answers_id})).get(hook.answers_id)
+    return cell, code, note
 
 
 @dataclass(frozen=True)
 class Gathered:
     """What the report compares, and every student it leaves out of a comparison, with why."""
 
-    answers: dict[str, Answers]
+    #: The answer cells of the students whose by-hand answers are compared, by id.
+    answers: dict[str, str]
     code: dict[str, str]
     stub: str
     not_compared: list[NotCompared]
     students: int
 
 
-def _unanswered(answers: Answers | None) -> str | None:
-    """Why a student's by-hand numbers cannot be compared (None: some number was read)."""
-    if answers is None:
-        return "no answer cell"
-    if any(answers.number(step) is not None for step in NUMBERS):
-        return None
-    return "; ".join(answers.problems.values()) or "not answered"
+def gather(root: Path, exercise: Exercise, submitted: Path) -> Gathered:
+    """The by-hand answer cells and the code cells of every student in ``submitted``, and the release's stub code.
 
-
-def gather(root: Path, submitted: Path) -> Gathered:
-    """The by-hand answers and the code cells of every student in ``submitted``, and the release's stub code."""
-    exercise = exercise_for("ndcg")
+    An exercise without a by-hand part (:class:`~..grading.ByHand`) has its code compared only.
+    """
+    hook = _by_hand(exercise)
     release = root / "release" / exercise.assignment / exercise.notebook
     skip = skipped_cell_ids(exercise, release)
     stub = compared_code("\n\n".join(release_code(release, skip) or ()))
-    answers: dict[str, Answers] = {}
+    answers: dict[str, str] = {}
     code: dict[str, str] = {}
     students = student_folders(submitted)
     # the grader's id rule (its roster too): a refused folder is not read, and is named as the grader shows it
@@ -195,7 +175,8 @@ def gather(root: Path, submitted: Path) -> Gathered:
     course_files = file_ids([root / "source", root / "release"])  # as the grader refuses a hard link to them
     for student in ids.accepted:
         try:
-            theirs, code[student], note = _submission(root, submitted, student, skip, course_files)
+            cell, code[student], note = _submission(root, exercise, submitted, student, skip, course_files)
+            reason = None if hook is None else hook.unanswered(cell)
         except SubmissionProblem as problem:
             left_out.append(NotCompared(student, "everything", problem.message))
             continue
@@ -204,25 +185,32 @@ def gather(root: Path, submitted: Path) -> Gathered:
             continue
         if note is not None:
             left_out.append(NotCompared(student, "compiled code", note))
-        reason = _unanswered(theirs)
-        if reason is None and theirs is not None:
-            answers[student] = theirs
+        if hook is None:
+            continue
+        if reason is None and cell is not None:
+            answers[student] = cell
         else:
-            left_out.append(NotCompared(student, "Task 1.2 answers", reason or "not answered"))
+            left_out.append(NotCompared(student, f"{hook.task} answers", reason or "not answered"))
     return Gathered(answers, code, stub, left_out, len(students))
 
 
-def write_report(root: Path, submitted: Path, out: Path, threshold: float) -> str:
-    """Gather, compare and write the copying report to ``out``; return a summary naming who was left out."""
-    found = gather(root, submitted)
-    copied = copied_answers(found.answers, *release_variant(root)) if found.answers else []
+def write_report(root: Path, exercise: Exercise, submitted: Path, out: Path, threshold: float) -> str:
+    """Gather, compare and write the copying report to ``out``; return a summary naming who was left out.
+
+    For an exercise without a by-hand part the summary says in its first line that only code was compared.
+    """
+    found = gather(root, exercise, submitted)
+    hook = _by_hand(exercise)
+    copied = hook.copied(found.answers, *release_variant(root, exercise)) if hook and found.answers else []
     pairs, no_code = code_pairs(found.code, found.stub, threshold)
     left_out = found.not_compared + [
         NotCompared(student, "code", "no code of their own beyond the release's stub") for student in no_code]
     left_out.sort(key=lambda row: row.student_id)
-    write_copying_report(out, copied, pairs, threshold=threshold, students=found.students, not_compared=left_out)
+    write_copying_report(out, copied, pairs, threshold=threshold, students=found.students, not_compared=left_out,
+                         task=hook.task if hook else None)
     summary = (f"{found.students} students: {len(copied)} copied by-hand answers, {len(pairs)} similar code pairs; "
-               f"{out}")
+               f"{out}") if hook else (f"{exercise.assignment} has no by-hand part: only code compared. "
+                                       f"{found.students} students: {len(pairs)} similar code pairs; {out}")
     if left_out:  # a line each: a tutor reads them one by one
         # an id is safe by the grader's rule (a refused one is shown escaped); a reason may quote a file's name
         named = "".join(f"\n  {row.student_id} ({row.part}): {printable(row.reason)}" for row in left_out)

@@ -3,7 +3,7 @@
 Evidence, not a verdict: a by-hand answer that is another student's variant's value and not the
 student's own is something no similarity score shows (the lists differ, so honest answers differ);
 the code table is a similarity measure (winnowing fingerprints) that a tutor reads beside the code.
-The records come from :mod:`..course.copying`; this module only writes the page (autoescaping on).
+The records come from :mod:`.copied`; this module only writes the page (autoescaping on).
 """
 
 from __future__ import annotations
@@ -13,38 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..files import write_atomic
-from ..grading import StudentResult
-from .templating import render
+from ..grading import CopiedAnswers
+from ..output.templating import render
 
-#: The copying report's file in the grader's output folder (where ``python -m autograder copying`` writes it).
-REPORT_NAME = "copying.html"
-COMMAND = "python -m autograder copying"
-
-
-def copied_note(student: StudentResult) -> str:
-    """For the tutor: whose Task 1.2 list the student's answers fit, not their own; empty when none."""
-    if student.copied_from is None:
-        return ""
-    return f"needs a look: Task 1.2 answers fit the list of {student.copied_from}, not their own"
-
-
-def copying_note(out: Path) -> str:
-    """One line for the end of a grading run: where the copying report is, or the command that writes it."""
-    path = out / REPORT_NAME
-    if path.is_file():
-        return f"copying report: {path} (as of its last run; `{COMMAND}` updates it)"
-    return f"copying report: not written yet; `{COMMAND} --out {path}` writes it (code similarity, by-hand answers)"
-
-
-@dataclass(frozen=True)
-class CopiedAnswers:
-    """A student whose by-hand answers are another student's values, not their own."""
-
-    student_id: str
-    #: The student whose list gives these values.
-    source_id: str
-    #: The answer names that match (e.g. ``DCG_AT_K``), in step order.
-    steps: tuple[str, ...]
+__all__ = ["CodePair", "CopiedAnswers", "NotCompared", "write_copying_report"]
 
 
 @dataclass(frozen=True)
@@ -52,8 +24,9 @@ class NotCompared:
     """A student the report could not compare, in one part or in everything, and why."""
 
     student_id: str
-    #: "everything" (the notebook could not be read), "Task 1.2 answers", "code" or "compiled code" (no record
-    #: of what the code compiled when graded, or only part of it: see :func:`~..course.copying.compiled_texts`).
+    #: "everything" (the notebook could not be read), "Task 1.2 answers" (the by-hand part's name), "code" or
+    #: "compiled code" (no record of what the code compiled when graded, or only part of it: see
+    #: :func:`~.copied.compiled_texts`).
     part: str
     #: One line, e.g. "ndcg.ipynb is not valid JSON (...)" or "no answer cell".
     reason: str
@@ -75,7 +48,7 @@ class CodePair:
 
 
 def write_copying_report(path: Path, answers: list[CopiedAnswers], pairs: list[CodePair], *, threshold: float,
-                         students: int, not_compared: Sequence[NotCompared] = ()) -> Path:
+                         students: int, not_compared: Sequence[NotCompared] = (), task: str | None = None) -> Path:
     """Write the copying report to ``path`` and return it.
 
     Parameters
@@ -92,9 +65,11 @@ def write_copying_report(path: Path, answers: list[CopiedAnswers], pairs: list[C
         How many student folders there are.
     not_compared : list of NotCompared
         Every student left out of a comparison, with the part and the reason.
+    task : str or None
+        The by-hand part's name (e.g. "Task 1.2"); None: the exercise has none, and the page has no section for it.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     everything = sum(1 for row in not_compared if row.part == "everything")
     write_atomic(path, render("copying.html.j2", answers=answers, pairs=pairs, threshold=threshold, students=students,
-                              compared=students - everything, not_compared=not_compared))
+                              compared=students - everything, not_compared=not_compared, task=task))
     return path

@@ -1,9 +1,10 @@
 """``python -m autograder variants --roster roster.csv``: the paper exam's sheets and the tutors' key.
 
 The same generator as the notebook's derivation cell (and the release's salt, unless told another),
-so a written exam and the notebook give a student the same list. ``--choose-salt`` finds a salt that
-gives every student of the roster a list of their own and writes it into the source notebook (then
-``make release`` publishes it).
+so a written exam and the notebook give a student the same variant. ``--choose-salt`` finds a salt
+that gives every student of the roster a variant of their own and writes it into the source notebook
+(then ``make release`` publishes it). Any exercise whose answered part carries a by-hand hook
+(:class:`~..grading.ByHand`) has sheets; for one without, the command says so in one line.
 """
 
 from __future__ import annotations
@@ -12,20 +13,12 @@ import csv
 import secrets
 from pathlib import Path
 
+from ..course.config_file import course_config
+from ..course.offering import submissions_found
 from ..errors import CourseError, UsageError
-from ..exercises.ndcg.byhand.derive import CUTOFF
-from ..exercises.ndcg.byhand.pool import choose_salt, collisions, list_for
-from ..exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, every_steps
-from ..output.paper import Sheet, StepValues, write_paper
-from .byhand import POOL_FILE, release_variant, source_salt, write_salt
-from .config_file import course_config
-from .offering import submissions_found
-
-WORDING = (
-    "The ranked list below gives the graded relevance (0 = not relevant, 3 = highly relevant) of the documents "
-    "a search engine returned, rank 1 first. Compute by hand: the ideal ranking; DCG@k with gain rel_i and "
-    "discount log2(i + 1); iDCG@k; nDCG@k = DCG@k / iDCG@k. Give two decimals."
-)
+from ..grading import ByHand, Exercise
+from .paper import Sheet, StepValues, write_paper
+from .salt import by_hand, collisions, release_variant, source_salt, write_salt
 
 
 def read_roster(path: Path) -> list[str]:
@@ -56,50 +49,53 @@ def read_roster(path: Path) -> list[str]:
     return ids
 
 
-def sheet(student: str, salt: str, pool: str) -> Sheet:
-    """One student's sheet: their list, the right values and each common mistake's."""
-    rels = list_for(student, salt, pool)
-    steps = every_steps(rels, CUTOFF)
-    mistakes = {m.name: m.mistake for m in HAND_MISTAKES}
-    ways = tuple(StepValues(name, mistakes.get(name, ""), s.ideal, s.dcg, s.idcg, s.ndcg) for name, s in steps.items())
-    return Sheet(student, rels, CUTOFF, ways)
+def sheet(hook: ByHand, student: str, salt: str, pool: str) -> Sheet:
+    """One student's sheet: their variant, the right values and each common mistake's."""
+    rels = hook.variant(student, salt, pool)
+    ways = tuple(StepValues(way.name, way.mistake, way.sequence, *way.numbers) for way in hook.worked(rels))
+    return Sheet(student, rels, hook.cutoff, ways)
 
 
-def write_variants(root: Path, roster: Path, out: Path, *, choose: bool = False, force: bool = False) -> str:
-    """Write the sheets and the key for ``roster`` into ``out``; return a summary line.
+def write_variants(root: Path, exercise: Exercise, roster: Path, out: Path, *, choose: bool = False,
+                   force: bool = False) -> str:
+    """Write the sheets and the key of ``exercise`` for ``roster`` into ``out``; return a summary line.
 
     With ``choose``, first choose a salt that separates the roster and write it into the source notebook;
-    once the course has submissions only with ``force`` (a new salt gives every student another list).
+    once the course has submissions only with ``force`` (a new salt gives every student another variant).
 
     Raises
     ------
+    UsageError
+        When the exercise has no by-hand part (one line says so).
     CourseError
         With ``choose`` and without ``force``, when the course already has submissions.
     """
+    hook = by_hand(exercise)
     students = read_roster(roster)
-    pool = POOL_FILE.read_text(encoding="ascii").strip()
+    pool = hook.pool()
     found = submissions_found(root) if choose else []
     if found and not force:
         raise CourseError(
             f"the course already has submissions ({', '.join(found)}): a new salt gives every student another "
-            "Task 1.2 list, and the answers handed in for the old one would be marked wrong. Keep the salt; "
+            f"{hook.task} list, and the answers handed in for the old one would be marked wrong. Keep the salt; "
             "to change it anyway, add --force (a notebook fetched before the change is then still marked "
             "against the list it showed)"
         )
-    if choose and not collisions(students, current := source_salt(root), pool):
+    if choose and not collisions(hook, students, current := source_salt(root, exercise), pool):
         # the offering's own salt already separates the roster: changing it would only disturb
         salt, note = current, f"the salt {current} already gives every student a list of their own: kept"
     elif choose:
         # drawn afresh from the offering's id, never from a fixed base: each offering's lists stay its own
-        salt = choose_salt(students, pool, f"{course_config(root).CourseDirectory.get('course_id', 'course')}"
-                                           f"-byhand-{secrets.token_hex(4)}")
-        write_salt(root, salt, keep_earlier=bool(found))  # handed-in notebooks keep the lists they showed
-        note = f"salt {salt} written into source/ndcg/: run `make release` to publish it"
+        salt = hook.choose_salt(students, pool, f"{course_config(root).CourseDirectory.get('course_id', 'course')}"
+                                                f"-byhand-{secrets.token_hex(4)}")
+        # handed-in notebooks keep the lists they showed
+        write_salt(root, exercise, salt, keep_earlier=bool(found))
+        note = f"salt {salt} written into source/{exercise.assignment}/: run `make release` to publish it"
     else:
-        salt, pool = release_variant(root)
-        shared = collisions(students, salt, pool)
+        salt, pool = release_variant(root, exercise)
+        shared = collisions(hook, students, salt, pool)
         note = (f"{sum(len(v) for v in shared.values())} students share a list with another: "
                 "use --choose-salt before the release") if shared else "every student has a list of their own"
-    sheets_page, key_page = write_paper([sheet(s, salt, pool) for s in students], out, salt=salt,
-                                        tolerance=TOLERANCE, wording=WORDING)
+    sheets_page, key_page = write_paper([sheet(hook, s, salt, pool) for s in students], out, salt=salt,
+                                        tolerance=hook.tolerance, wording=hook.wording)
     return f"{len(students)} sheets: {sheets_page}; key: {key_page}; {note}"

@@ -1,6 +1,6 @@
 """Paper exams: one printable sheet per student and the tutors' key, from typed records.
 
-The course layer (:mod:`..course.variants`) derives each student's list with the same generator as
+The course layer (:mod:`..byhand.exam`) derives each student's list with the same generator as
 the notebook and fills these records; this module only writes the pages (Jinja2, autoescaping on),
 so a student id with markup in it prints as text.
 """
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..files import write_atomic
-from .templating import render
+from ..output.templating import render  # the pages' templates: output/templates/paper_*.html.j2
 
 
 @dataclass(frozen=True)
