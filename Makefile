@@ -123,8 +123,16 @@ clean:  ## remove what commands regenerate (demo/, caches); never student work o
 	find . -path ./.venv -prune -o -path ./.venv-bench -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
 
 clean-grades:  ## with CONFIRM=yes: delete every grade (gradebook.db with manual marks, graded/, autograded/, feedback/, exports)
+	@# Without CONFIRM=yes it only says what it would delete, and exits 0: declining is the safe answer,
+	@# not a failure, and a non-zero status makes make add its own "*** [Makefile: clean-grades] Error 1"
+	@# line, which reads as if something broke. A script that means to delete passes CONFIRM=yes. One shell
+	@# command (if/else): an exit in a recipe line would end that line only, and the next line's rm would run.
 	@if [ "$(CONFIRM)" != yes ]; then \
-	  echo "clean-grades deletes every grade: $(GRADES) (manual marks and comments included)."; \
-	  echo "Nothing was deleted. To delete them: make clean-grades CONFIRM=yes (submitted/ and exchange/ are kept)"; \
-	  exit 1; fi
-	rm -rf $(GRADES)
+	  found=$$(for name in $(GRADES); do [ -e "$$name" ] && printf ' %s' "$$name"; done; true); \
+	  if [ -z "$$found" ]; then echo "Nothing to delete: no grades here ($(GRADES))."; else \
+	  echo "Nothing was deleted. make clean-grades would delete every grade here:$$found"; \
+	  echo "(manual marks and comments included; submitted/, exchange/ and .grading-secret are kept)."; \
+	  echo "To delete them: make clean-grades CONFIRM=yes"; fi; \
+	else \
+	  echo "rm -rf $(GRADES)"; rm -rf $(GRADES); \
+	fi

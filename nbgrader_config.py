@@ -70,6 +70,10 @@ warnings.filterwarnings("ignore", message=r"Object of type <\w+> not in session"
 # relative sqlite:/// URL in the folder a command runs in, so a formgrader started elsewhere (a JupyterHub
 # service in the grader's home, with this folder as its CourseDirectory.root) made and showed a second, empty one.
 c.CourseDirectory.db_url = f"sqlite:///{COURSE / 'gradebook.db'}"
+# nbgrader's formgrader shows its whole configuration on Manage Assignments by default (debug), the
+# gradebook's URL with any password in it included, and logs "Formgrader config is not serializable" on
+# every visit (the preprocessor lists below are classes): neither is for a tutor's eyes.
+c.FormgradeExtension.debug = False
 
 # Students may delete test cells by accident (or on purpose): put them back before grading,
 # otherwise a deleted test cell would simply not count.

@@ -180,6 +180,7 @@ def _collected_files(options: GradeOptions, store: ResultStore, root: Path | Non
         keep = shipped | {options.exercise.notebook, *([student.notebook] if student.notebook else [])}
         found = read_collected(options.submitted, student.student_id, assignment, keep,
                                notebook=options.exercise.notebook, max_files=options.max_folder_files,
+                               graded=Path(student.notebook).name if student.notebook else None,
                                max_bytes=int(options.max_folder_mb * 1024**2))
         if found.warnings:  # a record read from the store is a copy: put back what changed
             student.warnings.extend(found.warnings)

@@ -38,11 +38,28 @@ def roster_scores(out: Path) -> dict[str, float]:
     return {row.find("a").get_text(): float(row.find_all("td")[2].get_text().split("/")[0]) for row in rows}
 
 
+def table_rows(table: str) -> dict[str, str]:
+    """The rows of a terminal table (:func:`score_table`, or a run's output holding it) by student: a row's
+    further lines (indented, the notes that did not fit) joined to it by a space, as one line."""
+    rows: dict[str, str] = {}
+    last = ""
+    for line in table.splitlines()[1:]:
+        if line[:1].isspace():
+            if last:  # else the heading's second line (a table with long ids)
+                rows[last] += " " + line.strip()
+        elif line.strip():
+            last = line.split()[0]
+            rows[last] = line
+        else:
+            last = ""  # the table ended (a run's summary follows)
+    return rows
+
+
 def table_scores(out: Path) -> dict[str, float]:
     """The terminal table (:func:`score_table`) of ``results.json``'s records: each student's score column."""
     records = [StudentResult.from_json(entry) for entry in students(out)]
     batch = BatchResult("ndcg", "ndcg.ipynb", "", records[0].max_score if records else 0.0, "", [], records)
-    lines = score_table(batch).splitlines()[1:]
+    lines = [line for line in score_table(batch).splitlines()[1:] if not line[:1].isspace()]
     return {record.student_id: float(_table_column(line, record.status.value))
             for record, line in zip(records, lines, strict=True)}
 

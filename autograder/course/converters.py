@@ -76,7 +76,7 @@ from .preprocessor import GRADED_FILE, SandboxedExecute
 from .privacy import CoursePrivacy, check_course_privacy
 from .roster import submitted_ids
 from .sandbox_guard import SandboxGuard
-from .submission_folder import NAMED, WHOLE_FOLDER_IS_A_LINK, screen_folder, shipped_files
+from .submission_folder import WHOLE_FOLDER_IS_A_LINK, left_out_note, screen_folder, shipped_files
 
 
 def read_timestamp(log: Any, folder: str) -> datetime | None:
@@ -245,11 +245,9 @@ class _Screened:
         except SubmissionProblem as problem:
             self.log.warning("%s: %s: %s", printable(student_id), self._refused_as, printable(problem.message))
             return None
-        others = sorted(other for other in names if other.endswith(".ipynb") and other != name)
-        if others:  # never given to nbgrader, which would print their names raw
-            more = f" and {len(others) - NAMED} more" if len(others) > NAMED else ""
-            self.log.warning("%s: left out, not the assignment's notebook: %s%s", printable(student_id),
-                             ", ".join(printable(other) for other in others[:NAMED]), more)
+        left_out = left_out_note(names, name)
+        if left_out:  # never given to nbgrader, which would print their names raw; the batch warns the same
+            self.log.warning("%s: %s", printable(student_id), left_out)
         given = os.path.join(folder, expected)
         self._sources[given] = os.path.join(folder, name)
         if note is not None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -142,14 +143,36 @@ class Collected:
 NAMED = 5
 
 
+def left_out_note(names: Iterable[str], graded: str) -> str | None:
+    """The warning on a folder's other notebooks, which are not graded; None when ``graded`` is its only one.
+
+    One rule and one text for both grading paths: the course's ``autograde`` logs it, the batch
+    command puts it in the student's warnings (table, report, ``results.json``).
+
+    Examples
+    --------
+    >>> left_out_note(["ndcg.ipynb", "timestamp.txt", "ndcg-Copy1.ipynb", "draft.ipynb"], "ndcg.ipynb")
+    "left out, not the assignment's notebook: draft.ipynb, ndcg-Copy1.ipynb"
+    >>> left_out_note(["ndcg.ipynb", "timestamp.txt"], "ndcg.ipynb") is None
+    True
+    """
+    others = sorted(other for other in names if other.endswith(".ipynb") and other != graded)
+    if not others:
+        return None
+    more = f" and {len(others) - NAMED} more" if len(others) > NAMED else ""
+    return f"left out, not the assignment's notebook: {', '.join(printable(other) for other in others[:NAMED])}{more}"
+
+
 def read_collected(
     submitted: Path, student: str, assignment: str, keep: frozenset[str], *, notebook: str | None = None,
-    max_files: int = DEFAULT_MAX_FOLDER_FILES, max_bytes: int = DEFAULT_MAX_FOLDER_BYTES,
+    graded: str | None = None, max_files: int = DEFAULT_MAX_FOLDER_FILES, max_bytes: int = DEFAULT_MAX_FOLDER_BYTES,
 ) -> Collected:
     """The files and warnings of ``submitted/<student>/<assignment>/``; ``keep`` as for :func:`screen_folder`.
 
     A folder over ``max_files`` entries or ``max_bytes`` bytes (:func:`~autograder.grading.folder_bounds.check_folder`,
     ``notebook`` the assignment's) is not listed: that student was refused for it, and nothing in it is used.
+    ``graded``: the name of the notebook graded there; the folder's other notebooks are named in a
+    warning (:func:`left_out_note`).
     """
     folder = submitted / student / assignment
     try:
@@ -181,14 +204,22 @@ def read_collected(
         except TimestampProblem as problem:  # changed since the screening
             warnings.append(f"timestamp unknown: timestamp.txt is not a readable time: {problem.message}")
             del files["timestamp.txt"]
+    warnings += _not_copied(dropped, refused)
+    if graded is not None and (left_out := left_out_note(os.listdir(folder), graded)):
+        warnings.append(left_out)
+    return Collected(files, timestamp, tuple(warnings))
+
+
+def _not_copied(dropped: list[Dropped], refused: dict[str, str]) -> list[str]:
+    """The warning naming what is not copied on (the timestamp aside, said apart), or none."""
     others = [item for item in dropped if item.path != "timestamp.txt"]
     if "submission_secret.txt" in refused and all(item.path != "submission_secret.txt" for item in others):
         others.append(Dropped("submission_secret.txt", refused["submission_secret.txt"]))
-    if others:
-        named = ", ".join(str(item) for item in others[:NAMED])
-        more = f" and {len(others) - NAMED} more" if len(others) > NAMED else ""
-        warnings.append(f"not copied: {named}{more}")
-    return Collected(files, timestamp, tuple(warnings))
+    if not others:
+        return []
+    named = ", ".join(str(item) for item in others[:NAMED])
+    more = f" and {len(others) - NAMED} more" if len(others) > NAMED else ""
+    return [f"not copied: {named}{more}"]
 
 
 def read_submitted_notebook(submitted: Path, student: str, assignment: str, notebook: str) -> NotebookNode:

@@ -39,6 +39,7 @@ def with_answers(result: StudentResult, file: NotebookFile, part: AnsweredPart |
     result.score += marked.score
     result.copied_from = marked.copied_from
     result.needs_a_look.extend(marked.needs_a_look)
+    result.shown_list_of = marked.shown_list_of
     # the same mistake made by hand and in code is told at both places
     result.diagnosis.findings.extend(marked.diagnosis.findings)
     return result

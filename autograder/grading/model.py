@@ -17,24 +17,11 @@ from ..sandbox import CellOutcome
 from .compiled import CompiledCode
 from .final import FinalScore
 
-#: Version of the layout of ``results.json`` (and of the resume cache's records).
-#: 3: each test has ``case_results`` (what each case checks and whether it passed).
-#: 4: each student has ``instances``, the label of the fresh hidden instances drawn for the submission,
-#:    and ``warnings`` (about the submission folder and the gradebook, not the grade).
-#: 5: each student has ``late`` (null, or the due date, the submission time, the seconds late and the
-#:    penalty nbgrader's late-submission plugin gave) and ``final_score`` (``score`` less the penalty).
-#: 6: each student has ``manual`` (null, or what the gradebook holds beyond the grader's scores: the
-#:    tutors' manual scores, extra credit and comments, and the gradebook's total), and ``final_score``
-#:    is the gradebook's total less the late penalty.
-#: 7: the same fields; ``results.json`` is written one student at a time, each student's entry on a line
-#:    of its own (a program may read it a student at a time), compact (no indentation: a third smaller).
-#: 8: each student has ``compiled`` (null, or the texts the student's code compiled while its cells ran,
-#:    how many more were left out, and the digest of the code cells graded): :class:`CompiledCode`.
-#: 9: each student has ``copied_from`` (null, or the id of another student whose Task 1.2 list the
-#:    by-hand answers fit, and not the student's own: the copying signal; follow-through withheld).
-#:    and ``needs_a_look`` (why a tutor should look though the status is fine, one line each: e.g. the
-#:    notebook's STUDENT_ID was another student's).
-SCHEMA_VERSION = 9
+#: Version of the layout of ``results.json`` (and of the resume cache's records); each version's change
+#: is listed in docs/tutor-guide.md ("results.json"): 3 ``case_results``, 4 ``instances`` and ``warnings``,
+#: 5 ``late`` and ``final_score``, 6 ``manual``, 7 a student per line, 8 ``compiled``, 9 ``copied_from`` and
+#: ``needs_a_look``, 10 ``shown_list_of`` (the other ``STUDENT_ID`` a notebook showed Task 1.2's list of).
+SCHEMA_VERSION = 10
 #: A student's ``message`` in ``results.json`` when there is nothing to say (:attr:`StudentResult.message` None).
 NO_MESSAGE = "graded"
 
@@ -283,6 +270,9 @@ class StudentResult:
     #: Why a tutor should look at this submission though its status is fine, one line each (e.g. its
     #: by-hand part showed another student's list): the report's "Who needs a look", ``results.json``.
     needs_a_look: list[str] = field(default_factory=list)
+    #: The ``STUDENT_ID`` the notebook showed Task 1.2's list of, where it is another than the submitter's
+    #: (the student's text: shown escaped, never linked); None: the submitter's, empty or not plain text.
+    shown_list_of: str | None = None
 
     @classmethod
     def without_grading(cls, student_id: str, status: Status, message: str, max_score: float) -> StudentResult:
@@ -331,6 +321,7 @@ class StudentResult:
             "compiled": None if self.compiled is None else self.compiled.to_json(),
             "copied_from": self.copied_from,
             "needs_a_look": list(self.needs_a_look),
+            "shown_list_of": self.shown_list_of,
         }
 
     @classmethod
@@ -361,6 +352,7 @@ class StudentResult:
             compiled=None if data["compiled"] is None else CompiledCode.from_json(data["compiled"]),
             copied_from=None if data["copied_from"] is None else str(data["copied_from"]),
             needs_a_look=[str(reason) for reason in data["needs_a_look"]],
+            shown_list_of=None if data["shown_list_of"] is None else str(data["shown_list_of"]),
         )
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
+import textwrap
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -150,23 +152,51 @@ def _table_message(student: StudentResult) -> str:
     message = student.message
     notes = [note for note in (copied_note(student), lateness_note(student.late),
                                manual_note(student.manual, student.score)) if note]
-    text = ", ".join(notes + student.diagnosis.ids + ([message] if message else []) + student.warnings)
+    said = notes + student.needs_a_look + student.diagnosis.ids + ([message] if message else [])
     # a refused folder's message shows its name escaped already (printable ASCII): not escaped twice
-    text = text if student.status is Status.REFUSED and text.isascii() and text.isprintable() else printable(text)
-    return text[:87] + "..." if len(text) > 90 else text
+    refused = student.status is Status.REFUSED
+    said = [part if refused and part.isascii() and part.isprintable() else printable(part) for part in said]
+    # the kit writes its warnings with every name escaped already (as results.json holds them): escaped again
+    # only where one is not printable, so that "left out: \x1b[2J.ipynb" reads as in nbgrader's log
+    said += [warning if warning.isprintable() else printable(warning) for warning in student.warnings]
+    return ", ".join(said)
 
 
-def score_table(batch: BatchResult) -> str:
-    """A plain-text table of the batch, for the terminal; the score is the final one (late penalty taken off)."""
+#: The narrowest and widest table the terminal gets: readable in an 80-column window, not sprawling in a wide one.
+TABLE_WIDTHS = (80, 100)
+#: The fewest characters of a note per line, however far right a long student id pushes the notes' column.
+_NOTE_MIN = 30
+
+
+def table_width() -> int:
+    """The terminal's width (``COLUMNS`` or the window's; 100 when not a terminal), kept within :data:`TABLE_WIDTHS`."""
+    low, high = TABLE_WIDTHS
+    return max(low, min(high, shutil.get_terminal_size((high, 24)).columns))
+
+
+def score_table(batch: BatchResult, width: int | None = None) -> str:
+    """A plain-text table of the batch, for the terminal; the score is the final one (late penalty taken off).
+
+    A student's notes (late penalty, manual marks, copying, diagnosed mistakes, the message) are never
+    cut: what does not fit in ``width`` columns (default :func:`table_width`) goes on the next lines,
+    indented under the notes' column, so every line of a student but the first starts with a space.
+    """
     ids = {s.student_id: shown_student(s) for s in batch.students}
-    width = min(40, max([len("student")] + [len(shown) for shown in ids.values()]))
+    id_width = min(40, max([len("student")] + [len(shown) for shown in ids.values()]))
     status_width = max([len("status")] + [len(s.status.value) for s in batch.students])
-    lines = [f"{'student':<{width}}  {'status':<{status_width}} {'score':>6} {'max':>5}  mistakes / message"]
+    width = width or table_width()
+    indent = " " * (id_width + status_width + 17)  # where the notes' column starts
+    beside = width - len(indent) >= _NOTE_MIN  # else (long ids) the notes go below the row, indented a little
+    indent = indent if beside else " " * 4
+    heading = f"{'student':<{id_width}}  {'status':<{status_width}} {'score':>6} {'max':>5}"
+    lines = [f"{heading}  mistakes / message" if beside else f"{heading}\n{indent}mistakes / message"]
     for s in batch.students:
-        lines.append(
-            f"{ids[s.student_id]:<{width}}  {s.status.value:<{status_width}} {s.final_score:>6g} {s.max_score:>5g}"
-            f"  {_table_message(s)}"
-        )
+        # broken at spaces only: an id, a path or a number is never split across lines
+        notes = textwrap.wrap(_table_message(s), width - len(indent), break_long_words=False, break_on_hyphens=False)
+        first = (f"{ids[s.student_id]:<{id_width}}  {s.status.value:<{status_width}} "
+                 f"{s.final_score:>6g} {s.max_score:>5g}")
+        lines.append(f"{first}  {notes.pop(0)}" if notes and beside else first)
+        lines.extend(indent + line for line in notes)
     return "\n".join(lines)
 
 

@@ -37,6 +37,7 @@ from ..grading.batch import never_submitted
 from .copying_notes import copied_note
 from .feedback import feedback_path
 from .lateness import due_text, duration, lateness_note, utc
+from .look import LookRow, look_rows
 from .marks import how_checked, manual_note, test_rows
 
 #: Statuses whose submissions were scored (their notebook ran): the set every chart is over. Taken
@@ -258,10 +259,9 @@ class ClassSummary:
     due: str
     #: Students of the course's roster who submitted nothing (among the ``missing``, counted apart).
     not_submitted: int = 0
-    #: Students whose by-hand answers fit another student's list, not their own (:attr:`StudentResult.copied_from`).
-    copied: Listed[RosterRow] = Listed((), 0)
-    #: Students the grader flags for a look whatever their status (:attr:`StudentResult.needs_a_look`).
-    flagged: Listed[RosterRow] = Listed((), 0)
+    #: Every reason the grader flags a student whatever their status, a row each (:mod:`.look`: answers that fit
+    #: another student's list, :attr:`StudentResult.needs_a_look`); ``total`` counts the reasons.
+    look: Listed[LookRow] = Listed((), 0)
 
 
 def _late_row(row: RosterRow) -> LateRow | None:
@@ -304,8 +304,7 @@ class ClassTally:
         self.trouble = {status: _Capped[RosterRow]() for status in TROUBLE_STATUSES}
         self.late: _Capped[LateRow] = _Capped()
         self.manual: _Capped[RosterRow] = _Capped()
-        self.copied: _Capped[RosterRow] = _Capped()
-        self.flagged: _Capped[RosterRow] = _Capped()
+        self.look: _Capped[LookRow] = _Capped()
         self.due: set[datetime] = set()
         self.not_submitted = 0
 
@@ -332,10 +331,8 @@ class ClassTally:
             self.late.add(late)
         if student.manual is not None and student.manual.overridden:
             self.manual.add(row)
-        if student.copied_from is not None:
-            self.copied.add(row)
-        if student.needs_a_look:
-            self.flagged.add(row)
+        for look in look_rows(student, row.href, self.exercise.notebook):
+            self.look.add(look)
 
     def _add_scored(self, student: StudentResult) -> None:
         self.scored[student.final_score] += 1
@@ -380,6 +377,5 @@ class ClassTally:
             manual=self.manual.listed(),
             due=", ".join(utc(d) for d in sorted(self.due)),
             not_submitted=self.not_submitted,
-            copied=self.copied.listed(),
-            flagged=self.flagged.listed(),
+            look=self.look.listed(),
         )

@@ -19,6 +19,7 @@ import sys
 
 import pytest
 from byhand_answers import answer_cell, copier_of, gradebook_scores, submit_by_hand
+from graded_outputs import table_rows
 
 from autograder.byhand.salt import release_variant
 from autograder.course.grade_settings import course_grade_settings
@@ -93,14 +94,15 @@ def test_every_main_output_names_the_classmate_and_the_copying_report(both):
     assert json.loads((course / "graded" / "results.json").read_text())["schema_version"] == SCHEMA_VERSION
     assert (ours[cop]["copied_from"], ours["ada"]["copied_from"], ours["bob"]["copied_from"]) == ("ada", None, None)
     report = (course / "graded" / "report.html").read_text(encoding="utf-8")
-    copied = report_table(report, "copied")
-    assert f">{cop}</a></td><td>ada</td>" in copied and "bob" not in copied
+    look = report_table(report, "look")  # the one "Who needs a look" table: the reason and the classmate, linked
+    assert f">{cop}</a></td><td>Task 1.2 answers fit the list of ada" in look and "bob" not in look
+    assert '<a href="feedback/ada/ndcg.html">ada</a>' in look
     assert '<code id="copying-report">python -m autograder copying</code>' in report  # not written yet: how to
     assert "copying report: not written yet" in done.stdout
     copying_report(course)  # the tutor writes it; the next run links it, the saved results reused
     again = _grade_with_table(course)
     assert again.returncode == 0, again.stderr[-2000:]
-    row = next(line for line in again.stdout.splitlines() if line.startswith(cop))
+    row = table_rows(again.stdout)[cop]  # with the notes' further lines
     assert "needs a look: Task 1.2 answers fit the list of ada" in row
     assert f"copying report: {course / 'graded' / 'copying.html'}" not in again.stdout  # relative, as given
     assert "copying report: graded/copying.html" in again.stdout

@@ -157,5 +157,7 @@ def test_both_paths_mark_the_submitter_s_list_and_say_that_the_notebook_showed_a
     feedback = (courses["batch"] / "graded" / "feedback" / "alice" / "ndcg.html").read_text()
     assert sentence in feedback
     report = (courses["batch"] / "graded" / "report.html").read_text()
-    flagged = report.split('<ul id="flagged">')[1].split("</ul>")[0]
-    assert "alice" in flagged and "ada" not in flagged
+    look = report.split('<table id="look">')[1].split("</table>")[0]  # the one "Who needs a look" table
+    assert "alice</a>" in look and "ada" not in look
+    assert found["alice"]["shown_list_of"] == "bob" and found["ada"]["shown_list_of"] is None
+    assert "<td>bob</td>" in look  # the id the notebook showed, as the row's classmate (text, not a link)

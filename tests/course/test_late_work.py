@@ -16,6 +16,7 @@ import shutil
 from datetime import datetime, timedelta
 
 import pytest
+from graded_outputs import table_rows
 from nbgrader.api import Gradebook
 
 from autograder.course.nbgrader import run_nbgrader
@@ -126,7 +127,7 @@ def test_the_table_report_and_pages_show_it(graded):
 
     document = json.loads((graded / "graded" / "results.json").read_text())
     batch = BatchResult("ndcg", "ndcg.ipynb", "", FULL, "", [], [StudentResult.from_json(s) for s in document["students"]])
-    rows = {line.split()[0]: line for line in score_table(batch).splitlines()[1:]}
+    rows = table_rows(score_table(batch))  # a row with its notes' further lines
     assert rows["late"].split()[2] == f"{FULL - FULL:g}" and f"late 29 s, penalty {FULL:g}" in rows["late"]
     assert rows["ada"].split()[2] == f"{FULL:g}" and "on time (extension)" in rows["ada"]
     assert "lateness unknown" in rows["unknown"] and "timestamp unknown" in rows["unknown"]

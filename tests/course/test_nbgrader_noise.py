@@ -17,7 +17,7 @@ import pytest
 
 from autograder.course.nbgrader import run_nbgrader
 
-from grading_run import add_student, whole_course
+from grading_run import ROOT, add_student, generated_course, grade, whole_course
 
 pytestmark = [
     pytest.mark.slow,
@@ -59,3 +59,28 @@ def test_only_a_changed_cell_is_reported(tmp_path):
     assert re.findall(r"Attribute 'checksum' for cell (\S+) has changed", editor) == [EDITED]
     assert "the student's own line" not in _cell(course, "editor", EDITED)
     assert _cell(course, "editor", EDITED) == _cell(course, "honest", EDITED)
+
+
+def _explained() -> list[re.Pattern]:
+    """The messages of docs/tutor-guide.md's "What nbgrader prints" table: each row's first code span as a
+    pattern ("…" any text, "<student>" one path part)."""
+    guide = (ROOT / "docs" / "tutor-guide.md").read_text(encoding="utf-8")
+    table = guide.split("### What nbgrader prints")[1].split("\n### ")[0]
+    spans = [re.match(r"\| `([^`]+)`", row)[1] for row in table.splitlines() if re.match(r"\| `", row)]
+    return [re.compile(re.escape(span).replace("…", ".*").replace("<student>", r"[^/\s]+")) for span in spans]
+
+
+def test_each_warning_of_generate_feedback_after_grade_is_explained_in_the_guide(tmp_path):
+    """The formgrader's Generate Feedback after `make grade` (the walk-through's order): every WARNING it logs is
+    one the guide's table explains (it warned once per student, "Removing existing assignment: …/feedback/…")."""
+    course = generated_course(tmp_path / "course")
+    for student in ("alice", "bob"):
+        add_student(course, student)
+    done = grade(course, "--timeout", "5")
+    assert done.returncode == 0, done.stderr[-2000:]
+    log = run_nbgrader(course, "generate_feedback", "ndcg", "--force")  # as the formgrader's button runs it
+    warnings = [line for line in log.splitlines() if "WARNING" in line]
+    assert warnings  # the pages grade wrote are written again, and nbgrader says so
+    explained = _explained()
+    for line in warnings:
+        assert any(message.search(line) for message in explained), line

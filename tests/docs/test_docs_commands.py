@@ -77,6 +77,13 @@ def test_each_document_runs_the_whole_cycle(name):
         assert needed in commands, f"{name} no longer runs {needed!r}"
 
 
+@pytest.mark.parametrize("name", DOCUMENTS)
+def test_each_document_says_how_students_on_the_tutors_account_submit(name):
+    """Tried on one account, a plain ``nbgrader submit`` files every student under the tutor's login (the walk
+    graded ``root`` and listed alice and bob as missing): each document that has students submit says how."""
+    assert "nbgrader submit ndcg --student alice" in read_document(name).spans, name
+
+
 # --- running them -------------------------------------------------------------------------------
 
 def scratch_course(path: Path) -> Path:

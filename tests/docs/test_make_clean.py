@@ -48,11 +48,19 @@ def test_make_clean_keeps_student_work_and_grades(tmp_path):
 def test_clean_grades_asks_first(tmp_path):
     course = _course(tmp_path)
     refused = _make(course, "clean-grades")
-    assert refused.returncode != 0 and "Nothing was deleted" in refused.stdout
+    # a clear answer, not a failure: exit 0, no make error line, what it would delete and the command to confirm
+    assert refused.returncode == 0 and "Error" not in refused.stdout + refused.stderr and not refused.stderr
+    lines = refused.stdout.splitlines()
+    assert lines[0].startswith("Nothing was deleted. make clean-grades would delete every grade here:")
+    for top in sorted({name.split("/")[0] for name in GRADES}):
+        assert f" {top}" in lines[0], top
+    assert lines[-1] == "To delete them: make clean-grades CONFIRM=yes"
     assert all((course / name).exists() for name in STUDENT_WORK + GRADES)
     assert _make(course, "clean-grades", "CONFIRM=yes").returncode == 0
     assert not any((course / name).exists() for name in GRADES)
     assert all((course / name).exists() for name in STUDENT_WORK)
+    again = _make(course, "clean-grades")  # nothing left: said so
+    assert again.returncode == 0 and again.stdout.startswith("Nothing to delete: no grades here")
 
 
 def test_every_target_runs_from_a_folder_with_a_space(tmp_path):

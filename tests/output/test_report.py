@@ -101,6 +101,11 @@ def _batch() -> BatchResult:
     students[1].manual = ManualMarks((CellMark(cutoff.grade_id, 0.0, cutoff.points, 0.0, None),),
                                      students[1].score + cutoff.points)
     students[5].manual = ManualMarks((CellMark("dcg", None, None, 3.0, "partly right on paper"),), 3.0)
+    # the two reasons the grader flags a student whatever the status (issue 33.2, 33.3)
+    students[2].copied_from = "bo#1%"
+    students[4].needs_a_look.append("Task 1.2: the notebook's STUDENT_ID is 'ana b', not 'gus': it showed 'ana b''s "
+                                    "list; marked against 'gus''s")
+    students[4].shown_list_of = "ana b"
     return BatchResult(
         assignment=EXERCISE.assignment, notebook=EXERCISE.notebook, title=EXERCISE.title,
         max_score=EXERCISE.max_score, sandbox="test",
@@ -177,6 +182,25 @@ def test_who_needs_a_look_is_named(written):
     trouble = [(row[0].get_text(), row[1].get_text()) for row in _rows(soup, "trouble")]
     expected = [(s.student_id, s.status.value) for s in batch.students if s.status is not Status.GRADED]
     assert sorted(trouble) == sorted(expected)
+
+
+def test_who_needs_a_look_is_one_table_of_reasons_with_the_classmate(written):
+    out, batch, soup = written
+    assert soup.find(id="copied") is None and soup.find(id="flagged") is None  # not two lists
+    rows = _rows(soup, "look")
+    found = [(row[0].get_text(), row[2].get_text()) for row in rows]
+    expected = [(printable(s.student_id), classmate) for s in batch.students
+                for classmate in ([s.copied_from] if s.copied_from else []) + [s.shown_list_of] * len(s.needs_a_look)]
+    assert found == expected and len(expected) == 2
+    copier, typed = rows
+    assert "fit the list of bo#1%" in copier[1].get_text() and "STUDENT_ID is 'ana b'" in typed[1].get_text()
+    assert _target(out, copier[0].find("a")["href"]).is_file()  # the student's page
+    assert _target(out, copier[2].find("a")["href"]) == out / "feedback" / "bo#1%" / "ndcg.html"  # the classmate's
+    assert _target(out, copier[2].find("a")["href"]).is_file()
+    assert typed[2].find("a") is None  # the id a notebook showed is the student's text: shown, not linked
+    section = str(soup).split("<h2>Who needs a look</h2>")[1].split("<h2>")[0]
+    for student, classmate in expected:
+        assert f">{student}</a>" in section and classmate in section
 
 
 def test_the_mistakes_listed_and_charted_are_those_that_occurred(written):

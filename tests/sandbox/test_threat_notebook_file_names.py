@@ -11,7 +11,8 @@ Must hold, each student beside honest classmates, on both paths (nbgrader's real
 ``generate_feedback`` with the course's config; ``python -m autograder grade``): one rule picks the
 notebook (the release's, else the only other one), so both grade the same file with the same score
 and the same note; a folder with two other notebooks and no release's one is missing on the batch and
-not graded, in the same words, on nbgrader's path; no name a student chose reaches nbgrader's log
+not graded, in the same words, on nbgrader's path; a notebook left out beside the graded one is
+named in the same words on both (nbgrader's log; the batch's warnings and table); no name a student chose reaches nbgrader's log
 raw (no ESC, no CR anywhere in it), each shown escaped. The wrong notebook that the forged name hides
 behind is the one graded (her extra file is right, her ``ndcg.ipynb`` wrong), so taking the other
 file shows as a different score.
@@ -26,10 +27,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from graded_outputs import table_rows
 
 from autograder.course.nbgrader import gradebook_scores, tool_environment
+from autograder.course.submission_folder import left_out_note
 from autograder.exercises.ndcg import EXERCISE
+from autograder.grading import BatchResult, StudentResult
 from autograder.grading.notebook import renamed_note
+from autograder.output.results import score_table
 from autograder.output.safe_text import printable
 
 from grading_run import add_student, generated_course, grade, notebook_path, results
@@ -135,3 +140,18 @@ def test_generate_feedback_writes_each_page_with_the_graders_note(both_paths):
     assert sorted(pages) == sorted([*HONEST, *RENAMED, "mallory"])
     assert renamed_note(RENAMED["bob"], NOTEBOOK) in pages["bob"]
     assert "<img src=x" not in pages["frank"] and "&lt;img src=x" in pages["frank"]
+
+
+def test_an_extra_notebook_is_named_on_both_paths_in_the_same_words(both_paths):
+    """A notebook left out is said on the batch path too: in her warnings and her row, as nbgrader's log says it."""
+    course, autograde, *_ = both_paths
+    words = left_out_note([NOTEBOOK, FORGED], NOTEBOOK)
+    assert words == f"left out, not the assignment's notebook: {printable(FORGED)}"
+    assert f"mallory: {words}" in autograde.stdout + autograde.stderr
+    batch = results(course)
+    assert words in batch["mallory"]["warnings"]
+    records = [StudentResult.from_json(entry) for entry in batch.values()]
+    table = score_table(BatchResult("ndcg", NOTEBOOK, "", EXERCISE.max_score, "", [], records))  # grade's, without --quiet
+    assert words in table_rows(table)["mallory"]
+    for student in (*HONEST, *RENAMED):  # one notebook each: nothing left out
+        assert not any(warning.startswith("left out") for warning in batch[student]["warnings"]), student

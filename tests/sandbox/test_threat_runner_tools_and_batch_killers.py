@@ -244,7 +244,7 @@ def test_output_does_not_lie_to_the_tutor(batch):
     course, run, *_ = batch
     table = score_table(run.batch)
     assert "\x1b" not in table and "\r" not in table
-    assert table.count("alice ") == 1  # no second, fake row for alice
+    assert sum(line.startswith("alice ") for line in table.splitlines()) == 1  # no second, fake row for alice
     csv = (course / "graded" / "grades.csv").read_text(encoding="utf-8")
     assert "\n'=HYPERLINK(" in csv.replace('"', "") or "'=HYPERLINK" in csv
     assert "\n=HYPERLINK" not in csv and '\n"=HYPERLINK' not in csv

@@ -86,6 +86,7 @@ def mark_answers(student_id: str, cells: Mapping[str, str], release: Mapping[str
         result.tests[0] = replace(first, message=f"{check.student} {first.message}")
     if check.tutor is not None:
         result.needs_a_look.append(check.tutor)
+        result.shown_list_of = check.other
     return result
 
 

@@ -29,6 +29,8 @@ class IdCheck:
     student: str | None = None
     #: One line for the report's "needs a look" and ``results.json``; None when no look is needed.
     tutor: str | None = None
+    #: The other id the notebook's ``STUDENT_ID`` names (the list it showed); None: the submitter's, empty, not text.
+    other: str | None = None
 
 
 def _shown(text: str) -> str:
@@ -82,4 +84,5 @@ def check_id(submitter: str, source: str | None) -> IdCheck:
                 f"{other}, and Task 1.2 was marked against the list of {own}, the id you handed it in under.",
         tutor=f"Task 1.2: the notebook's {NAME} is {other}, not {own}: it showed {other}'s list; marked against "
               f"{own}'s",
+        other=typed[:SHOWN],  # the student's text: bounded as in the messages
     )
