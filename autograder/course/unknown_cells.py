@@ -33,9 +33,11 @@ import nbformat
 from nbconvert.exporters.exporter import ResourcesDict
 from nbformat.notebooknode import NotebookNode
 
+from ..exercises import EXERCISES
 from ..nbgrader_adapter import CourseDirectory, NbGraderPreprocessor
 from ..output.safe_text import printable
 from .generated_cells import grade_id
+from .retyped_cells import quiet_retyped_answers, release_cells
 
 #: How many unknown ids the log line names (a notebook may hold thousands of cells).
 NAMED_IDS = 5
@@ -103,7 +105,16 @@ class ForgetUnknownCells(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrade
         path = Path(coursedir.root) / coursedir.release_directory / info["assignment"] / f"{info['notebook']}.ipynb"
         if not path.is_file():  # nothing to compare with: nbgrader's own steps judge against the gradebook
             return nb, resources
-        forgotten, restored = forget_unknown_cells(nb, release_metadata(nbformat.read(path, as_version=4)))
+        release = nbformat.read(path, as_version=4)
+        forgotten, restored = forget_unknown_cells(nb, release_metadata(release))
+        exercise = EXERCISES.get(info["assignment"])  # another assignment: nbgrader's own steps judge it
+        answered = exercise.answered if exercise else None
+        retyped = quiet_retyped_answers(nb, release_cells(release), answered.cell_ids if answered else frozenset())
+        if retyped:
+            self.log.warning(
+                "%s: answer cell(s) %s are not code cells in the submitted notebook: not run, as in the batch",
+                printable(info["student"]), ", ".join(f"'{cell_id}'" for cell_id in retyped[:NAMED_IDS]),
+            )
         if restored:
             more = f" and {len(restored) - NAMED_IDS} more" if len(restored) > NAMED_IDS else ""
             self.log.warning(
