@@ -119,6 +119,8 @@ class GradeRun:
     sandbox_mode: str = ""
     #: Students of the gradebook's roster with no submission (listed as ``missing``, counted apart).
     not_submitted: int = 0
+    #: Graded students whose id the gradebook's roster (when it has one) does not hold, in order.
+    not_on_roster: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -128,7 +130,8 @@ class GradeRun:
     def summary(self, *, table: bool = True) -> str:
         """What the run prints on the terminal: the table of students (if ``table``), counts, outputs."""
         summary = run_summary(self.batch, self.out, self.gradebook_note, table=table,
-                              sandbox=self.sandbox_mode or None, not_submitted=self.not_submitted)
+                              sandbox=self.sandbox_mode or None, not_submitted=self.not_submitted,
+                              not_on_roster=self.not_on_roster)
         return f"{summary}\n{copying_note(self.out)}"
 
 
@@ -301,8 +304,11 @@ def _grade_course(options: GradeOptions) -> GradeRun:
     collected = _collected_files(options, store, root)
     files = {student: found.files for student, found in collected.items()}
     note, failed = _after_grading(options, root, batch, store, collected, files, settings.max_notebook_bytes)
-    absent = len(not_submitted(student_folders(options.submitted), roster))
-    return GradeRun(batch, options.out, note, failed, sandbox.mode, absent)
+    folders = student_folders(options.submitted)
+    absent = len(not_submitted(folders, roster))
+    # a roster names the class: an id outside it is a typo, or a submission made as another account
+    unknown = tuple(sorted({s.student_id for s in store if s.status is not Status.REFUSED} - roster)) if roster else ()
+    return GradeRun(batch, options.out, note, failed, sandbox.mode, absent, unknown)
 
 
 def _after_grading(

@@ -200,8 +200,12 @@ def score_table(batch: BatchResult, width: int | None = None) -> str:
     return "\n".join(lines)
 
 
+#: How many students outside the roster the summary names (the rest are counted).
+NAMED_UNROSTERED = 10
+
+
 def run_summary(batch: BatchResult, out: Path, gradebook_note: str, *, table: bool = True,
-                sandbox: str | None = None, not_submitted: int = 0) -> str:
+                sandbox: str | None = None, not_submitted: int = 0, not_on_roster: tuple[str, ...] = ()) -> str:
     """What a grading run prints: the table of students (if ``table``), the counts, where the outputs went.
 
     Parameters
@@ -218,6 +222,8 @@ def run_summary(batch: BatchResult, out: Path, gradebook_note: str, *, table: bo
         How it graded, in a line (the sandbox's mode); default: the sandbox's name in ``batch``.
     not_submitted
         How many of the ``missing`` are on the gradebook's roster without any submission (said apart).
+    not_on_roster
+        Graded students the gradebook's roster does not hold (one line naming them, escaped).
     """
     apart = f" (of them {not_submitted} on the roster with no submission)" if not_submitted else ""
     summary = (
@@ -226,4 +232,9 @@ def run_summary(batch: BatchResult, out: Path, gradebook_note: str, *, table: bo
         f"feedback in {out / 'feedback'}/"
         f"\nsandbox: {sandbox or batch.sandbox}\n{gradebook_note}"
     )
+    if not_on_roster:
+        named = ", ".join(printable(student) for student in not_on_roster[:NAMED_UNROSTERED])
+        more = f" and {len(not_on_roster) - NAMED_UNROSTERED} more" if len(not_on_roster) > NAMED_UNROSTERED else ""
+        summary += (f"\nnot on the gradebook's roster: {named}{more} (a typo in the id, or handed in from another "
+                    "account: `nbgrader submit` files a submission under the login's name unless given --student)")
     return f"{score_table(batch)}\n{summary}" if table else summary

@@ -76,3 +76,21 @@ def test_nothing_is_recorded_or_released_for_them_and_hostile_roster_ids_reach_n
     assert not any(part in printed for part in ("escape", "forged", "calc"))
     assert sorted(path.name for path in (out / "feedback").iterdir()) == ["alice", "bob"]
     assert not (course.parent / "escape").exists()
+
+
+def test_a_graded_student_outside_the_roster_is_named_in_the_summary(tmp_path):
+    """A submission filed under an id the roster lacks (`nbgrader submit` as the tutor's own account: `root`)
+    is graded and named in one line; the roster's own students are not, nor a refused id (said as refused)."""
+    course = new_course(tmp_path / "course")
+    for student in ("alice", "carol", "root", "\x1b[2Jroot"):
+        add_student(course, student)
+    with pytest.MonkeyPatch.context() as env, warnings.catch_warnings():
+        env.setenv("PATH", tool_environment()["PATH"])
+        warnings.simplefilter("ignore")
+        with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=COURSE_ID) as book:
+            book.update_or_create_student("alice")
+    done = grade(course, "--timeout", "5")
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    line = next(line for line in done.stdout.splitlines() if line.startswith("not on the gradebook's roster: "))
+    named = line.removeprefix("not on the gradebook's roster: ").split(" (")[0].split(", ")
+    assert named == ["carol", "root"] and "\x1b" not in done.stdout
