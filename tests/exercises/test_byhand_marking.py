@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from byhand_answers import LOST, answer_cell
 from hypothesis import assume, example, given, settings
@@ -45,6 +47,15 @@ def test_each_hand_mistake_is_named_and_costs_only_its_steps(student, mistake):
     assert result.score == MAX_SCORE - sum(s.points for s in STEPS if s.grade_id in lost)
     assert {f.title for f in result.diagnosis.findings} == {mistake.name}
     assert mistake.mistake in result.diagnosis.ids
+    # the grading page gives the tutor the key of every step lost: the value worked out from the list here
+    ideal = sorted(rels, reverse=True)
+    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(rels[:CUTOFF]))
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal[:CUTOFF]))
+    key = {"byhand_ideal": f"[{', '.join(str(g) for g in ideal)}]", "byhand_dcg": f"{dcg:.4f}",
+           "byhand_idcg": f"{idcg:.4f}", "byhand_ndcg": f"{dcg / idcg:.4f}"}
+    for test in result.tests:
+        if not test.passed:
+            assert test.message.endswith(f"; the value for your list is {key[test.name]}"), test.message
 
 
 def test_another_students_list_is_not_right_for_this_one():

@@ -142,7 +142,10 @@ def _message(step: Step, answers: Answers, passed: bool, right: Steps, names: li
             answer_matches(answers.ndcg, answers.dcg / answers.idcg if answers.idcg else math.inf):
         cause += (f": {NAMES['dcg']} / {NAMES['idcg']} counts only when {NAMES['dcg']} is below {NAMES['idcg']} "
                   "and one of them is worked out from your list")
-    return f"{NAMES[step.step]} = {shown} is not {step.description}{cause}"
+    # the tutor judging partial credit on the grading page needs the key there, not in another command's output
+    value = (f"[{', '.join(f'{grade:g}' for grade in right.ideal)}]" if step.step == "ideal"
+             else f"{right.number(step.step):.4f}")
+    return f"{NAMES[step.step]} = {shown} is not {step.description}{cause}; the value for your list is {value}"
 
 
 #: Told at the nDCG@k step of answers that fit another student's list (never naming that student).
