@@ -15,9 +15,10 @@ Printed per size: the RSS when the store is built, the peak RSS of the child (``
 growth per student between the two, the seconds of the first pass and of the re-run, the size of
 ``results.json``, and how many output files the re-run rewrote (mtime changed). ``--baseline REV``
 runs the same children on another commit's code, in the same run. ``--due DATE`` gives the
-assignment that due date in each course's gradebook and every other student a submission time after
-it, so the late-penalty step runs for every student (without a due date nobody can be late and it
-is one statement); then the seconds of that step, in the first pass and in the re-run, are printed too.
+assignment that due date in each course's gradebook, every other student a submission time a day
+after it (the rest an hour before) and nbgrader's ``penalty_method = "zero"``, so the late-penalty
+step has work (without a due date nobody can be late and it is one statement); then the seconds of
+that step, in the first pass and in the re-run, are printed too.
 
 ``--trace N``: for N students, tracemalloc's peak (Python allocations only) in each gradebook
 step alone.
@@ -91,7 +92,9 @@ def build_course(source: Path, n: int, course: Path, due: str | None = None) -> 
         if due_at is not None:  # an hour early, or a day late
             handed_in = due_at + (timedelta(days=1) if i % 2 else timedelta(hours=-1))
             (target / "timestamp.txt").write_text(f"{handed_in:%Y-%m-%d %H:%M:%S.%f} UTC\n")
-    if due_at is not None:
+    if due_at is not None:  # nbgrader's "zero": a late student's penalty is the score (the default, "none", gives none)
+        with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
+            config.write('\nc.LateSubmissionPlugin.penalty_method = "zero"\n')
         from autograder.output.gradebook_db import open_gradebook
 
         with open_gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:

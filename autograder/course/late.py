@@ -204,7 +204,9 @@ def apply_late_penalties(
     As ``nbgrader autograde`` runs it after ``SaveAutoGrades``: the class configured in the
     course's ``c.Autograde.autograde_preprocessors``, with the course's config (the plugin, its
     ``penalty_method``, the extensions). A course whose list has no such step gives no penalty,
-    on either path. What the gradebook then holds is read back by :mod:`.marks`.
+    on either path. A student whose gradebook row already holds what the step would write is
+    skipped (:func:`_settled`: a re-run grades a class without the step's per-student session).
+    What the gradebook then holds is read back by :mod:`.marks`.
 
     Raises
     ------
