@@ -271,19 +271,24 @@ def _settled(db_url: str, assignment: str, notebook_id: str, students: list[str]
                 .join(SubmittedNotebook, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
                 .where(SubmittedAssignment.assignment_id == found.id, SubmittedNotebook.notebook_id == notebook.id,
                        SubmittedAssignment.student_id.in_(students[start : start + 1000])))
-            for student_id, timestamp, extension, penalty, score in rows:
-                if recorded_time.pending(assignment, student_id) is not None:
-                    continue  # nbgrader's path: the step records the submission's time too
-                if extensions is not None:
-                    extended = extended_due(extensions, assignment, student_id)
-                    if (None if extended is None else extended - due) != extension:
-                        continue  # the step stores the configured one (or refuses one before the due date)
-                if timestamp is None or timestamp <= due + (extension or timedelta(0)):
-                    expected = None  # on time: the plugin is not asked
-                elif method is None:
-                    continue  # only running the course's own plugin tells
-                else:  # nbgrader's plugin, as its step clamps it (the score is within 0 and the score)
-                    expected = None if method == "none" else score
-                if penalty == expected:
-                    settled.add(student_id)
+            settled.update(row.student_id for row in rows
+                           if _step_writes_nothing(assignment, due, row, extensions, method))
     return settled
+
+
+def _step_writes_nothing(assignment: str, due: datetime, row: Any, extensions: dict[str, dict[str, str]] | None,
+                         method: str | None) -> bool:
+    """Whether the step would leave the student's ``row`` (time, extension, penalty, score) as is (:func:`_settled`)."""
+    if recorded_time.pending(assignment, row.student_id) is not None:
+        return False  # nbgrader's path: the step records the submission's time too
+    if extensions is not None:
+        extended = extended_due(extensions, assignment, row.student_id)
+        if (None if extended is None else extended - due) != row.extension:
+            return False  # the step stores the configured one (or refuses one before the due date)
+    if row.timestamp is None or row.timestamp <= due + (row.extension or timedelta(0)):
+        expected = None  # on time: the plugin is not asked
+    elif method is None:
+        return False  # only running the course's own plugin tells
+    else:  # nbgrader's plugin, as its step clamps it (the score is within 0 and the score)
+        expected = None if method == "none" else row.score
+    return bool(row.late_submission_penalty == expected)
