@@ -74,7 +74,7 @@ from nbgrader.coursedir import CourseDirectory  # noqa: E402
 from nbgrader.exchange.default import ExchangeCollect, ExchangeReleaseFeedback  # noqa: E402
 from nbgrader.exchange.default.collect import groupby  # noqa: E402
 from nbgrader.exchange.default.exchange import Exchange  # noqa: E402
-from nbgrader.plugins import ExportPlugin  # noqa: E402
+from nbgrader.plugins import ExportPlugin, LateSubmissionPlugin  # noqa: E402
 from nbgrader.preprocessors import (  # noqa: E402
     AssignLatePenalties,
     CheckCellMetadata,
@@ -114,6 +114,7 @@ __all__ = [
     "Gradebook",
     "IncludeHeaderFooter",
     "InstantiateTests",
+    "LateSubmissionPlugin",
     "LockCells",
     "MissingEntry",
     "NbGraderException",

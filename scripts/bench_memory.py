@@ -14,7 +14,11 @@ writing every student's files twice would take an hour.
 Printed per size: the RSS when the store is built, the peak RSS of the child (``ru_maxrss``), the
 growth per student between the two, the seconds of the first pass and of the re-run, the size of
 ``results.json``, and how many output files the re-run rewrote (mtime changed). ``--baseline REV``
-runs the same children on another commit's code, in the same run.
+runs the same children on another commit's code, in the same run. ``--due DATE`` gives the
+assignment that due date in each course's gradebook, every other student a submission time a day
+after it (the rest an hour before) and nbgrader's ``penalty_method = "zero"``, so the late-penalty
+step has work (without a due date nobody can be late and it is one statement); then the seconds of
+that step, in the first pass and in the re-run, are printed too.
 
 ``--trace N``: for N students, tracemalloc's peak (Python allocations only) in each gradebook
 step alone.
@@ -22,6 +26,7 @@ step alone.
     .venv/bin/python scripts/bench_memory.py --sizes 200,1000,5000 --baseline main
     .venv/bin/python scripts/bench_memory.py --sizes 5000,50000 --light --source /tmp/graded/results.json
     .venv/bin/python scripts/bench_memory.py --trace 2000
+    .venv/bin/python scripts/bench_memory.py --sizes 1000 --due "2026-12-01 17:00:00 UTC"
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -56,10 +62,16 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def build_course(source: Path, n: int, course: Path) -> None:
-    """A course of ``n`` synthetic students beside the graded examples' course of ``source``."""
-    from autograder.exercises.ndcg import EXERCISE
+def build_course(source: Path, n: int, course: Path, due: str | None = None) -> None:
+    """A course of ``n`` synthetic students beside the graded examples' course of ``source``.
 
+    ``due``: the assignment's due date in the gradebook; every other student handed in a day late, the
+    rest an hour early (``timestamp.txt``, as ``nbgrader collect`` leaves it).
+    """
+    from autograder.exercises.ndcg import EXERCISE
+    from autograder.nbgrader_adapter import parse_utc
+
+    due_at = parse_utc(due) if due else None
     examples = source.parents[1]
     course.mkdir()
     for name in ("nbgrader_config.py", "gradebook.db"):  # a gradebook already made: alembic's 4 s once
@@ -75,8 +87,18 @@ def build_course(source: Path, n: int, course: Path) -> None:
         target.mkdir(parents=True)
         if template.is_dir():
             for file in template.iterdir():
-                if file.is_file():
+                if file.is_file() and not (due and file.name == "timestamp.txt"):
                     os.link(file, target / file.name)
+        if due_at is not None:  # an hour early, or a day late
+            handed_in = due_at + (timedelta(days=1) if i % 2 else timedelta(hours=-1))
+            (target / "timestamp.txt").write_text(f"{handed_in:%Y-%m-%d %H:%M:%S.%f} UTC\n")
+    if due_at is not None:  # nbgrader's "zero": a late student's penalty is the score (the default, "none", gives none)
+        with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
+            config.write('\nc.LateSubmissionPlugin.penalty_method = "zero"\n')
+        from autograder.output.gradebook_db import open_gradebook
+
+        with open_gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+            gradebook.update_or_create_assignment(EXERCISE.assignment, duedate=due_at)
 
 
 def _options(course: Path) -> Any:
@@ -107,6 +129,7 @@ def child(source: Path, n: int, course: Path, light: bool = False) -> None:
     ``light``: once, and only the class's steps (gradebook, ``results.json``, ``grades.csv``,
     report), not the per-student files (each written and forgotten one student at a time).
     """
+    from autograder.course import gradebook_step
     from autograder.course.gradebook_step import update_gradebook
     from autograder.grading.store import ResultStore
     from autograder.output.report import write_report
@@ -115,6 +138,15 @@ def child(source: Path, n: int, course: Path, light: bool = False) -> None:
 
     options = _options(course)
     document, templates = _templates(source)
+    late_seconds: list[float] = []
+    apply_late_penalties = gradebook_step.apply_late_penalties
+
+    def timed_late_step(*args: Any, **kwargs: Any) -> None:  # the late-penalty step's own seconds, per pass
+        start = time.perf_counter()
+        apply_late_penalties(*args, **kwargs)
+        late_seconds.append(time.perf_counter() - start)
+
+    gradebook_step.apply_late_penalties = timed_late_step
 
     def after() -> float:
         store = ResultStore.of(course / "graded" / ".state", SyntheticClass(templates, n))
@@ -146,9 +178,11 @@ def child(source: Path, n: int, course: Path, light: bool = False) -> None:
     mtimes = _outputs(course)
     again = after()
     rewritten = sum(os.stat(path).st_mtime_ns != mtime for path, mtime in mtimes.items())
+    late_first, late_rerun = (late_seconds + [float("nan")] * 2)[:2]
     print(json.dumps({"start_mb": before, "peak_mb": first_peak, "rerun_peak_mb": peak_mb(), "first_s": first,
                       "rerun_s": again, "outputs": len(mtimes), "rewritten": rewritten,
-                      "results_mb": (course / "graded" / "results.json").stat().st_size / 1024**2}))
+                      "results_mb": (course / "graded" / "results.json").stat().st_size / 1024**2,
+                      "late_first_s": late_first, "late_rerun_s": late_rerun}))
 
 
 def trace(source: Path, n: int, course: Path) -> None:
@@ -203,6 +237,8 @@ def main() -> int:
     parser.add_argument("--light", action="store_true",
                         help="only the class's steps (gradebook, results, report), once: for 50,000 students")
     parser.add_argument("--trace", type=int, metavar="N", help="tracemalloc the gradebook steps for N students")
+    parser.add_argument("--due", metavar="DATE", help="the assignment's due date (every other student late): the "
+                        "late-penalty step then runs for every student, and its seconds are printed")
     parser.add_argument("--child", nargs=3, metavar=("MODE", "N", "COURSE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -224,16 +260,18 @@ def main() -> int:
 
             runs.insert(0, (args.baseline, code_at(args.baseline, scratch / "baseline")))
         print(f"{'students':>8} {'code':<9} {'start MB':>8} {'peak MB':>7} {'KB/student':>10} {'first s':>7} "
-              f"{'re-run s':>8} {'results MB':>10} {'rewritten':>15}")
+              f"{'re-run s':>8} {'results MB':>10} {'rewritten':>15}" + ("  late s (first, re-run)" if args.due else ""))
         for n in (int(size.replace("_", "")) for size in args.sizes.split(",") if size):
             for label, code in runs:
                 course = scratch / f"course-{label}-{n}"
-                build_course(source, n, course)
+                build_course(source, n, course, args.due)
                 m = run_child("light" if args.light else "child", source, n, course, code)
                 growth = (max(m["peak_mb"], m["rerun_peak_mb"]) - m["start_mb"]) * 1024 / n
                 print(f"{n:>8} {label:<9} {m['start_mb']:>8.0f} {m['rerun_peak_mb']:>7.0f} {growth:>10.2f} "
                       f"{m['first_s']:>7.1f} {m['rerun_s']:>8.1f} {m['results_mb']:>10.2f} "
-                      f"{m['rewritten']:>7}/{m['outputs']:<7}", flush=True)
+                      f"{m['rewritten']:>7}/{m['outputs']:<7}"
+                      + (f"  {m.get('late_first_s', float('nan')):6.1f} {m.get('late_rerun_s', float('nan')):6.1f}"
+                         if args.due else ""), flush=True)
                 shutil.rmtree(course)
     return 0
 

@@ -145,3 +145,33 @@ def test_the_table_report_and_pages_show_it(graded):
     released = (graded / "feedback" / "late" / "ndcg" / "ndcg.html").read_text(encoding="utf-8")
     assert released == page  # the copy release_feedback sends
     assert "on time" in (graded / "graded" / "feedback" / "ontime" / "ndcg.html").read_text(encoding="utf-8")
+
+
+def _finals(course) -> dict[str, float]:
+    """Each student's final score in the gradebook (raw score less the penalty), and ada's extension."""
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        finals = {student: gradebook.find_submission("ndcg", student) for student in EXPECTED_FINAL}
+        return {student: s.score - s.late_submission_penalty for student, s in finals.items()} | {
+            "ada's extension": gradebook.find_submission("ndcg", "ada").extension}
+
+
+def test_a_re_run_applies_changed_late_settings(graded, tmp_path):
+    """A re-run that grades nothing skips the step for a student it cannot change, and no one else.
+
+    The batch command skips nbgrader's late step for a student on time, without a penalty, whose
+    extension is the configured one (``late._settled_on_time``). Here each setting that could change
+    such a student changes, on a copy of the graded course: an extension withdrawn (ada, on time only
+    through it), an earlier due date (ontime, 5 minutes early until now), then the plugin's
+    ``penalty_method`` (every penalty goes).
+    """
+    course = shutil.copytree(graded, tmp_path / "course", symlinks=True)
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write('\nc.CourseLatePenalties.extensions = {}\n')
+    run_nbgrader(course, "db", "assignment", "add", "ndcg",
+                 f"--duedate={DUE - timedelta(minutes=10):%Y-%m-%d %H:%M:%S} UTC")
+    _batch(course)
+    assert _finals(course) == {"ontime": 0, "late": 0, "ada": 0, "unknown": FULL, "ada's extension": None}
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write('\nc.LateSubmissionPlugin.penalty_method = "none"\n')
+    _batch(course)
+    assert _finals(course) == {"ontime": FULL, "late": FULL, "ada": FULL, "unknown": FULL, "ada's extension": None}

@@ -6,12 +6,11 @@ then grades with its own ``Execute``: the student's code ran as the grader, unsa
 hidden tests were written into ``autograded/``. The config now ends the command itself (exit 2, one
 line naming the environment to use) before anything reads a submission or touches the gradebook.
 
-The environment without the kit is a real one: a new venv that sees this venv's installed packages
-(nbgrader, nbconvert, Jupyter) through a ``.pth`` line but not the kit's editable install (that is
-a ``.pth`` file of its own, which Python reads only in a site folder, not in a folder a ``.pth`` line
-adds). Its Python runs with ``-I``, so neither the course folder nor ``PYTHONPATH`` brings the kit in.
-The control runs the same command with the config's old ending (the import error raised): nbgrader
-then grades with its own ``Execute`` and the student's cell writes the canary, so the test can fail.
+The environment without the kit is a real one (:mod:`without_the_kit`, shared with the hub test):
+a new venv that sees this venv's installed packages but not the kit. Its Python runs with ``-I``,
+so neither the course folder nor ``PYTHONPATH`` brings the kit in. The control runs the same
+command with the config's old ending (the import error raised): nbgrader then grades with its own
+``Execute`` and the student's cell writes the canary, so the test can fail.
 """
 
 from __future__ import annotations
@@ -19,13 +18,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import sysconfig
-import venv
 from pathlib import Path
 
 import pytest
 
 from grading_run import add_student, generated_course, gradebook_submissions
+from without_the_kit import make_environment_without_the_kit
 
 pytestmark = [pytest.mark.slow, pytest.mark.cold_start]
 
@@ -38,18 +36,7 @@ SENTINEL_END = "    raise SystemExit(2) from None\n"
 @pytest.fixture(scope="module")
 def python_without_the_kit(tmp_path_factory) -> Path:
     """A Python that imports nbgrader and Jupyter (this venv's) but cannot import the kit."""
-    home = tmp_path_factory.mktemp("no-kit")
-    venv.create(home, with_pip=False, symlinks=True)
-    site = Path(sysconfig.get_paths(vars={"base": str(home), "platbase": str(home)})["purelib"])
-    (site / "course-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
-    python = home / "bin" / "python"
-    probe = subprocess.run(
-        [python, "-I", "-c", "import importlib.util as u, nbgrader, jupyter_server; print(u.find_spec('autograder'))"],
-        capture_output=True, text=True, timeout=120, check=True,
-    )
-    if probe.stdout.strip() != "None":
-        raise RuntimeError(f"the environment without the kit imports it: {probe.stdout}")
-    return python
+    return make_environment_without_the_kit(tmp_path_factory.mktemp("no-kit") / "env")
 
 
 @pytest.fixture

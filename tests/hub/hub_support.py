@@ -178,6 +178,24 @@ class Hub:
         except urllib.error.HTTPError as error:
             pytest.fail(f"GET {path}: HTTP {error.code} {error.read()[:2000]!r}\n--- hub log:\n{self.tail()}")
 
+    def status(self, path: str, token: str, method: str = "GET", timeout: float = 60) -> tuple[int, str]:
+        """One request through the proxy, answered or not: its HTTP status and text (an error's page too)."""
+        data = b"{}" if method == "POST" else None
+        request = urllib.request.Request(self.url + path, data=data, method=method,
+                                         headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return response.status, response.read().decode(errors="replace")
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode(errors="replace")
+
+    def service_environment(self, name: str) -> dict[str, str]:
+        """The environment the hub gave its managed service ``name``'s process (``/proc/PID/environ``)."""
+        model = self.request("GET", f"/hub/api/services/{name}", self.admin_token)
+        assert isinstance(model, dict) and model.get("pid"), f"the hub runs no process for the service {name}: {model}"
+        pairs = Path(f"/proc/{model['pid']}/environ").read_bytes().decode().split("\0")
+        return dict(pair.split("=", 1) for pair in pairs if "=" in pair)
+
     def wait_for(self, what: str, probe, timeout: float = START_TIMEOUT) -> object:
         """Call ``probe`` until it returns something other than None (bounded); its value."""
         deadline = time.monotonic() + timeout

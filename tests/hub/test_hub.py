@@ -9,8 +9,9 @@ nbgrader settings for everyone. Then, through the hub's REST API and the servers
 formgrader service releases; the student lists both courses, fetches, writes and submits; the
 service collects and autogrades (in the kit's sandbox, as the grader account); ``python -m
 autograder grade`` grades as the grader, to the same score; the service releases the feedback and
-the student fetches it; the unenrolled student cannot read the course folder. Network: 127.0.0.1
-only; every wait is bounded (:mod:`hub_support`).
+the student fetches it; the unenrolled student cannot read the course folder; and the same
+formgrader started the hub's way from the hub's usual environment (nbgrader without the kit) refuses
+in one line and grades nothing. Network: 127.0.0.1 only; every wait is bounded (:mod:`hub_support`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from __future__ import annotations
 import json
 import secrets
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 import urllib.parse
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -29,14 +32,29 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.course.example_notebooks import fill_solutions, parse_solution_file
 
-from grading_run import ROOT, generated_course
-from hub_support import VENV_BIN, Hub, Users, finish, free_port, run_as, start_as, start_hub, users_or_skip
+from grading_run import ROOT, add_student, generated_course, stop_process_group
+from hub_support import VENV_BIN, Hub, Users, as_user, finish, free_port, run_as, start_as, start_hub, users_or_skip
 from other_users import reach_for
+from without_the_kit import make_environment_without_the_kit
 
 pytestmark = [pytest.mark.slow, pytest.mark.hub]
 
 ASSIGNMENT = "ndcg"
 PLAIN_COURSE, PLAIN_ASSIGNMENT = "plain-course", "hello"
+#: The submission of the no-kit check: its first cell writes a canary file when it runs (ungraded, it never does).
+CANARY_STUDENT, CANARY_CELL = "mallory", "open({path!r}, 'w').write('ran as the grader')"
+
+
+@dataclass(frozen=True)
+class NoKitService:
+    """The hub's entry for the formgrader from an environment without the kit (unmanaged: the test starts it)."""
+
+    name: str
+    url: str
+    token: str
+    grader: str
+    #: The course's own service (``hub-service``'s block): this one gets its roles and, when started, its settings.
+    twin: str
 
 
 def _plain_notebook() -> nbformat.NotebookNode:
@@ -69,7 +87,7 @@ def _succeeded(answer: object, what: str) -> object:
 
 
 def _hub_config(port: int, admin_token: str, folder: Path, hub_etc: Path, users: list[str], block: str,
-                student: str) -> str:
+                student: str, without_kit: NoKitService) -> str:
     """The hub's jupyterhub_config.py: 127.0.0.1 only, the test's admin service, the kit's block as printed."""
     return f"""c = get_config()  # noqa
 c.JupyterHub.ip = '127.0.0.1'
@@ -87,7 +105,8 @@ c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 180
 c.JupyterHub.services = [{{'name': 'ndcgt-admin', 'api_token': {admin_token!r}}}]
 c.JupyterHub.load_roles = [{{'name': 'ndcgt-admin', 'services': ['ndcgt-admin'],
-                             'scopes': ['admin:users', 'admin:servers', 'tokens', 'read:groups']}}]
+                             'scopes': ['admin:users', 'admin:servers', 'tokens', 'read:groups',
+                                        'read:services']}}]
 # --- python -m autograder hub-service, as printed ---
 {block}
 # --- the plain course's students (its grader runs no service here)
@@ -95,6 +114,15 @@ c.JupyterHub.load_groups.update({{'nbgrader-{PLAIN_COURSE}': {{'users': [{studen
 # the service reads the hub's nbgrader settings too, as it would from /etc/jupyter
 for service in c.JupyterHub.services:
     service.setdefault('environment', {{}})['JUPYTER_CONFIG_PATH'] = {str(hub_etc)!r}
+# the same formgrader from the hub's environment without the kit: unmanaged, the test starts its process;
+# its token may do what the course's service's may (nbgrader's JupyterHubAuthPlugin asks the hub)
+c.JupyterHub.services.append({{'name': {without_kit.name!r}, 'url': {without_kit.url!r},
+                              'api_token': {without_kit.token!r}, 'oauth_no_confirm': True}})
+for role in c.JupyterHub.load_roles:
+    if {without_kit.twin!r} in role.get('services', []):
+        role['services'].append({without_kit.name!r})
+c.JupyterHub.load_roles.append({{'name': {without_kit.name!r}, 'users': [{without_kit.grader!r}],
+                                'scopes': ['access:services!service={without_kit.name}']}})
 """
 
 
@@ -155,13 +183,15 @@ def site():
         hub_etc.mkdir(mode=0o755)
         port, admin_token = free_port(), secrets.token_hex(32)
         names = sorted(user.pw_name for user in (grader, other, student, outsider))
-        hub = start_hub(hub_folder, _hub_config(port, admin_token, hub_folder, hub_etc, names, block, student.pw_name),
-                        port, admin_token, reach_for(grader.pw_uid, base, interpreter=True))
+        without_kit = NoKitService("formgrader-without-kit", f"http://127.0.0.1:{free_port()}", secrets.token_hex(32),
+                                   grader.pw_name, course_id)
+        config = _hub_config(port, admin_token, hub_folder, hub_etc, names, block, student.pw_name, without_kit)
+        hub = start_hub(hub_folder, config, port, admin_token, reach_for(grader.pw_uid, base, interpreter=True))
         (hub_etc / "nbgrader_config.py").write_text(finish(settings, "student-config --hub"))
         finish(plain, "the plain course's release_assignment")
         hub.wait_for_api()
         yield {"base": base, "hub": hub, "course": course, "course_id": course_id, "grader": grader,
-               "student": student, "outsider": outsider, "exchange": exchange}
+               "student": student, "outsider": outsider, "exchange": exchange, "without_kit": without_kit}
     finally:
         if hub is not None:
             hub.stop()
@@ -256,3 +286,92 @@ def test_an_unenrolled_student_cannot_read_the_course(site):
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:3] == [f"refused {source}", f"refused {course}",
                                            f"refused {site['grader'].pw_dir}"], done.stdout
+
+
+def _as_the_hub_starts(hub: Hub, course_id: str, service: NoKitService, bin_folder: Path) -> dict[str, str]:
+    """The environment the hub would give ``service`` as a managed service: the course's service's, its own names.
+
+    Taken from the hub's running process for the course's service (same grader, same settings), with
+    what names that service (its name, URL, token) changed to ``service``'s and its venv's ``bin/``
+    on PATH changed to ``bin_folder``: what JupyterHub's ``Service.start`` sets for a service.
+    """
+    given = hub.service_environment(course_id)
+    kit_token, kit_url = given["JUPYTERHUB_API_TOKEN"], given["JUPYTERHUB_SERVICE_URL"]
+    environment = {}
+    for key, value in given.items():
+        if key.startswith("JUPYTERHUB_") or key == "JPY_API_TOKEN":
+            value = value.replace(kit_token, service.token).replace(kit_url, service.url)
+            value = value.replace(course_id, service.name)
+        environment[key] = value
+    environment["PATH"] = given["PATH"].replace(str(VENV_BIN), str(bin_folder))
+    assert environment["PATH"] != given["PATH"] and environment["JUPYTERHUB_SERVICE_NAME"] == service.name, given
+    return environment
+
+
+def _graded_rows(course: Path, student_id: str) -> int:
+    """How many submissions of ``student_id`` the course's gradebook holds (read-only: root writes nothing there)."""
+    with sqlite3.connect(f"file:{course / 'gradebook.db'}?mode=ro", uri=True) as database:
+        return int(database.execute("SELECT count(*) FROM submitted_assignment WHERE student_id = ?",
+                                    (student_id,)).fetchone()[0])
+
+
+def test_a_formgrader_without_the_kit_grades_nothing(site):
+    """The course's formgrader started the hub's way from the hub's usual environment (nbgrader, no kit) refuses.
+
+    The hub's entry for it is an *unmanaged* service (a URL and a token, as the hub's proxy and OAuth
+    see any service), and the test starts its process as JupyterHub starts a managed one: as the
+    grader account, in the course folder, with the environment the hub gave the course's own service
+    (read from that process), its names and the ``bin/`` on PATH changed to this service's and the
+    no-kit environment's. Not a managed service: JupyterHub restarts a managed service that exits, on
+    every poll, for as long as the hub runs (``Service._proc_stopped``), and no API stops one; this
+    process the test starts once and stops. If the kit check were gone, the same process would serve
+    the formgrader: the test waits for that too, and then asks it to autograde the canary submission.
+    """
+    hub, course, course_id, grader, base = (site[key] for key in ("hub", "course", "course_id", "grader", "base"))
+    service: NoKitService = site["without_kit"]
+    python = make_environment_without_the_kit(base / "no-kit")
+    canary = Path(grader.pw_dir) / "canary-without-the-kit"
+    submitted = add_student(course, CANARY_STUDENT, extra=(CANARY_CELL.format(path=str(canary)),)).parents[1]
+    subprocess.run(["chown", "-R", f"{grader.pw_uid}:{grader.pw_gid}", str(submitted)], check=True, timeout=60)
+    token = hub.user_token(grader.pw_name)
+    formgrader = f"/services/{service.name}/formgrader"
+    log = base / "formgrader-without-the-kit.log"
+    try:
+        with log.open("w") as sink:
+            process = subprocess.Popen(as_user(grader, [str(python.parent / "jupyterhub-singleuser")], base),
+                                       cwd=course, env=_as_the_hub_starts(hub, course_id, service, python.parent),
+                                       stdout=sink, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        try:  # until it ends, or answers (without the check it serves the formgrader: then it is asked to grade)
+            def ended_or_answers() -> bool | None:  # 503: the proxy has no route to it (yet)
+                if process.poll() is not None:
+                    return True
+                return True if hub.status(f"{formgrader}/api/assignments", token)[0] != 503 else None
+
+            try:
+                hub.wait_for("the formgrader without the kit to end or answer", ended_or_answers)
+            except AssertionError as waited:
+                pytest.fail(f"{waited}\n--- the formgrader without the kit:\n{log.read_text(errors='replace')[-6000:]}")
+            page = hub.status(f"{formgrader}/manage_assignments", token)
+            autograde = hub.status(f"{formgrader}/api/submission/{ASSIGNMENT}/{CANARY_STUDENT}/autograde", token,
+                                   method="POST", timeout=600)
+        finally:
+            stop_process_group(process)
+        output = log.read_text(errors="replace")
+        refusals = [line for line in output.splitlines() if "nbgrader_config.py:" in line]
+        graded = {"canary written": canary.exists(), "autograded": (course / "autograded" / CANARY_STUDENT).exists(),
+                  "Autograde answered": autograde[0]}
+        # (a) one line naming the environment to use, exit 2, no traceback
+        assert process.returncode == 2, f"exit {process.returncode}, {graded}\n{output[-3000:]}"
+        assert len(refusals) == 1 and "Traceback" not in output, output[-3000:]
+        assert "cannot import" in refusals[0] and str(python) in refusals[0], refusals
+        assert str(course / ".venv" / "bin") in refusals[0] and "Nothing was graded" in refusals[0], refusals
+        # (b) the service's URL serves no formgrader: the proxy finds nothing there
+        for status, text in (page, autograde):
+            assert status == 503 and "Manage Assignments" not in text, (status, text[:2000])
+        # (c) the canary cell never ran; nothing autograded, nothing in the gradebook
+        assert not canary.exists()
+        assert not (course / "autograded" / CANARY_STUDENT).exists()
+        assert _graded_rows(course, CANARY_STUDENT) == 0
+    finally:  # the canary submission goes: the other tests grade the whole course
+        for folder in (submitted, course / "autograded" / CANARY_STUDENT):
+            shutil.rmtree(folder, ignore_errors=True)
