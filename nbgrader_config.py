@@ -22,7 +22,7 @@ COURSE = Path(__file__).resolve().parent  # __file__: set by traitlets' config l
 # (autograder/nbgrader_adapter.py: one line naming the version, exit status 2).
 try:
     from autograder.course.converters import install as install_course_converters
-    from autograder.course.late import CourseLatePenalties
+    from autograder.gradebook.late_penalties import CourseLatePenalties
     from autograder.course.overwrite_cells import OverwriteCellsQuietly
     from autograder.course.preprocessor import SandboxedExecute, SanitiseFirstConversion, SanitiseNotebook
     from autograder.course.sandbox_guard import RecordSubmission

@@ -17,7 +17,6 @@ from .course.autograded import write_autograded
 from .course.classmates import course_classmates
 from .course.course_root import find_root
 from .course.generated_cells import skipped_cell_ids
-from .course.gradebook_step import update_gradebook
 from .course.lock import grading_lock
 from .course.nbgrader import release_notebook
 from .course.privacy import check_course_folder
@@ -27,6 +26,7 @@ from .course.submission_folder import Collected, read_collected, require_submiss
 from .distributed.local import PROCESS_CLASS, ProcessExecutor
 from .errors import CourseError, GradebookError, UsageError
 from .files import write_changed
+from .gradebook.update import update_gradebook
 from .grading import (
     BatchResult,
     Exercise,
@@ -340,7 +340,8 @@ def _after_grading(
                     max_notebook_bytes, show_solution=options.show_solution, students=graded,
                 ))
         # the gradebook first: lateness and penalties come from it and show in every output below
-        note, failed = update_gradebook(root, options.gradebook, exercise, store, collected)
+        timestamps = {student: found.timestamp for student, found in collected.items() if found.timestamp is not None}
+        note, failed = update_gradebook(root, options.gradebook, exercise, store, timestamps)
         steps += [pool.submit(_feedback_pages, options, root, batch, files, part) for part in slices]
         steps += [pool.submit(write_results, options.out, batch),
                   pool.submit(write_report, options.out, exercise, batch)]

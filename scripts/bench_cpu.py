@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT))
 
-from autograder.output.gradebook import tool_environment  # noqa: E402
+from autograder.gradebook.scores import tool_environment  # noqa: E402
 
 #: Run in a child with ``PYTHONPATH`` at the code to measure: grade twice, print the second run's CPU split as JSON.
 CHILD = """

@@ -20,11 +20,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from autograder.course.marks import read_gradebook_views  # noqa: E402
 from autograder.exercises.ndcg import EXERCISE  # noqa: E402
+from autograder.gradebook.database import DEFAULT_COURSE, open_gradebook  # noqa: E402
+from autograder.gradebook.read_back import read_gradebook_views  # noqa: E402
+from autograder.gradebook.scores import record_scores  # noqa: E402
 from autograder.grading import BatchResult  # noqa: E402
-from autograder.output.gradebook import record_scores  # noqa: E402
-from autograder.output.gradebook_db import DEFAULT_COURSE, open_gradebook  # noqa: E402
 
 from pg_cluster import start_cluster  # noqa: E402
 from records import batch_of, graded_result  # noqa: E402

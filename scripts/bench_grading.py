@@ -35,8 +35,8 @@ import nbformat  # noqa: E402
 from autograder.course.example_notebooks import fill_solutions  # noqa: E402
 from autograder.course.nbgrader import NBGRADER_OWN_EXECUTE, gradebook_scores, run_nbgrader  # noqa: E402
 from autograder.exercises.ndcg import EXERCISE  # noqa: E402
+from autograder.gradebook.scores import tool_environment  # noqa: E402
 from autograder.grading import default_workers  # noqa: E402
-from autograder.output.gradebook import tool_environment  # noqa: E402
 from autograder.pipeline import GradeOptions, grade_course  # noqa: E402
 
 LOOP = "import math\n\n\ndef dcg(rels, k):\n    total = 0.0\n    for i in range(min(k, len(rels))):\n        total += rels[i] / math.log2(i + 2)\n    return total"

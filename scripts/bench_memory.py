@@ -95,7 +95,7 @@ def build_course(source: Path, n: int, course: Path, due: str | None = None) -> 
     if due_at is not None:  # nbgrader's "zero": a late student's penalty is the score (the default, "none", gives none)
         with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
             config.write('\nc.LateSubmissionPlugin.penalty_method = "zero"\n')
-        from autograder.output.gradebook_db import open_gradebook
+        from autograder.gradebook.database import open_gradebook
 
         with open_gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
             gradebook.update_or_create_assignment(EXERCISE.assignment, duedate=due_at)
@@ -129,8 +129,8 @@ def child(source: Path, n: int, course: Path, light: bool = False) -> None:
     ``light``: once, and only the class's steps (gradebook, ``results.json``, ``grades.csv``,
     report), not the per-student files (each written and forgotten one student at a time).
     """
-    from autograder.course import gradebook_step
-    from autograder.course.gradebook_step import update_gradebook
+    from autograder.gradebook import update as gradebook_step
+    from autograder.gradebook.update import update_gradebook
     from autograder.grading.store import ResultStore
     from autograder.output.report import write_report
     from autograder.output.results import write_results
@@ -155,7 +155,8 @@ def child(source: Path, n: int, course: Path, light: bool = False) -> None:
         start = time.perf_counter()
         batch = _batch(document, store)
         if light:
-            note, failed = update_gradebook(course, options.gradebook, options.exercise, store, collected)
+            times = {student: found.timestamp for student, found in collected.items() if found.timestamp is not None}
+            note, failed = update_gradebook(course, options.gradebook, options.exercise, store, times)
             write_results(options.out, batch)
             write_report(options.out, options.exercise, batch)
         else:
@@ -190,12 +191,12 @@ def trace(source: Path, n: int, course: Path) -> None:
     import tracemalloc
     from pathlib import Path as P
 
-    from autograder.course.gradebook_step import record_cells
-    from autograder.course.late import apply_late_penalties
-    from autograder.course.marks import read_gradebook_views
     from autograder.exercises.ndcg import EXERCISE
+    from autograder.gradebook.late_penalties import apply_late_penalties
+    from autograder.gradebook.read_back import read_gradebook_views
+    from autograder.gradebook.scores import record_scores
+    from autograder.gradebook.update import record_cells
     from autograder.grading.store import ResultStore
-    from autograder.output.gradebook import record_scores
 
     document, templates = _templates(source)
     url = f"sqlite:///{course / 'gradebook.db'}"

@@ -101,7 +101,7 @@ def record_points(sizes: list[int], databases: list[str], scratch: Path) -> None
 
     from bench_gradebook import measure
 
-    from autograder.output.gradebook import tool_environment
+    from autograder.gradebook.scores import tool_environment
 
     os.environ["PATH"] = tool_environment()["PATH"]  # nbgrader runs `alembic` to create a gradebook
     print(f"\n{'database':<11}{'students':>9}{'schema s':>9}{'first s':>9}{'unchanged s':>13}{'1/10 changed s':>16}")

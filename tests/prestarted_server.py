@@ -26,11 +26,11 @@ import nbgrader.apps.nbgraderapp
 # command line. Imported for the time it takes, once.
 import autograder.cli
 import autograder.course.converters
-import autograder.course.late
 import autograder.course.lms_export
 import autograder.course.overwrite_cells
 import autograder.course.preprocessor
 import autograder.course.release_feedback  # noqa: F401
+import autograder.gradebook.late_penalties
 
 
 def _exit_code(error: SystemExit) -> int:

@@ -13,8 +13,8 @@ import csv
 import secrets
 from pathlib import Path
 
-from ..course.config_file import course_config
 from ..course.offering import submissions_found
+from ..course_config import course_config
 from ..errors import CourseError, UsageError
 from ..grading import ByHand, Exercise
 from .paper import Sheet, StepValues, write_paper

@@ -7,7 +7,7 @@ can be written again at any time:
 - the grader's result, saved beside the autograded notebook as ``<notebook>.grader.json`` by both
   grading paths (``python -m autograder grade`` and the course's ``SandboxedExecute`` in ``nbgrader
   autograde``), so it always belongs to the notebook in ``autograded/``;
-- the gradebook (:mod:`.marks`), read each time the page is written.
+- the gradebook (:mod:`..gradebook.read_back`), read each time the page is written.
 
 Every writer of ``feedback/<student>/<assignment>/<notebook>.html`` goes through
 :func:`write_course_pages` or its exporter: the batch command, ``nbgrader generate_feedback`` and the formgrader's
@@ -30,9 +30,9 @@ from nbformat.notebooknode import NotebookNode
 from ..errors import CourseError
 from ..exercises import exercise_for
 from ..files import write_atomic
+from ..gradebook.read_back import GradebookView, notebook_order, read_gradebook_views
 from ..grading import Exercise, StudentResult
 from ..output.feedback import render_feedback
-from .marks import GradebookView, read_gradebook_views
 
 #: The grader's result beside ``autograded/<student>/<assignment>/<notebook>.ipynb``.
 RESULT_SUFFIX = ".grader.json"
@@ -94,17 +94,6 @@ def read_stored_result(folder: Path, notebook: str) -> StoredResult:
                              "`python -m autograder grade` or `nbgrader autograde`)") from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise NoGraderResult(f"{path} is unreadable ({error}); grade the submission again") from error
-
-
-def notebook_order(root: Path, exercise: Exercise) -> list[str]:
-    """The release notebook's cell ids in order (the order of the marks on a page); empty if it is missing."""
-    import nbformat
-
-    path = root / "release" / exercise.assignment / exercise.notebook
-    if not path.is_file():
-        return []
-    cells = nbformat.read(path, as_version=4).cells
-    return [cell.metadata.get("nbgrader", {}).get("grade_id", "") for cell in cells]
 
 
 def _page(folder: Path, exercise: Exercise, student_id: str, views: dict[str, GradebookView]) -> str:

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from traitlets import TraitError
 
+from ..course_config import course_config
 from ..errors import UsageError
 from ..sandbox.limits import SETTINGS
-from .config_file import course_config
 from .preprocessor import SandboxedExecute
 
 #: The command line's sandbox mode where the course sets none.

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from ..errors import CourseError
 from ..exercises import EXERCISES, exercise_for
-from ..output.gradebook import check_gradebook, gradebook_path, tool_environment
-from ..output.gradebook_db import open_gradebook
+from ..gradebook.database import open_gradebook
+from ..gradebook.scores import check_gradebook, gradebook_path, tool_environment
 from .generated_cells import sync_source
 
 #: Appended to a course's config: nbgrader's own, unsandboxed Execute back in place of SandboxedExecute.
@@ -104,8 +104,8 @@ def autograde(root: Path, assignment: str = ASSIGNMENT) -> str:
 
 def gradebook_scores(root: Path, assignment: str = ASSIGNMENT) -> dict[str, tuple[float, float]]:
     """Return ``{student_id: (score, max_score)}`` from the course's gradebook (``c.CourseDirectory.db_url``)."""
+    from ..gradebook.url import course_gradebook
     from ..nbgrader_adapter import MissingEntry
-    from .gradebook_url import course_gradebook
 
     target = course_gradebook(root)
     if target is None:  # only `--gradebook none` names none

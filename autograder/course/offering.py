@@ -23,13 +23,13 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..course_config import course_config
 from ..errors import CourseError, UsageError
 from ..exercises import EXERCISES
+from ..gradebook.database import open_gradebook
+from ..gradebook.scores import gradebook_path
+from ..gradebook.url import course_gradebook
 from ..grading.batch import student_folders
-from ..output.gradebook import gradebook_path
-from ..output.gradebook_db import open_gradebook
-from .config_file import course_config
-from .gradebook_url import course_gradebook
 from .roster import course_roster
 from .secret import SECRET_NAME
 from .student_config import exchange_root

@@ -154,7 +154,7 @@ def check_course_folder(course: Path, flag: bool | None) -> None:
     CourseError
         See :func:`check_course_privacy`; also when the course's ``nbgrader_config.py`` does not load.
     """
-    from .config_file import course_config  # here: loading the course's config imports nbgrader (seconds)
+    from ..course_config import course_config  # here: loading the course's config imports nbgrader (seconds)
 
     allow = bool(CoursePrivacy(config=course_config(course)).allow_readable_course) if flag is None else flag
     check_course_privacy(course, allow=allow)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..gradebook.database import open_gradebook
+from ..gradebook.scores import gradebook_path
+from ..gradebook.url import _absolute, course_gradebook
 from ..grading.batch import student_folders
 from ..grading.student_ids import IdCheck, check_ids
-from ..output.gradebook import gradebook_path
-from ..output.gradebook_db import open_gradebook
-from .gradebook_url import _absolute, course_gradebook
 
 
 def roster_ids(url: str | None) -> frozenset[str]:

@@ -10,7 +10,7 @@ formula with a leading ``'`` (:func:`~autograder.output.safe_text.csv_cell`, as 
 
 A row whose gradebook time is not the time in ``submitted/<student>/<assignment>/timestamp.txt``
 holds no grading of the submission the course has (the student submitted again and was not
-graded since, or a grading did not finish: :mod:`.recorded_time`); nbgrader's formgrader shows it
+graded since, or a grading did not finish: :mod:`..gradebook.recorded_time`); nbgrader's formgrader shows it
 as "needs autograde". Its score cells are left empty, never the earlier submission's numbers, and
 the log names each such student with both times, so a tutor neither uploads a grade for work
 nobody graded nor misses that the row is open (``nbgrader autograde`` fills it).
@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from ..files import write_atomic
+from ..gradebook import recorded_time
 from ..grading import FinalScore
 from ..grading.student_ids import name_problem
 from ..nbgrader_adapter import ExportPlugin, Gradebook, MissingEntry
 from ..output.safe_text import csv_cell, printable
-from . import recorded_time
 
 #: nbgrader's ``CsvExportPlugin`` columns, in its order (a tutor's scripts read them by name).
 COLUMNS = ("assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",

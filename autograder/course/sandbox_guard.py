@@ -13,7 +13,7 @@ course's ``Autograde`` (:mod:`.converters`):
   before that student (a submission or student created for it removed, an existing submission's
   timestamp restored), logs one line, and lets nbgrader go on with the other students;
 - keeps the submission time out of the gradebook until the grading it belongs to is saved
-  (:mod:`.recorded_time`), and grades again a submission whose grading did not reach the gradebook;
+  (:mod:`..gradebook.recorded_time`), and grades again a submission whose grading did not reach the gradebook;
 - refuses the run while another grader works on the course (:mod:`.lock`);
 - ends the run with nbgrader's failure (``nbgrader autograde`` exits 1, the API's ``success`` is
   False) whose message names every refused student and the reason, which is what the
@@ -36,6 +36,8 @@ from traitlets import TraitError
 
 from ..errors import UsageError
 from ..exercises import EXERCISES
+from ..gradebook import recorded_time
+from ..gradebook.late_penalties import CourseLatePenalties
 from ..nbgrader_adapter import (
     Gradebook,
     MissingEntry,
@@ -47,9 +49,7 @@ from ..nbgrader_adapter import (
 )
 from ..output.safe_text import printable
 from ..sandbox import Limits, MachineOverloaded, SandboxUnavailable
-from . import recorded_time
 from .feedback_page import result_name
-from .late import CourseLatePenalties
 from .lock import CourseBusy, grading_lock
 from .preprocessor import SandboxedExecute, sandbox_for
 
@@ -212,7 +212,7 @@ class RecordSubmission(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
     nbgrader creates a submission (scored 0 by every list and export) before the sandbox runs; the
     course's ``Autograde`` takes a new one out again, and this step, after the sandbox, puts it
     back, without its time: the course's late step records the time with the penalty it sets,
-    after ``SaveAutoGrades`` (:mod:`.recorded_time`), so a row's time always comes with its grades.
+    after ``SaveAutoGrades`` (:mod:`..gradebook.recorded_time`), so a row's time always comes with its grades.
     """
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:

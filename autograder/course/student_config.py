@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..course_config import course_config
 from ..errors import CourseError
-from .config_file import course_config
 
 #: Where students put the file (nbgrader reads it from Jupyter's config folder).
 STUDENT_CONFIG_PATH = "~/.jupyter/nbgrader_config.py"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 
-from .config_file import course_config
+from ..course_config import course_config
 
 #: The exchange's name for the walkthroughs, and their folder in ``release/``.
 WALKTHROUGH_ASSIGNMENT = "walkthrough"

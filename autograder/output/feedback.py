@@ -18,8 +18,8 @@ from markupsafe import Markup
 
 from ..files import write_changed
 from ..grading import BatchResult, Exercise, Finding, Mistake, Status, StudentResult
-from .lateness import due_text, duration, utc
-from .marks import how_checked, mark_rows, score_breakdown, test_rows
+from .late_words import due_text, duration, utc
+from .mark_words import how_checked, mark_rows, score_breakdown, test_rows
 from .markup import without_solution
 from .templating import render
 

@@ -20,8 +20,8 @@ from ..files import open_atomic
 from ..grading import SCHEMA_VERSION, BatchResult, Status, StudentResult
 from .copying_notes import copied_note
 from .feedback import feedback_path
-from .lateness import lateness_note
-from .marks import manual_note, test_rows
+from .late_words import lateness_note
+from .mark_words import manual_note, test_rows
 from .safe_text import csv_cell, printable, shown_student
 
 

@@ -36,9 +36,9 @@ from ..grading import BatchResult, Exercise, Mistake, Status, StudentResult
 from ..grading.batch import never_submitted
 from .copying_notes import copied_note
 from .feedback import feedback_path
-from .lateness import due_text, duration, lateness_note, utc
+from .late_words import due_text, duration, lateness_note, utc
 from .look import LookRow, look_rows
-from .marks import how_checked, manual_note, test_rows
+from .mark_words import how_checked, manual_note, test_rows
 
 #: Statuses whose submissions were scored (their notebook ran): the set every chart is over. Taken
 #: from :attr:`StudentResult.counted`, so that the report and the model cannot disagree on it.
@@ -143,7 +143,7 @@ class TestPasses:
 
     grade_id: str
     description: str
-    #: What a student could check before handing in (:func:`~.marks.how_checked`).
+    #: What a student could check before handing in (:func:`~.mark_words.how_checked`).
     checked: str
     passed: int
     scored: int

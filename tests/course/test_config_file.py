@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from autograder.course.config_file import course_config
+from autograder.course_config import course_config
 from autograder.errors import CourseError
 
 from grading_run import ROOT

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.output.gradebook import tool_environment
+from autograder.gradebook.scores import tool_environment
 
 from grading_run import generated_course
 

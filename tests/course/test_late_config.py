@@ -8,11 +8,11 @@ import pytest
 from nbgrader.preprocessors import AssignLatePenalties
 from traitlets.config import Config
 
-from autograder.course.config_file import course_config
-from autograder.course.late import CourseLatePenalties, extended_due, late_step
+from autograder.course_config import course_config
 from autograder.errors import CourseError
+from autograder.gradebook.late_penalties import CourseLatePenalties, extended_due, late_step
 from autograder.grading import Lateness, Status, StudentResult
-from autograder.output.lateness import duration, lateness_text
+from autograder.output.late_words import duration, lateness_text
 
 from grading_run import ROOT, new_course
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.output.gradebook import tool_environment
+from autograder.gradebook.scores import tool_environment
 
 from conftest import ROOT
 

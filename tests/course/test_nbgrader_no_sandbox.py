@@ -24,7 +24,7 @@ from autograder.course import preprocessor
 from autograder.course.nbgrader import run_nbgrader
 from autograder.course.sandbox_guard import REFUSED
 from autograder.exercises.ndcg import EXERCISE
-from autograder.output.gradebook import tool_environment
+from autograder.gradebook.scores import tool_environment
 from autograder.sandbox import deadline
 
 from grading_run import add_student, generated_course

@@ -15,8 +15,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.config_file import course_config
 from autograder.course.secret import SECRET_NAME, course_secret
+from autograder.course_config import course_config
 from autograder.exercises.ndcg.byhand.notebook import published_variant
 
 from grading_run import ROOT, add_student, generated_course

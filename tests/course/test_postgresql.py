@@ -24,8 +24,8 @@ from nbgrader.plugins.export import CsvExportPlugin
 from autograder.course.example_notebooks import fill_solutions
 from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
-from autograder.output.gradebook import record_scores
-from autograder.output.gradebook_db import open_gradebook
+from autograder.gradebook.database import open_gradebook
+from autograder.gradebook.scores import record_scores
 from autograder.pipeline import GradeOptions, grade_course
 
 from conftest import ROOT, solution_code

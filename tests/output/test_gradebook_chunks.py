@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.course import marks
 from autograder.exercises.ndcg import EXERCISE
-from autograder.output import gradebook_rows
-from autograder.output.gradebook import record_scores
+from autograder.gradebook import read_back as marks
+from autograder.gradebook import rows as gradebook_rows
+from autograder.gradebook.scores import record_scores
 
 from records import batch_of, graded_result
 

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.exercises.ndcg import EXERCISE
+from autograder.gradebook.scores import record_scores, student_id_problem
 from autograder.grading.student_ids import check_ids
-from autograder.output.gradebook import record_scores, student_id_problem
 
 from records import batch_of, graded_result
 from strategies import folder_names

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.output.gradebook import tool_environment
+from autograder.gradebook.scores import tool_environment
 from autograder.sandbox.cgroups import CgroupsUnavailable, detect
 from autograder.sandbox.launch import PER_PROCESS_LIMITS
 from autograder.sandbox.limits import Limits

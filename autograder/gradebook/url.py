@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..course_config import course_config
 from ..errors import CourseError
-from ..output.gradebook_db import DEFAULT_COURSE, driver_problem
-from .config_file import course_config
+from .database import DEFAULT_COURSE, driver_problem
 
 #: ``--gradebook none``: do not record scores.
 NO_GRADEBOOK = "none"

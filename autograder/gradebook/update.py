@@ -3,26 +3,25 @@
 ``python -m autograder grade`` (the whole notebook: the by-hand part and the code) ends
 here, so its scores reach nbgrader's gradebook as ``nbgrader autograde`` leaves them: the
 notebook's cells recorded as ``generate_assignment`` does (if the gradebook lacks them), each grade
-cell's score with whole students per transaction (:func:`..output.gradebook.try_record_scores`), the
-course's late penalties by nbgrader's own step (:func:`.late.apply_late_penalties`), and the tutors'
-marks and lateness read back into each result (:mod:`.marks`) for the pages written next.
+cell's score with whole students per transaction (:func:`.scores.try_record_scores`), the
+course's late penalties by nbgrader's own step (:func:`.late_penalties.apply_late_penalties`), and the tutors'
+marks and lateness read back into each result (:mod:`.read_back`) for the pages written next.
 """
 
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from pathlib import Path
 
 from ..errors import GradebookError
 from ..grading import BatchResult, Exercise, GroupInfo, Lateness, ManualMarks, Status
 from ..grading.store import ResultStore
-from ..output.gradebook import check_gradebook, gradebook_errors, gradebook_path, tool_environment, try_record_scores
 from .assignment_cells import MissingSource, record_assignment_cells
-from .feedback_page import notebook_order
-from .gradebook_url import course_gradebook
-from .late import apply_late_penalties
-from .marks import iter_gradebook_views
-from .submission_folder import Collected
+from .late_penalties import apply_late_penalties
+from .read_back import iter_gradebook_views, notebook_order
+from .scores import check_gradebook, gradebook_errors, gradebook_path, tool_environment, try_record_scores
+from .url import course_gradebook
 
 
 def record_cells(root: Path, url: str, exercise: Exercise) -> str:
@@ -46,7 +45,8 @@ def _set_view(store: ResultStore, student_id: str, late: Lateness | None, manual
 
 
 def update_gradebook(
-    root: Path | None, option: str | None, exercise: Exercise, store: ResultStore, collected: dict[str, Collected]
+    root: Path | None, option: str | None, exercise: Exercise, store: ResultStore,
+    timestamps: dict[str, datetime],
 ) -> tuple[str, bool]:
     """Record the scores, apply the course's late penalties, read back the marks; the note and whether it failed.
 
@@ -60,8 +60,8 @@ def update_gradebook(
         What was graded: its assignment, notebook and grade cells.
     store : ResultStore
         The students' results, in the batch's order.
-    collected : dict
-        What ``nbgrader collect`` left beside each notebook (the submission times).
+    timestamps : dict
+        Each student's submission time, where ``nbgrader collect`` left a readable ``timestamp.txt``.
 
     Each student's ``late`` and ``manual`` then hold what the gradebook says (the tutors' marks from
     formgrader included), so every output shows the final score. A failure leaves the results on
@@ -80,7 +80,6 @@ def update_gradebook(
     if target is None:
         return "gradebook: skipped", False
     url = target.url
-    timestamps = {student: found.timestamp for student, found in collected.items() if found.timestamp is not None}
     try:
         # the cells generate_assignment records, if the gradebook lacks them
         cells_note = record_cells(root, url, exercise) if root is not None else ""

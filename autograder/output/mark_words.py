@@ -1,7 +1,7 @@
 """The tutors' marks as every output shows them: a one-line note, and the rows of the student's page.
 
 The marks come from the gradebook (:class:`~autograder.grading.ManualMarks`, read by
-:mod:`autograder.course.marks`); here they only get words.
+:mod:`autograder.gradebook.read_back`); here they only get words.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from ..files import holders
 from ..grading import BatchResult, Exercise, Status, StudentResult
 from ..grading.store import ResultStore
 from ..grading.student_ids import check_ids, name_problem
-from .gradebook_db import DEFAULT_COURSE, driver_problem, open_gradebook, schema_lock, shown_url
-from .gradebook_rows import StudentScores, read_layout, write_scores
+from .database import DEFAULT_COURSE, driver_problem, open_gradebook, schema_lock, shown_url
+from .rows import StudentScores, read_layout, write_scores
 
 #: The first bytes of every SQLite 3 database file.
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -101,7 +101,7 @@ def record_scores(
     only where a tutor's manual score exists and the automatic score under it changed; a
     submission's ``timestamp`` from ``timestamps``.
     Each student's submission and scores are written together or not at all
-    (:mod:`.gradebook_rows`), so an export during recording, or after a kill, shows nobody at a
+    (:mod:`.rows`), so an export during recording, or after a kill, shows nobody at a
     false 0. A student the gradebook cannot hold (a folder name that is not UTF-8, say) is refused
     with the reason and costs no one else.
 

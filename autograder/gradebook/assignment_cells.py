@@ -16,9 +16,9 @@ from pathlib import Path
 
 import nbformat
 
+from ..course_config import course_config
 from ..errors import CourseError
-from ..output.gradebook_db import DEFAULT_COURSE, open_gradebook
-from .config_file import course_config
+from .database import DEFAULT_COURSE, open_gradebook
 
 
 class MissingSource(CourseError):

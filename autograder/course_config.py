@@ -14,7 +14,7 @@ from pathlib import Path
 
 from traitlets.config import Config
 
-from ..errors import CourseError
+from .errors import CourseError
 
 CONFIG_NAME = "nbgrader_config.py"
 _LOADED: dict[tuple[Path, int, int], Config] = {}

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
-from ..grading import CellMark, Lateness, ManualMarks, StudentResult
-from ..output.gradebook_db import open_gradebook
-from .late import lateness_of
+from ..grading import CellMark, Exercise, Lateness, ManualMarks, StudentResult
+from .database import open_gradebook
+from .late_penalties import lateness_of
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def iter_gradebook_views(db_url: str, assignment: str, notebook_id: str, student
     A student without a submission in the gradebook is left out. The session forgets each chunk's
     rows before the next (nbgrader's models of every grade and comment took about 28 KB per student
     when the class was read at once). Raises whatever nbgrader and SQLAlchemy raise for a gradebook
-    that cannot be read; callers wrap it (:func:`autograder.output.gradebook.gradebook_errors`).
+    that cannot be read; callers wrap it (:func:`autograder.gradebook.scores.gradebook_errors`).
     """
     chunk = chunk or CHUNK
     with open_gradebook(db_url) as gradebook:
@@ -122,3 +123,14 @@ def read_gradebook_views(db_url: str, assignment: str, notebook_id: str, student
                          order: Sequence[str] = ()) -> dict[str, GradebookView]:
     """Each student's marks and lateness (:func:`iter_gradebook_views`, as a dict for a few students)."""
     return dict(iter_gradebook_views(db_url, assignment, notebook_id, students, order))
+
+
+def notebook_order(root: Path, exercise: Exercise) -> list[str]:
+    """The release notebook's cell ids in order (the order of the marks on a page); empty if it is missing."""
+    import nbformat
+
+    path = root / "release" / exercise.assignment / exercise.notebook
+    if not path.is_file():
+        return []
+    cells = nbformat.read(path, as_version=4).cells
+    return [cell.metadata.get("nbgrader", {}).get("grade_id", "") for cell in cells]

@@ -32,13 +32,13 @@ from traitlets import Dict, Unicode
 from traitlets.config import Config
 from traitlets.utils.importstring import import_item
 
+from ..course_config import course_config
 from ..errors import CourseError
 from ..grading import Lateness
 from ..nbgrader_adapter import AssignLatePenalties, LateSubmissionPlugin
-from ..output.gradebook_db import open_gradebook
 from ..output.safe_text import printable
 from . import recorded_time
-from .config_file import course_config
+from .database import open_gradebook
 
 #: nbgrader's step logs "... is 29 seconds late" as a warning: the batch shows lateness in its table instead.
 _QUIET = logging.getLogger("autograder.late")
@@ -206,7 +206,7 @@ def apply_late_penalties(
     ``penalty_method``, the extensions). A course whose list has no such step gives no penalty,
     on either path. A student whose gradebook row already holds what the step would write is
     skipped (:func:`_settled`: a re-run grades a class without the step's per-student session).
-    What the gradebook then holds is read back by :mod:`.marks`.
+    What the gradebook then holds is read back by :mod:`.read_back`.
 
     Raises
     ------
