@@ -21,12 +21,12 @@ COURSE = Path(__file__).resolve().parent  # __file__: set by traitlets' config l
 # An nbgrader version the kit was not tested with stops here the same way, in the kit's first import
 # (autograder/nbgrader_adapter.py: one line naming the version, exit status 2).
 try:
-    from autograder.course.converters import install as install_course_converters
+    from autograder.course.autograde.converters import install as install_course_converters
+    from autograder.course.autograde.preprocessor import SandboxedExecute, SanitiseFirstConversion, SanitiseNotebook
+    from autograder.course.autograde.sandbox_guard import RecordSubmission
+    from autograder.course.notebook_cells.overwrite_cells import OverwriteCellsQuietly
+    from autograder.course.notebook_cells.unknown_cells import ForgetUnknownCells
     from autograder.gradebook.late_penalties import CourseLatePenalties
-    from autograder.course.overwrite_cells import OverwriteCellsQuietly
-    from autograder.course.preprocessor import SandboxedExecute, SanitiseFirstConversion, SanitiseNotebook
-    from autograder.course.sandbox_guard import RecordSubmission
-    from autograder.course.unknown_cells import ForgetUnknownCells
 except Exception as kit_error:  # whatever keeps the kit from loading: missing, or a broken install
     import sys
 
@@ -102,9 +102,9 @@ from nbgrader.preprocessors import (  # noqa: E402
 
 # nbgrader's sanitize list, with OverwriteCells warning "checksum … has changed!" only for a cell the
 # student changed: nbgrader's own warned for every test cell with hidden tests in every submission
-# (the release holds those cells without their hidden tests; autograder/course/overwrite_cells.py).
+# (the release holds those cells without their hidden tests; autograder/course/notebook_cells/overwrite_cells.py).
 # ForgetUnknownCells first: a cell claiming an nbgrader id the release lacks is the student's own cell, as in
-# the batch (autograder/course/unknown_cells.py). SanitiseNotebook last: nbgrader writes this first
+# the batch (autograder/course/notebook_cells/unknown_cells.py). SanitiseNotebook last: nbgrader writes this first
 # conversion to autograded/ and the sandbox then runs for seconds (or is killed): nothing the student
 # wrote is ever there active, not even between the two conversions.
 c.Autograde.sanitize_preprocessors = [
@@ -165,17 +165,17 @@ c.CourseLatePenalties.extensions = {
 # nbgrader copies every extra file of a submission, following links, into autograded/ and then
 # feedback/, and release_feedback puts any *.html there into the exchange. The course's Autograde
 # and GenerateFeedback pass on only the notebooks, what `nbgrader collect` writes and what the
-# release ships, log what they drop, and read timestamp.txt safely (autograder/course/converters.py).
+# release ships, log what they drop, and read timestamp.txt safely (autograder/course/autograde/converters.py).
 install_course_converters()
 # Only each release notebook's feedback page reaches the exchange, never a link, and a student
 # whose feedback folder lacks submission_secret.txt is skipped with a warning, not the whole release.
-c.ExchangeFactory.release_feedback = "autograder.course.release_feedback.CourseReleaseFeedback"
+c.ExchangeFactory.release_feedback = "autograder.course.handback.release_feedback.CourseReleaseFeedback"
 # Only inbound folders named by a valid student id are collected (the kit's rule, docs/security.md
 # "Student ids"), each with one escaped log line if not; links are never followed, only folders and
 # regular files are copied (a sparse file keeps its holes), and one student's failed copy costs no one
 # else. One collect run copies at most c.CourseCollect.max_total_mb MiB (default 1024), the gradebook's
 # students first, so ids made up in the inbound exchange cannot fill the disk nor crowd out the class.
-c.ExchangeFactory.collect = "autograder.course.collect.CourseCollect"
+c.ExchangeFactory.collect = "autograder.course.autograde.collect.CourseCollect"
 # `nbgrader export` quotes every cell and keeps any cell from being a spreadsheet formula (nbgrader's
 # own CSV exporter joins fields with "," and quotes nothing: a name with a comma forges a row).
-c.ExportApp.plugin_class = "autograder.course.safe_export.SafeCsvExportPlugin"
+c.ExportApp.plugin_class = "autograder.course.handback.safe_export.SafeCsvExportPlugin"

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, TypeVar
 # Only what the parser needs is imported here: the commands' modules load nbgrader, numpy and matplotlib
 # (seconds), after the arguments are read and, for `grade`, after a busy course was refused.
 from .byhand.commands import add_byhand_parsers, copying_command, variants_command
-from .course.course_root import find_root
-from .course.lock import refuse_if_held
-from .course.privacy import ALLOW_OPTION
+from .course.setup.course_root import find_root
+from .course.setup.lock import refuse_if_held
+from .course.setup.privacy import ALLOW_OPTION
 from .distributed.local import PROCESS_CLASS
 from .errors import CourseError, KitError
 from .files import write_atomic
@@ -208,7 +208,7 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
     """The pipeline's options from the parsed ``grade`` arguments.
 
     Every setting comes from the course's ``nbgrader_config.py`` (``c.SandboxedExecute.*``), and a flag
-    overrides it for this run (:mod:`autograder.course.grade_settings`).
+    overrides it for this run (:mod:`autograder.course.autograde.grade_settings`).
 
     Raises
     ------
@@ -217,8 +217,8 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
     CourseError
         When the course's ``nbgrader_config.py`` does not load.
     """
-    from .course.grade_settings import course_grade_settings
-    from .course.nbgrader import ASSIGNMENT
+    from .course.autograde.grade_settings import course_grade_settings
+    from .course.materials.nbgrader_commands import ASSIGNMENT
     from .exercises import exercise_for
     from .pipeline import GradeOptions
     from .sandbox.limits import configured_limits
@@ -270,7 +270,7 @@ def _assignments(args: argparse.Namespace) -> list[str]:
 
 
 def _sync(args: argparse.Namespace, root: Path) -> int:
-    from .course.nbgrader import sync_exercise
+    from .course.materials.nbgrader_commands import sync_exercise
 
     for assignment in _assignments(args):
         changed = sync_exercise(root, assignment)
@@ -279,9 +279,9 @@ def _sync(args: argparse.Namespace, root: Path) -> int:
 
 
 def _release(args: argparse.Namespace, root: Path) -> int:
-    from .course.nbgrader import generate_release
-    from .course.outbound import outbound_state
-    from .course.walkthrough import release_walkthroughs
+    from .course.materials.nbgrader_commands import generate_release
+    from .course.materials.outbound import outbound_state
+    from .course.materials.walkthrough import release_walkthroughs
 
     assignments = _assignments(args)
     for assignment in assignments:
@@ -296,7 +296,7 @@ def _release(args: argparse.Namespace, root: Path) -> int:
 
 
 def _new_offering(args: argparse.Namespace, root: Path) -> int:
-    from .course.offering import new_offering
+    from .course.setup.offering import new_offering
 
     print(new_offering(root, args.course_id).summary())
     return 0
@@ -317,14 +317,14 @@ def _demo(args: argparse.Namespace, root: Path) -> int:
 
 
 def _student_config(args: argparse.Namespace, root: Path) -> int:
-    from .course.student_config import hub_student_config, student_config
+    from .course.setup.student_config import hub_student_config, student_config
 
     print((hub_student_config if args.hub else student_config)(root), end="")
     return 0
 
 
 def _hub_service(args: argparse.Namespace, root: Path) -> int:
-    from .course.hub_service import account_note, hub_service, roster_users, service_block
+    from .course.setup.hub_service import account_note, hub_service, roster_users, service_block
 
     students = tuple(args.student) + (roster_users(root / args.roster) if args.roster else ())
     service = hub_service(root, grader=args.grader, port=args.port, instructors=tuple(args.instructor),
@@ -349,7 +349,7 @@ def _run(args: argparse.Namespace) -> int:
         return _grade(args)
     root = find_root()
     if args.command in ("sync", "release"):  # they write the course: a course others can read is refused first
-        from .course.privacy import check_course_folder
+        from .course.setup.privacy import check_course_folder
 
         check_course_folder(root, args.allow_readable_course)
     return _COMMANDS[args.command](args, root)

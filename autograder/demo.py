@@ -1,15 +1,15 @@
 """``make demo``: regenerate the release, grade the bundled example submissions, print the table.
 
 Above the pipeline (it grades) and beside the command line (which calls :func:`run`); the scratch
-course and the examples it stages are :mod:`.course.demo`'s.
+course and the examples it stages are :mod:`.course.materials.demo_course`'s.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .course.demo import EXAMPLES, HOSTILE, scratch_course, stage_examples
-from .course.nbgrader import generate_release
+from .course.materials.demo_course import EXAMPLES, HOSTILE, scratch_course, stage_examples
+from .course.materials.nbgrader_commands import generate_release
 from .exercises.ndcg import EXERCISE
 from .pipeline import GradeOptions, grade_course
 from .sandbox import choose_sandbox

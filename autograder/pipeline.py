@@ -13,16 +13,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .course.autograded import write_autograded
+from .course.autograde.autograded import write_autograded
+from .course.autograde.submission_folder import Collected, read_collected, require_submissions, shipped_files
 from .course.classmates import course_classmates
-from .course.course_root import find_root
-from .course.generated_cells import skipped_cell_ids
-from .course.lock import grading_lock
-from .course.nbgrader import release_notebook
-from .course.privacy import check_course_folder
-from .course.roster import course_roster
-from .course.secret import course_secret
-from .course.submission_folder import Collected, read_collected, require_submissions, shipped_files
+from .course.materials.nbgrader_commands import release_notebook
+from .course.notebook_cells.generated_cells import skipped_cell_ids
+from .course.setup.course_root import find_root
+from .course.setup.lock import grading_lock
+from .course.setup.privacy import check_course_folder
+from .course.setup.roster import course_roster
+from .course.setup.secret import course_secret
 from .distributed.local import PROCESS_CLASS, ProcessExecutor
 from .errors import CourseError, GradebookError, UsageError
 from .files import write_changed
@@ -79,14 +79,14 @@ class GradeOptions:
     max_folder_files: int = DEFAULT_MAX_FOLDER_FILES
     max_folder_mb: float = DEFAULT_MAX_FOLDER_BYTES / 1024**2
     #: Grade in a course folder other accounts can read, with a warning (None: the course's
-    #: ``c.CoursePrivacy.allow_readable_course``; :mod:`autograder.course.privacy`).
+    #: ``c.CoursePrivacy.allow_readable_course``; :mod:`autograder.course.setup.privacy`).
     allow_readable_course: bool | None = None
     #: Show the parts of the exercise's definition marked as the solution in the feedback pages
     #: (off by default: a tutor turns it on after the deadline).
     show_solution: bool = False
     #: Re-grade just these students (their saved results are not reused); the others as usual.
     students: tuple[str, ...] = ()
-    #: Wait for another grader of the course to finish instead of refusing (:mod:`.course.lock`).
+    #: Wait for another grader of the course to finish instead of refusing (:mod:`.course.setup.lock`).
     wait: bool = False
     #: Grade on the Dask scheduler at this address (``tls://host:8786``) instead of in this process.
     scheduler: str | None = None
@@ -223,7 +223,7 @@ def grade_course(options: GradeOptions) -> GradeRun:
     CourseBusy
         When another grader works on the course and ``options.wait`` is false.
     CourseError
-        When other accounts can read the course folder and that is not allowed (:mod:`autograder.course.privacy`).
+        When other accounts can read the course folder and that is not allowed (:mod:`autograder.course.setup.privacy`).
     """
     _check(options)
     root = _course_root(options)

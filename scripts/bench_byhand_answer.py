@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 import nbformat  # noqa: E402
 from bench_grading import code_at  # noqa: E402
 
-from autograder.course.example_notebooks import fill_solutions  # noqa: E402
-from autograder.course.nbgrader import run_nbgrader  # noqa: E402
+from autograder.course.materials.example_notebooks import fill_solutions  # noqa: E402
+from autograder.course.materials.nbgrader_commands import run_nbgrader  # noqa: E402
 from autograder.gradebook.scores import tool_environment  # noqa: E402
 
 LOOP = ("import math\n\n\ndef dcg(rels, k):\n    total = 0.0\n    for i in range(min(k, len(rels))):\n"

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench_grading import code_at  # noqa: E402
 
-from autograder.course.nbgrader import run_nbgrader  # noqa: E402
+from autograder.course.materials.nbgrader_commands import run_nbgrader  # noqa: E402
 from autograder.gradebook.scores import tool_environment  # noqa: E402
 
 COURSE_ID = "ir-ranking-evaluation"

@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import nbformat  # noqa: E402
 from bench_grading import MIX  # noqa: E402
 
-from autograder.course.example_notebooks import fill_solutions  # noqa: E402
-from autograder.course.generated_cells import skipped_cell_ids  # noqa: E402
+from autograder.course.materials.example_notebooks import fill_solutions  # noqa: E402
+from autograder.course.notebook_cells.generated_cells import skipped_cell_ids  # noqa: E402
 from autograder.distributed import dask_executor  # noqa: E402
 from autograder.exercises.ndcg import EXERCISE  # noqa: E402
 from autograder.grading import GradingSettings, ThreadedExecutor, grade_batch  # noqa: E402

@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 import nbformat  # noqa: E402
 from bench_grading import code_at  # noqa: E402
 
-from autograder.course.example_notebooks import fill_solutions  # noqa: E402
-from autograder.course.nbgrader import run_nbgrader  # noqa: E402
+from autograder.course.materials.example_notebooks import fill_solutions  # noqa: E402
+from autograder.course.materials.nbgrader_commands import run_nbgrader  # noqa: E402
 from autograder.gradebook.scores import tool_environment  # noqa: E402
 
 DCG = "import math\n\n\ndef dcg(rels, k):\n    return sum(rels[i] / math.log2(i + 2) for i in range(min(k, len(rels))))"

@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 import nbformat  # noqa: E402
 
-from autograder.course.example_notebooks import fill_solutions  # noqa: E402
-from autograder.course.nbgrader import NBGRADER_OWN_EXECUTE, gradebook_scores, run_nbgrader  # noqa: E402
+from autograder.course.materials.example_notebooks import fill_solutions  # noqa: E402
+from autograder.course.materials.nbgrader_commands import NBGRADER_OWN_EXECUTE, gradebook_scores, run_nbgrader  # noqa: E402
 from autograder.exercises.ndcg import EXERCISE  # noqa: E402
 from autograder.gradebook.scores import tool_environment  # noqa: E402
 from autograder.grading import default_workers  # noqa: E402

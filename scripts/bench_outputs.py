@@ -138,8 +138,8 @@ def run_child(source: Path, n: int, mode: str, out: Path, pythonpath: Path) -> d
 
 def grade_examples(scratch: Path) -> Path:
     """Grade the bundled examples once in a scratch course; return its ``results.json``."""
-    from autograder.course.demo import stage_examples
-    from autograder.course.nbgrader import generate_release
+    from autograder.course.materials.demo_course import stage_examples
+    from autograder.course.materials.nbgrader_commands import generate_release
     from autograder.exercises.ndcg import EXERCISE
     from autograder.pipeline import GradeOptions, grade_course
     from autograder.sandbox import choose_sandbox
@@ -158,8 +158,8 @@ def grade_examples(scratch: Path) -> Path:
 
 def pipeline(source: Path, n: int, scratch: Path) -> dict[str, float]:
     """Seconds for the steps after grading for ``n`` students: one after another, and as the pipeline runs them."""
-    from autograder.course.autograded import write_autograded
-    from autograder.course.nbgrader import generate_release
+    from autograder.course.autograde.autograded import write_autograded
+    from autograder.course.materials.nbgrader_commands import generate_release
     from autograder.exercises.ndcg import EXERCISE
     from autograder.grading import BatchResult, GroupInfo
     from autograder.grading.store import ResultStore

@@ -66,7 +66,7 @@ def grade_child(course: Path, workers: int) -> None:
 
 def grade_point(n: int, workers: int, nbgrader: bool, scratch: Path) -> dict[str, object]:
     """Grade ``n`` generated submissions in a child process; measure the outputs; nbgrader beside it if asked."""
-    from autograder.course.nbgrader import gradebook_scores
+    from autograder.course.materials.nbgrader_commands import gradebook_scores
 
     course = scratch / f"course-{n}"
     course.mkdir()

@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from autograder.course.demo import stage_examples  # noqa: E402
+from autograder.course.materials.demo_course import stage_examples  # noqa: E402
 from autograder.exercises.ndcg import EXERCISE  # noqa: E402
 from autograder.pipeline import GradeOptions, grade_course  # noqa: E402
 from autograder.sandbox import CellOutcome, Limits, run_submission  # noqa: E402

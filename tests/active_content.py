@@ -14,7 +14,7 @@ import json
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_output, new_raw_cell
 
-from autograder.course.example_notebooks import fill_solutions
+from autograder.course.materials.example_notebooks import fill_solutions
 
 from grading_run import CORRECT_DCG, CORRECT_NDCG, RELEASE
 

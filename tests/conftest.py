@@ -13,9 +13,9 @@ import prestarted
 import pytest
 from byhand_answers import answer_by_hand
 
-from autograder.course.demo import stage_examples
-from autograder.course.example_notebooks import fill_solutions
-from autograder.course.nbgrader import (
+from autograder.course.materials.demo_course import stage_examples
+from autograder.course.materials.example_notebooks import fill_solutions
+from autograder.course.materials.nbgrader_commands import (
     ASSIGNMENT,
     NBGRADER_OWN_EXECUTE,
     NOTEBOOK,

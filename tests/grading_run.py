@@ -16,9 +16,9 @@ import pytest
 from built_once import built_once
 from nbformat.v4 import new_code_cell
 
-from autograder.course.example_notebooks import fill_solutions
-from autograder.course.generated_cells import skipped_cell_ids
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
+from autograder.course.materials.example_notebooks import fill_solutions
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK
+from autograder.course.notebook_cells.generated_cells import skipped_cell_ids
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import GradingSettings
 from autograder.grading.notebook import release_sources
@@ -56,7 +56,7 @@ def whole_course(path: Path) -> Path:
 
 
 def _generate(folder: Path) -> None:
-    from autograder.course.nbgrader import run_nbgrader
+    from autograder.course.materials.nbgrader_commands import run_nbgrader
 
     template = whole_course(folder)
     run_nbgrader(template, "generate_assignment", ASSIGNMENT, "--force")

@@ -25,12 +25,12 @@ import nbgrader.apps.nbgraderapp
 # config's imports (the kit's preprocessors, late penalties, converters, exporters) and the grader's
 # command line. Imported for the time it takes, once.
 import autograder.cli
-import autograder.course.converters
-import autograder.course.lms_export
-import autograder.course.overwrite_cells
-import autograder.course.preprocessor
-import autograder.course.release_feedback  # noqa: F401
-import autograder.gradebook.late_penalties
+import autograder.course.autograde.converters
+import autograder.course.autograde.preprocessor
+import autograder.course.handback.lms_export
+import autograder.course.handback.release_feedback
+import autograder.course.notebook_cells.overwrite_cells
+import autograder.gradebook.late_penalties  # noqa: F401
 
 
 def _exit_code(error: SystemExit) -> int:

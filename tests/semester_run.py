@@ -20,8 +20,8 @@ import nbformat
 from byhand_answers import BY_HAND_POINTS, LOST, answer_by_hand, answer_cell, copier_of, stranger_of
 from nbgrader.api import Gradebook
 
-from autograder.course.example_notebooks import fill_solutions
-from autograder.course.nbgrader import tool_environment
+from autograder.course.materials.example_notebooks import fill_solutions
+from autograder.course.materials.nbgrader_commands import tool_environment
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import STEPS
@@ -217,7 +217,7 @@ class Semester:
                 self.student(name, "fetch_feedback", "ndcg")
         elif step == "export":
             self.tutor("export", "--to=export.csv")
-            self.tutor("export", "--exporter=autograder.course.lms_export.MoodleExportPlugin", "--to=moodle.csv")
+            self.tutor("export", "--exporter=autograder.course.handback.lms_export.MoodleExportPlugin", "--to=moodle.csv")
         else:
             raise ValueError(step)
 

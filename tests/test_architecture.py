@@ -1,7 +1,8 @@
 """The layers of the grading package, pinned: who may import whom, that no import goes round in a
 circle, and how big a module may grow.
 
-sandbox  <  grading (the engine)  <  output, exercises, distributed  <  course  <  byhand  <  pipeline  <  demo  <  cli
+sandbox  <  grading (the engine)  <  output, exercises, distributed  <  gradebook  <  course  <  byhand
+    <  pipeline  <  demo  <  cli
 
 The sandbox is the security boundary and uses the standard library only; the engine knows no
 exercise by name; output reads the engine's records and knows no exercise either. ``byhand`` is one
@@ -84,22 +85,28 @@ LAYERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # nbgrader's names, hooks and private parts the kit uses, behind a version check
     "nbgrader_adapter": (frozenset(), frozenset({"nbgrader"})),
     "grading": (frozenset({"sandbox", "files", "errors"}), frozenset({"nbformat", "tqdm"})),
-    # sqlalchemy and psycopg: nbgrader's gradebook, written in bulk on its own tables (gradebook_rows.py)
+    # the course's nbgrader_config.py, loaded once per version (the gradebook and course/ read it)
+    "course_config": (frozenset({"errors"}), frozenset({"traitlets"})),
     "output": (frozenset({"grading", "nbgrader_adapter", "files", "errors"}),
-               frozenset({"jinja2", "markupsafe", "matplotlib", "sqlalchemy", "psycopg"})),
+               frozenset({"jinja2", "markupsafe", "matplotlib"})),
     # nbformat: an answered part's sync hook writes its cells into the source notebook
     "exercises": (frozenset({"grading", "sandbox", "files", "errors"}), frozenset({"ndcg_ref", "numpy", "nbformat"})),
     "distributed": (frozenset({"grading", "sandbox", "files", "errors"}), frozenset({"distributed"})),
-    "course": (frozenset({"output", "exercises", "grading", "sandbox", "nbgrader_adapter", "files", "errors"}),
+    # the gradebook, one feature: sqlalchemy and psycopg for nbgrader's tables, written in bulk (rows.py);
+    # nbgrader's late-penalty step (nbconvert, traitlets) and the release's cell order (nbformat)
+    "gradebook": (frozenset({"output", "grading", "nbgrader_adapter", "course_config", "files", "errors"}),
+                  frozenset({"sqlalchemy", "psycopg", "nbformat", "nbconvert", "traitlets"})),
+    "course": (frozenset({"gradebook", "course_config", "output", "exercises", "grading", "sandbox",
+                          "nbgrader_adapter", "files", "errors"}),
                frozenset({"nbformat", "nbconvert", "traitlets", "sqlalchemy"})),
     # the by-hand feature: copydetect (with the numpy arrays it takes) is the copying report's code similarity
-    "byhand": (frozenset({"course", "output", "exercises", "grading", "files", "errors"}),
-               frozenset({"nbformat", "copydetect", "numpy"})),
-    "pipeline": (frozenset({"byhand", "course", "distributed", "output", "exercises", "grading", "sandbox", "files",
-                            "errors"}), frozenset()),
+    "byhand": (frozenset({"course", "gradebook", "course_config", "output", "exercises", "grading", "files",
+                          "errors"}), frozenset({"nbformat", "copydetect", "numpy"})),
+    "pipeline": (frozenset({"byhand", "course", "gradebook", "course_config", "distributed", "output", "exercises",
+                            "grading", "sandbox", "files", "errors"}), frozenset()),
     "demo": (frozenset({"pipeline", "course", "exercises", "sandbox", "files", "errors"}), frozenset()),
-    "cli": (frozenset({"demo", "pipeline", "byhand", "course", "distributed", "output", "exercises", "grading",
-                       "sandbox", "files", "errors"}), frozenset()),
+    "cli": (frozenset({"demo", "pipeline", "byhand", "course", "gradebook", "course_config", "distributed", "output",
+                       "exercises", "grading", "sandbox", "files", "errors"}), frozenset()),
     "__main__": (frozenset({"cli"}), frozenset()),
     "__init__": (frozenset(), frozenset()),
 }
@@ -364,3 +371,65 @@ def test_the_course_imports_no_new_exercise_by_name():
     }
     assert found - COURSE_IMPORTS_OF_AN_EXERCISE == set(), "course/ imports an exercise by name: give it a hook"
     assert COURSE_IMPORTS_OF_AN_EXERCISE - found == set(), "gone from course/: take it off the list"
+
+
+#: Inside a package, the order of its sub-packages: each may import only those listed (and itself).
+SUBPACKAGES: dict[str, dict[str, frozenset[str]]] = {
+    "course": {
+        "setup": frozenset(),  # the course directory: root, lock, secret, privacy, roster, offerings
+        "notebook_cells": frozenset(),  # generated test cells, sanitising, nbgrader's cell preprocessors
+        "handback": frozenset(),  # feedback pages, their release, the exports
+        "autograde": frozenset({"setup", "notebook_cells", "handback"}),  # nbgrader autograde in the sandbox
+        "materials": frozenset({"setup", "notebook_cells"}),  # commands and release, examples, demo
+    },
+}
+
+
+@pytest.mark.parametrize("package", sorted(SUBPACKAGES))
+def test_sub_packages_import_only_those_below_them(package):
+    order = SUBPACKAGES[package]
+    folder = PACKAGE / package
+    assert {p.name for p in folder.iterdir() if (p / "__init__.py").is_file()} == set(order)
+    wrong = []
+    for inner, allowed in order.items():
+        for path in _modules(folder / inner):
+            for name in _imports(path):
+                parts = name.split(".")
+                inside = parts[:2] == ["autograder", package] and len(parts) > 2 and parts[2] in order
+                if inside and parts[2] not in allowed | {inner}:
+                    wrong.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert wrong == []
+
+
+#: Folders of the package with more than MAX_MODULES modules, and why.
+MAX_MODULES = 12
+CROWDED: dict[str, str] = {
+    "autograder/grading": "the engine: not yet split (issue 35.4)",
+    "autograder/sandbox": "the security boundary: not yet split into sub-packages (issue 35.4)",
+    "autograder/output": "13 modules since look.py (who needs a look) joined: about twelve; the words modules "
+    "(late_words, mark_words, timestamps, safe_text, markup) are the sub-package to make if it grows",
+}
+
+
+def test_no_folder_holds_more_than_twelve_modules():
+    # a reader finds a module by its sub-package's name: one job per folder, a dozen modules at most
+    crowded = {
+        str(folder.relative_to(ROOT))
+        for folder in [PACKAGE, *(p for p in PACKAGE.rglob("*") if (p / "__init__.py").is_file())]
+        if len([p for p in folder.glob("*.py") if p.name != "__init__.py"]) > MAX_MODULES
+    }
+    assert crowded == set(CROWDED)
+
+
+#: Module names the package still holds twice, and why: nDCG's by-hand part names its modules after
+#: the engine's (its exercise, its notebook cells) and the course's (the classmates' lists it reads).
+SHARED_NAMES = {"classmates.py", "notebook.py", "exercise.py"}
+
+
+def test_no_two_modules_share_a_name():
+    # a name says which module it is, in a traceback, a search or a conversation
+    names: dict[str, int] = {}
+    for path in _modules(PACKAGE):
+        if path.name != "__init__.py":
+            names[path.name] = names.get(path.name, 0) + 1
+    assert {name for name, count in names.items() if count > 1} == SHARED_NAMES

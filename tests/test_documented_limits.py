@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from autograder.course.collect import DEFAULT_MAX_TOTAL_MB, ENTRY_COST
+from autograder.course.autograde.collect import DEFAULT_MAX_TOTAL_MB, ENTRY_COST
 from autograder.sandbox.limits import FIRST_SANDBOX_UID, Limits
 
 from conftest import ROOT

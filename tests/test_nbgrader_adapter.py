@@ -99,7 +99,7 @@ def test_the_formgrader_s_list_is_wrapped_once_and_leaves_out_a_refused_folder(t
         (tmp_path / "submitted" / student / "ndcg").mkdir(parents=True)
     code = f"""
 from nbgrader.apps import api
-from autograder.course.converters import CourseAutograde, CourseGenerateFeedback, install
+from autograder.course.autograde.converters import CourseAutograde, CourseGenerateFeedback, install
 from autograder.nbgrader_adapter import CourseDirectory
 nbgrader_s = api.NbGraderAPI.get_submitted_students
 install()

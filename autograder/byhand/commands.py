@@ -50,7 +50,7 @@ def variants_command(args: argparse.Namespace, root: Path) -> int:
 
 def copying_command(args: argparse.Namespace, root: Path) -> int:
     """``copying``: the copying report of the exercise (by-hand answers where it has such a part, and code)."""
-    from ..course.nbgrader import ASSIGNMENT
+    from ..course.materials.nbgrader_commands import ASSIGNMENT
     from ..exercises import exercise_for
     from .copied import write_report
 

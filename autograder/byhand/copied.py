@@ -29,9 +29,9 @@ from pathlib import Path
 import numpy as np
 from copydetect import CodeFingerprint, compare_files
 
-from ..course.feedback_page import NoGraderResult, read_stored_result
-from ..course.generated_cells import skipped_cell_ids
-from ..course.roster import course_roster
+from ..course.handback.feedback_page import NoGraderResult, read_stored_result
+from ..course.notebook_cells.generated_cells import skipped_cell_ids
+from ..course.setup.roster import course_roster
 from ..grading import ByHand, Exercise, student_folders
 from ..grading.compiled import code_digest
 from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES, check_folder

@@ -13,7 +13,7 @@ import csv
 import secrets
 from pathlib import Path
 
-from ..course.offering import submissions_found
+from ..course.setup.offering import submissions_found
 from ..course_config import course_config
 from ..errors import CourseError, UsageError
 from ..grading import ByHand, Exercise

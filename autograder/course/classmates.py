@@ -3,7 +3,7 @@
 Whether a student's Task 1.2 answers fit another student's list is asked of every list the course
 gave out: the gradebook's roster and every submission folder the student-id rule accepts (a
 student who is on no roster still has a list). ``python -m autograder grade`` and nbgrader's
-``autograde`` (:class:`~.preprocessor.SandboxedExecute`) both call :func:`course_classmates`, with
+``autograde`` (:class:`~.autograde.preprocessor.SandboxedExecute`) both call :func:`course_classmates`, with
 the same submission folder and gradebook, so that both record the same points.
 """
 

@@ -6,16 +6,16 @@ re-grade of a resubmission, a kill in between left the previous submission's gra
 time (the formgrader took it as autograded, ``nbgrader export`` wrote the old score for the new
 work, and the next run skipped it). The gradebook's time is what nbgrader's formgrader compares
 with ``submitted/<student>/<assignment>/timestamp.txt`` to call a submission autograded, so the
-course's ``Autograde`` (:mod:`..course.sandbox_guard`) treats it as the grading's last word:
+course's ``Autograde`` (:mod:`..course.autograde.sandbox_guard`) treats it as the grading's last word:
 
 - nbgrader's ``init_assignment`` reads no time (the row keeps the previous grading's time, or a
-  new submission waits for :class:`~..course.sandbox_guard.RecordSubmission`); the time waits here;
+  new submission waits for :class:`~..course.autograde.sandbox_guard.RecordSubmission`); the time waits here;
 - ``SaveAutoGrades`` writes the new grades under the old time (or none, for a new submission);
 - the course's late step (:class:`~.late_penalties.CourseLatePenalties`) sets the time and the penalty
   computed from it in one transaction.
 
 Until that commit the row's time differs from ``timestamp.txt``: the formgrader shows "needs
-autograde", the course's export leaves the scores blank (:mod:`..course.safe_export`), and the next
+autograde", the course's export leaves the scores blank (:mod:`..course.handback.safe_export`), and the next
 ``nbgrader autograde`` grades the submission again (:func:`holds_submission`), killed run or not.
 """
 
@@ -48,7 +48,7 @@ def defer(assignment_id: str, student_id: str, timestamp: datetime | None, *, in
     """Keep ``timestamp`` back until the late step records it with the student's penalty.
 
     ``in_gradebook``: whether the gradebook has her submission's row (a re-grade), or
-    :class:`~..course.sandbox_guard.RecordSubmission` is still to make it.
+    :class:`~..course.autograde.sandbox_guard.RecordSubmission` is still to make it.
     """
     _PENDING[assignment_id, student_id] = Pending(timestamp, in_gradebook)
 

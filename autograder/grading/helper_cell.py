@@ -2,7 +2,7 @@
 
 Everything below :data:`CELL_START` is the source of the notebook's ``test_helpers`` cell, which
 nbgrader's own Execute runs in the student's kernel: standard library only, nothing from this
-package. :func:`autograder.course.generated_cells.helper_source` reads this file as text and
+package. :func:`autograder.course.notebook_cells.generated_cells.helper_source` reads this file as text and
 puts the exercise's tolerances in place of the four names defined above the line, so the cell
 holds plain numbers. The grader imports :func:`check_not_vacuous` from here
 (:mod:`.scoring`): the evidence rule is written once, for the notebook and the grader alike.

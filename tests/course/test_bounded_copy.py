@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course import bounded_copy
-from autograder.course.bounded_copy import CopyRefused, copy_folder
+from autograder.course.autograde import bounded_copy
+from autograder.course.autograde.bounded_copy import CopyRefused, copy_folder
 from autograder.grading.folder_bounds import check_folder
 
 CANARY = "CANARY-OUTSIDE-THE-ENTRY-7c1e"

@@ -22,8 +22,8 @@ from byhand_answers import answer_cell, copier_of, gradebook_scores, submit_by_h
 from graded_outputs import table_rows
 
 from autograder.byhand.salt import release_variant
-from autograder.course.grade_settings import course_grade_settings
-from autograder.course.nbgrader import ASSIGNMENT, run_nbgrader
+from autograder.course.autograde.grade_settings import course_grade_settings
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, DERIVATION_ID, derivation_source
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list

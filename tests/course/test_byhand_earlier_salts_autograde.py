@@ -13,7 +13,7 @@ import pytest
 from byhand_answers import gradebook_scores
 
 from autograder.byhand.salt import release_variant, write_salt
-from autograder.course.nbgrader import ASSIGNMENT, generate_release, run_nbgrader
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, generate_release, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.derive import student_list
 from autograder.exercises.ndcg.byhand.marking import STEPS

@@ -18,7 +18,7 @@ import pytest
 from byhand_answers import LOST, gradebook_scores, own_answers, submit_by_hand
 
 from autograder.byhand.salt import release_variant
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list

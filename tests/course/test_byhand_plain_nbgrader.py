@@ -16,7 +16,7 @@ import nbformat
 import pytest
 from byhand_answers import LOST, answer_by_hand, gradebook_scores, own_answers
 
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.answers import read_answers
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID

@@ -22,7 +22,7 @@ import pytest
 from byhand_answers import gradebook_scores, own_answers, submit_by_hand, type_id
 
 from autograder.byhand.salt import release_variant
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.answers import read_answers
 from autograder.exercises.ndcg.byhand.cells import DERIVATION_ID, STUDENT_CELL_ID

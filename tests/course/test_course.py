@@ -12,8 +12,8 @@ from byhand_answers import BY_HAND_POINTS
 from release_guards import leaks, outputs
 
 import ndcg_ref
-from autograder.course.generated_cells import out_of_sync, render_group, without_hidden_tests
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK
+from autograder.course.notebook_cells.generated_cells import out_of_sync, render_group, without_hidden_tests
 from autograder.exercises import EXERCISES
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.marking import STEPS
@@ -172,7 +172,7 @@ def test_feedback_of_a_notebook_the_kit_did_not_grade_is_refused_in_one_line(gra
     """This reference course ran nbgrader's own Execute: no grader's result, so no page (never nbgrader's)."""
     import subprocess
 
-    from autograder.course.nbgrader import tool_environment
+    from autograder.course.materials.nbgrader_commands import tool_environment
 
     course, _ = graded_course
     done = subprocess.run(
@@ -214,7 +214,7 @@ def test_a_broken_gradebook_is_named_and_the_release_is_kept(tmp_path):
 def test_a_failed_generation_puts_the_old_release_back(tmp_path, monkeypatch):
     import shutil
 
-    from autograder.course import nbgrader as course_module
+    from autograder.course.materials import nbgrader_commands as course_module
 
     course = whole_course(tmp_path)
     release = course / "release" / ASSIGNMENT / NOTEBOOK

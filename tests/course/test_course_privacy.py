@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.privacy import ALLOW_OPTION, open_way
+from autograder.course.setup.privacy import ALLOW_OPTION, open_way
 from autograder.gradebook.scores import tool_environment
 
 from grading_run import ROOT, add_student, generated_course, grade, gradebook_submissions, results

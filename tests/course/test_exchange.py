@@ -16,9 +16,9 @@ import pytest
 from byhand_answers import answer_by_hand
 from nbgrader.utils import get_username
 
-from autograder.course.example_notebooks import fill_solutions
-from autograder.course.nbgrader import gradebook_scores, tool_environment
-from autograder.course.walkthrough import WALKTHROUGH_ASSIGNMENT
+from autograder.course.materials.example_notebooks import fill_solutions
+from autograder.course.materials.nbgrader_commands import gradebook_scores, tool_environment
+from autograder.course.materials.walkthrough import WALKTHROUGH_ASSIGNMENT
 from autograder.exercises.ndcg import EXERCISE
 
 from conftest import solution_code

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.course.lms_export import read_final_scores
-from autograder.course.safe_export import export_rows
+from autograder.course.handback.lms_export import read_final_scores
+from autograder.course.handback.safe_export import export_rows
 
 pytestmark = pytest.mark.filterwarnings("ignore:Object of type:sqlalchemy.exc.SAWarning")
 

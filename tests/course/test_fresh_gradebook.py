@@ -12,7 +12,7 @@ import shutil
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.course.nbgrader import gradebook_scores, run_nbgrader
+from autograder.course.materials.nbgrader_commands import gradebook_scores, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 
 from grading_run import add_student, generated_course, grade, whole_course

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.generated_cells import helper_source, render_group
+from autograder.course.notebook_cells.generated_cells import helper_source, render_group
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.catalogue import CATALOGUE
 from autograder.grading import helper_cell, scoring

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.course.hub_service import hub_service, roster_users, service_block
+from autograder.course.setup.hub_service import hub_service, roster_users, service_block
 from autograder.errors import UsageError
 
 from grading_run import ROOT

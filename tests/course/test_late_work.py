@@ -19,7 +19,7 @@ import pytest
 from graded_outputs import table_rows
 from nbgrader.api import Gradebook
 
-from autograder.course.nbgrader import run_nbgrader
+from autograder.course.materials.nbgrader_commands import run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import SCHEMA_VERSION
 

@@ -28,8 +28,8 @@ pytestmark = [
 ]
 COURSE_ID = "ir-ranking-evaluation"  # nbgrader_config.py's course id
 NBGRADER = Path(sys.executable).parent / "nbgrader"
-MOODLE = "autograder.course.lms_export.MoodleExportPlugin"
-CANVAS = "autograder.course.lms_export.CanvasExportPlugin"
+MOODLE = "autograder.course.handback.lms_export.MoodleExportPlugin"
+CANVAS = "autograder.course.handback.lms_export.CanvasExportPlugin"
 
 POINTS = {"test_dcg": 4.0, "test_ndcg": 6.0}
 MAX_SCORE = sum(POINTS.values())

@@ -11,7 +11,7 @@ import logging
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.course.lms_export import CanvasExportPlugin, ExportError, MoodleExportPlugin, read_final_scores
+from autograder.course.handback.lms_export import CanvasExportPlugin, ExportError, MoodleExportPlugin, read_final_scores
 
 pytestmark = pytest.mark.filterwarnings("ignore:Object of type:sqlalchemy.exc.SAWarning")
 

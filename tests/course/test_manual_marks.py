@@ -23,7 +23,7 @@ import pytest
 from nbgrader.api import Gradebook
 from nbgrader.utils import notebook_hash
 
-from autograder.course.nbgrader import tool_environment
+from autograder.course.materials.nbgrader_commands import tool_environment
 from autograder.exercises.ndcg import EXERCISE
 
 from grading_run import CORRECT_DCG, add_student, generated_course, grade, notebook_path, results

@@ -13,8 +13,8 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.course.demo import stage_examples
-from autograder.course.nbgrader import gradebook_scores, run_nbgrader
+from autograder.course.materials.demo_course import stage_examples
+from autograder.course.materials.nbgrader_commands import gradebook_scores, run_nbgrader
 from autograder.demo import DEMO_TIMEOUT
 
 from grading_run import generated_course, grade, results

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.course import preprocessor
-from autograder.course.nbgrader import run_nbgrader
-from autograder.course.sandbox_guard import REFUSED
+from autograder.course.autograde import preprocessor
+from autograder.course.autograde.sandbox_guard import REFUSED
+from autograder.course.materials.nbgrader_commands import run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 from autograder.gradebook.scores import tool_environment
 from autograder.sandbox import deadline

@@ -15,7 +15,7 @@ import shutil
 import nbformat
 import pytest
 
-from autograder.course.nbgrader import run_nbgrader
+from autograder.course.materials.nbgrader_commands import run_nbgrader
 
 from grading_run import ROOT, add_student, generated_course, grade, whole_course
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.secret import SECRET_NAME, course_secret
+from autograder.course.setup.secret import SECRET_NAME, course_secret
 from autograder.course_config import course_config
 from autograder.exercises.ndcg.byhand.notebook import published_variant
 

@@ -1,4 +1,4 @@
-"""The grader's notebook nodes are nbformat's own (:mod:`autograder.course.notebook_nodes`), checked whole."""
+"""The grader's notebook nodes are nbformat's own (:mod:`autograder.course.notebook_cells.notebook_nodes`), checked whole."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
 from nbformat.v4 import new_output as nbformat_output
 
-from autograder.course.notebook_nodes import checked_text, new_cell, new_output
+from autograder.course.notebook_cells.notebook_nodes import checked_text, new_cell, new_output
 
 OUTPUTS = [
     ("stream", {"name": "stderr", "text": "x\n"}),

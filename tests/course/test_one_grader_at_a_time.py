@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.lock import LOCK_NAME, grading_lock
+from autograder.course.setup.lock import LOCK_NAME, grading_lock
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading.batch import STATE, state_name
 

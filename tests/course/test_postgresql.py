@@ -21,8 +21,8 @@ import sqlalchemy
 from byhand_answers import answer_by_hand
 from nbgrader.plugins.export import CsvExportPlugin
 
-from autograder.course.example_notebooks import fill_solutions
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
+from autograder.course.materials.example_notebooks import fill_solutions
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 from autograder.gradebook.database import open_gradebook
 from autograder.gradebook.scores import record_scores

@@ -16,8 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
-from autograder.course.outbound import outbound_state
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK, run_nbgrader
+from autograder.course.materials.outbound import outbound_state
 
 from grading_run import ROOT, generated_course
 

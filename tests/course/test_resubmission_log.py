@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.course.nbgrader import run_nbgrader
+from autograder.course.materials.nbgrader_commands import run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 
 from grading_run import add_student, generated_course, notebook_path

@@ -18,7 +18,7 @@ from nbconvert.exporters import HTMLExporter
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
 
-from autograder.course.sanitise import (
+from autograder.course.notebook_cells.sanitise import (
     LINK_SCHEMES,
     safe_attachments,
     safe_markdown,

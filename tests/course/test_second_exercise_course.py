@@ -198,7 +198,7 @@ def test_the_release_and_leak_guards_pass_for_every_exercise(course):
 def test_nbgrader_autograde_and_feedback_work_on_it_through_the_kit(course):
     # nbgrader's own autograde loads the course's config, which grades through the kit (the copy with
     # precision@k): the gradebook gets the same scores as results.json
-    from autograder.course.nbgrader import gradebook_scores
+    from autograder.course.materials.nbgrader_commands import gradebook_scores
 
     kit, root = course["kit"], course["course"]
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(kit), str(ROOT)]),

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.course.student_config import KERNEL_ENCRYPTION, hub_student_config, student_config
+from autograder.course.setup.student_config import KERNEL_ENCRYPTION, hub_student_config, student_config
 from autograder.errors import CourseError
 
 from grading_run import ROOT

@@ -8,7 +8,7 @@ import pytest
 from byhand_answers import answer_by_hand
 from nbclient import NotebookClient
 
-from autograder.course.example_notebooks import fill_solutions
+from autograder.course.materials.example_notebooks import fill_solutions
 from autograder.exercises.ndcg import EXERCISE
 
 from conftest import ROOT, solution_code

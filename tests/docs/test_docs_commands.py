@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 from doc_commands import DOCUMENTS, LONG_RUNNING, NOT_RUN, ROOT, Document, Step, command_of, read_document
 
-from autograder.course.example_notebooks import write_submission
+from autograder.course.materials.example_notebooks import write_submission
 
 from grading_run import stop_process_group, whole_course
 

@@ -32,9 +32,9 @@ import nbformat
 import pytest
 
 import ndcg_ref
-from autograder.course.example_notebooks import fill_solutions
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
-from autograder.course.student_config import student_config
+from autograder.course.materials.example_notebooks import fill_solutions
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK, run_nbgrader
+from autograder.course.setup.student_config import student_config
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, STUDENT_CELL_ID
 from autograder.exercises.ndcg.byhand.derive import CUTOFF

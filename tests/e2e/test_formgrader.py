@@ -20,8 +20,8 @@ import nbformat
 import pytest
 from nbgrader.utils import notebook_hash
 
-from autograder.course.demo import stage_examples
-from autograder.course.nbgrader import gradebook_scores, tool_environment
+from autograder.course.materials.demo_course import stage_examples
+from autograder.course.materials.nbgrader_commands import gradebook_scores, tool_environment
 from autograder.exercises.ndcg import EXERCISE
 
 from e2e_support import chromium, jupyter_lab, requires_browser, screenshot_on_failure

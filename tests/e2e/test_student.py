@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from byhand_answers import answer_by_hand
 
-from autograder.course.example_notebooks import fill_solutions
+from autograder.course.materials.example_notebooks import fill_solutions
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.derive import current_student
 

@@ -26,7 +26,7 @@ from byhand_answers import answer_by_hand
 from nbconvert.exporters import HTMLExporter
 from nbgrader.api import Gradebook
 
-from autograder.course.nbgrader import gradebook_scores, run_nbgrader
+from autograder.course.materials.nbgrader_commands import gradebook_scores, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 
 from active_content import CANARY_PREFIX, HONEST_NOTE, dangerous_elements_script, hostile_notebook

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.nbgrader import gradebook_scores, run_nbgrader, tool_environment
+from autograder.course.materials.nbgrader_commands import gradebook_scores, run_nbgrader, tool_environment
 from autograder.exercises.ndcg import EXERCISE
 
 from e2e_support import chromium, jupyter_lab, requires_browser, screenshot_on_failure, tutor_context

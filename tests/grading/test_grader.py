@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from byhand_answers import LOST
 
-from autograder.course.generated_cells import skipped_cell_ids
+from autograder.course.notebook_cells.generated_cells import skipped_cell_ids
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.cases import GROUPS
 from autograder.grading import SCHEMA_VERSION, grade_batch
@@ -139,7 +139,7 @@ def test_sigkill_in_the_middle_then_resume_equals_an_uninterrupted_run(tmp_path)
 
 
 def test_a_changed_notebook_is_graded_again_and_the_gradebook_follows(tmp_path):
-    from autograder.course.nbgrader import gradebook_scores
+    from autograder.course.materials.nbgrader_commands import gradebook_scores
 
     course = new_course(tmp_path / "course")
     add_student(course, "alice")

@@ -8,7 +8,7 @@ import sys
 import nbformat
 from hypothesis import HealthCheck, given, settings
 
-from autograder.course.sanitise import sanitise_notebook
+from autograder.course.notebook_cells.sanitise import sanitise_notebook
 from autograder.grading import Status
 from autograder.grading.notebook import NotebookFile, SubmissionProblem, notebook_node, read_notebook, student_code
 from autograder.grading.notebook_shape import MAX_DEPTH, MAX_VALUES

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading.model import Status
 from autograder.grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, read_notebook, release_code

@@ -30,7 +30,7 @@ import nbformat
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.course.example_notebooks import fill_solutions, parse_solution_file
+from autograder.course.materials.example_notebooks import fill_solutions, parse_solution_file
 
 from grading_run import ROOT, add_student, generated_course, stop_process_group
 from hub_support import VENV_BIN, Hub, Users, as_user, finish, free_port, run_as, start_as, start_hub, users_or_skip

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg.byhand.derive import student_list
 from autograder.exercises.ndcg.byhand.notebook import published_variant
 

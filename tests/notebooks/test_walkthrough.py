@@ -9,7 +9,7 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from autograder.course.walkthrough import WALKTHROUGH_ASSIGNMENT, student_walkthrough
+from autograder.course.materials.walkthrough import WALKTHROUGH_ASSIGNMENT, student_walkthrough
 from ndcg_ref import dcg, idcg, ndcg
 
 from conftest import ROOT

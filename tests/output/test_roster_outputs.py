@@ -16,7 +16,7 @@ import graded_outputs
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.course.nbgrader import tool_environment
+from autograder.course.materials.nbgrader_commands import tool_environment
 from autograder.grading.batch import NOT_SUBMITTED
 
 from grading_run import add_student, grade, new_course

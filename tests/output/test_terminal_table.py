@@ -7,7 +7,7 @@ from datetime import datetime
 import pytest
 from graded_outputs import table_rows
 
-from autograder.course.submission_folder import left_out_note
+from autograder.course.autograde.submission_folder import left_out_note
 from autograder.exercises.ndcg.catalogue import CATALOGUE
 from autograder.grading import BatchResult, Diagnosis, Finding, Lateness, Status, StudentResult
 from autograder.output.results import TABLE_WIDTHS, score_table

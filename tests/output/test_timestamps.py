@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from nbgrader.utils import parse_utc
 
-from autograder.course.submission_folder import read_collected
+from autograder.course.autograde.submission_folder import read_collected
 from autograder.output.timestamps import TimestampProblem, parse_timestamp
 
 from strategies import timestamp_bytes

@@ -17,7 +17,7 @@ from traitlets import TraitError
 from traitlets.config import Config
 
 from autograder.cli import grade_options, main, parser
-from autograder.course.preprocessor import SandboxedExecute, sandbox_for
+from autograder.course.autograde.preprocessor import SandboxedExecute, sandbox_for
 from autograder.distributed import worker
 from autograder.distributed.worker import RemoteJob, code_digest, grade_remote
 from autograder.distributed.worker import _sandbox as worker_sandbox

@@ -20,8 +20,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.generated_cells import skipped_cell_ids
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK
+from autograder.course.notebook_cells.generated_cells import skipped_cell_ids
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import GradingSettings, Status, grade_batch
 from autograder.grading.notebook import read_notebook, release_sources
@@ -194,7 +194,7 @@ def test_an_overloaded_run_leaves_the_student_ungraded_and_the_next_run_grades_t
 def test_nbgrader_reports_an_overloaded_run_as_a_failure_not_a_zero(time_magics_course, monkeypatch):
     from nbconvert.exporters.exporter import ResourcesDict
 
-    from autograder.course.preprocessor import SandboxedExecute
+    from autograder.course.autograde.preprocessor import SandboxedExecute
 
     notebook = nbformat.read(notebook_path(time_magics_course, "time_magics"), as_version=4)
     resources = ResourcesDict(nbgrader={"assignment": ASSIGNMENT, "student": "time_magics"})

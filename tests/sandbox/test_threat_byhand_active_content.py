@@ -14,7 +14,7 @@ from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from nbformat.v4 import new_markdown_cell, new_output
 
 from autograder.byhand.salt import release_variant
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, DERIVATION_ID, TASK_ID

@@ -19,7 +19,7 @@ from byhand_answers import gradebook_scores, own_answers, submit_by_hand
 
 from autograder.byhand.copied import write_report
 from autograder.byhand.salt import release_variant
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.answers import read_answers

@@ -313,7 +313,7 @@ def test_feedback_never_reveals_hidden_cases(batch):
 
 
 def test_gradebook_matches_results(batch):
-    from autograder.course.nbgrader import gradebook_scores
+    from autograder.course.materials.nbgrader_commands import gradebook_scores
 
     course, _, graded, *_ = batch
     scores = gradebook_scores(course)

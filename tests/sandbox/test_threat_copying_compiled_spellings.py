@@ -22,7 +22,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from autograder.course.nbgrader import ASSIGNMENT, run_nbgrader
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, run_nbgrader
 from autograder.grading.compiled import CompiledCode
 from autograder.sandbox.protocol import MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL
 

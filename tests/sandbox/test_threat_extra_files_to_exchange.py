@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.nbgrader import tool_environment
+from autograder.course.materials.nbgrader_commands import tool_environment
 
 from grading_run import add_student, generated_course
 
@@ -145,7 +145,7 @@ def test_nbgraders_apps_use_the_course_converters(cycle):
     """If an nbgrader upgrade moves the names install() rebinds, this fails instead of copying links again."""
     from traitlets.config import PyFileConfigLoader
 
-    from autograder.course.converters import CourseAutograde, CourseGenerateFeedback
+    from autograder.course.autograde.converters import CourseAutograde, CourseGenerateFeedback
 
     PyFileConfigLoader("nbgrader_config.py", path=str(cycle[0])).load_config()
     from nbgrader.apps import api, autogradeapp, generatefeedbackapp

@@ -5,7 +5,7 @@ type, ``locked`` and the points, but reads ``grade``, ``solution`` and ``task`` 
 them: the red team's third round, from a fresh clone, changed one flag or value in each of eight
 otherwise right notebooks; ``python -m autograder grade`` graded each 15/15, ``nbgrader autograde``
 stopped each with a traceback and no score (the formgrader's Autograde button the same). The
-course's first step (:class:`autograder.course.unknown_cells.ForgetUnknownCells`) now gives every
+course's first step (:class:`autograder.course.notebook_cells.unknown_cells.ForgetUnknownCells`) now gives every
 cell of a release id the release's nbgrader metadata, so both paths grade the same notebook. A cell
 whose ``nbgrader`` value is no mapping (a list, a text) is an ordinary student cell on both paths.
 """
@@ -21,8 +21,8 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.course.nbgrader import ASSIGNMENT, run_nbgrader
-from autograder.course.unknown_cells import forget_unknown_cells, release_metadata
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, run_nbgrader
+from autograder.course.notebook_cells.unknown_cells import forget_unknown_cells, release_metadata
 
 from grading_run import RELEASE, add_student, generated_course, grade, needs_bwrap, results
 

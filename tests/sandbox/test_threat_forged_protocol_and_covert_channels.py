@@ -182,7 +182,7 @@ def test_a_deeply_nested_notebook_is_refused_not_a_grader_error(tmp_path):
 # ----- 4. the same through nbgrader autograde (the course config) -----------------------------------
 @pytest.fixture(scope="module")
 def nbgrader_run(tmp_path_factory):
-    from autograder.course.nbgrader import run_nbgrader
+    from autograder.course.materials.nbgrader_commands import run_nbgrader
 
     course = generated_course(tmp_path_factory.mktemp("hostile3-nbgrader") / "course")
     add_student(course, "alice")

@@ -7,7 +7,7 @@ else meanwhile. The red team's third round, from a fresh clone under ``/tmp``: a
 of comment lines (a 7.8 MB notebook, graded 15/15 on both paths) cost 42.6 s of CPU and 1.1 GB of
 memory per view; 5 million characters of setext headings (``a`` over ``=``, an 8.2 MB notebook) had
 not rendered after 15 minutes. Now the stored notebook shows a bounded part of each student cell
-(:mod:`autograder.course.shown_text`), says what was cut, and the grade is still computed from
+(:mod:`autograder.course.notebook_cells.shown_text`), says what was cut, and the grade is still computed from
 every character; both grading paths write the same bounded notebook.
 
 The render is nbgrader's own exporter with the formgrader's template and configuration; times are
@@ -24,10 +24,10 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_raw_cell
 from nbgrader.api import Gradebook
 from traitlets.config import Config
 
-from autograder.course.generated_cells import grade_id
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
-from autograder.course.sanitise import sanitise_notebook
-from autograder.course.shown_text import MAX_SHOWN_CELL_CHARS, MAX_SHOWN_EXTRA_CHARS
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK, run_nbgrader
+from autograder.course.notebook_cells.generated_cells import grade_id
+from autograder.course.notebook_cells.sanitise import sanitise_notebook
+from autograder.course.notebook_cells.shown_text import MAX_SHOWN_CELL_CHARS, MAX_SHOWN_EXTRA_CHARS
 
 from grading_run import RELEASE, add_student, generated_course, grade, needs_bwrap, results
 

@@ -36,7 +36,7 @@ import pytest
 from bs4 import BeautifulSoup
 from nbgrader.api import Gradebook
 
-from autograder.course.nbgrader import tool_environment
+from autograder.course.materials.nbgrader_commands import tool_environment
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading.student_ids import check_ids, name_problem, shown_id
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.secret import SECRET_NAME
+from autograder.course.setup.secret import SECRET_NAME
 from autograder.exercises.ndcg import EXERCISE
 from autograder.pipeline import GradeOptions, grade_course
 

@@ -49,9 +49,9 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbformat.v4 import new_code_cell
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.course.nbgrader import gradebook_scores, tool_environment
-from autograder.course.sanitise import RAW_UNTIL_LAST_PASS
-from autograder.course.unknown_cells import SHOWN_CHARS
+from autograder.course.materials.nbgrader_commands import gradebook_scores, tool_environment
+from autograder.course.notebook_cells.sanitise import RAW_UNTIL_LAST_PASS
+from autograder.course.notebook_cells.unknown_cells import SHOWN_CHARS
 from autograder.exercises.ndcg import EXERCISE
 from autograder.output.safe_text import printable
 

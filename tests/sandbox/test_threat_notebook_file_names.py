@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 from graded_outputs import table_rows
 
-from autograder.course.nbgrader import gradebook_scores, tool_environment
-from autograder.course.submission_folder import left_out_note
+from autograder.course.autograde.submission_folder import left_out_note
+from autograder.course.materials.nbgrader_commands import gradebook_scores, tool_environment
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import BatchResult, StudentResult
 from autograder.grading.notebook import renamed_note

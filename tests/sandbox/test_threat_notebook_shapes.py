@@ -37,7 +37,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.nbgrader import gradebook_scores, tool_environment
+from autograder.course.materials.nbgrader_commands import gradebook_scores, tool_environment
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
 from autograder.grading.notebook_shape import MAX_CELLS, MAX_DEPTH, MAX_VALUES

@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.nbgrader import run_nbgrader
+from autograder.course.materials.nbgrader_commands import run_nbgrader
 from autograder.sandbox.paths import PYTHON, redact_paths
 
 from grading_run import RELEASE, ROOT, add_student, grade, results, whole_course

@@ -5,7 +5,7 @@ id the release's type back, so the same markdown ran as code on nbgrader's path.
 third round measured: the right ``dcg`` in a markdown answer cell, batch 5/15 and nbgrader 15/15;
 the right ``dcg`` in a plain cell above a markdown answer cell holding ``dcg = None``, batch 15/15
 and nbgrader 5/15. Now nbgrader's path reads such a cell as the batch does
-(:mod:`autograder.course.retyped_cells`): each student gets one score on both paths.
+(:mod:`autograder.course.notebook_cells.retyped_cells`): each student gets one score on both paths.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell
 from nbgrader.api import Gradebook
 
-from autograder.course.nbgrader import ASSIGNMENT, run_nbgrader
-from autograder.course.retyped_cells import quiet_retyped_answers, release_cells
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, run_nbgrader
+from autograder.course.notebook_cells.retyped_cells import quiet_retyped_answers, release_cells
 from autograder.exercises.ndcg import EXERCISE
 
 from grading_run import CORRECT_DCG, RELEASE, add_student, generated_course, grade, needs_bwrap, results

@@ -18,9 +18,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_markdown_cell, new_notebook, new_raw_cell
 
-from autograder.course import sanitise
-from autograder.course.nbgrader import ASSIGNMENT, NOTEBOOK, run_nbgrader
-from autograder.course.sanitise import MAX_CHECKED_LINKS, sanitise_notebook
+from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK, run_nbgrader
+from autograder.course.notebook_cells import sanitise
+from autograder.course.notebook_cells.sanitise import MAX_CHECKED_LINKS, sanitise_notebook
 
 from grading_run import add_student, generated_course, grade
 

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import pytest
 
-from autograder.course.nbgrader import gradebook_scores, run_nbgrader
+from autograder.course.materials.nbgrader_commands import gradebook_scores, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import batch
 from autograder.grading.submission import OUT_OF_TIME

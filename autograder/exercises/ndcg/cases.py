@@ -3,7 +3,7 @@
 Each :class:`TestGroup` is one nbgrader grade cell (one ``grade_id``) worth some points; each
 :class:`Case` is one call of the student's function. Expected values are never written here:
 :func:`reference` computes them with :mod:`ndcg_ref`. The notebook's test cells are generated
-from this table (see :mod:`autograder.course.generated_cells`), and so is the grader's test run.
+from this table (see :mod:`autograder.course.notebook_cells.generated_cells`), and so is the grader's test run.
 
 Only the lecture example is published course material; every other case is constructed for
 this kit (``Case.constructed``), and its provenance says so.

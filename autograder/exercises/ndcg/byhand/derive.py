@@ -7,7 +7,7 @@ DCG: the cell picks a list from the pool of fair lists (:mod:`.pool`, computed b
 ``ndcg_ref``) and shows it, so reading the cell gives away no value.
 
 The salt is published with the release; it is *not* the course's secret that seeds the hidden
-tests' fresh instances (:mod:`autograder.course.secret`): knowing it lets anyone recompute any
+tests' fresh instances (:mod:`autograder.course.setup.secret`): knowing it lets anyone recompute any
 student's list, which is harmless, since the list is shown to that student anyway.
 """
 

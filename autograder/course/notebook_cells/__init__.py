@@ -1,0 +1,3 @@
+"""The notebook's cells: the generated test cells, sanitising, nbgrader preprocessors for
+unknown and overwritten cells.
+"""
