@@ -26,8 +26,8 @@ from .grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_
 from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES
 from .grading.submission import DEFAULT_TIMEOUT
 from .sandbox import Limits
-from .sandbox.choice import MODES
-from .sandbox.deadline import DEFAULT_BUDGET_TEXT
+from .sandbox.isolation.choice import MODES
+from .sandbox.runs.deadline import DEFAULT_BUDGET_TEXT
 
 if TYPE_CHECKING:
     from .pipeline import GradeOptions
@@ -221,7 +221,7 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
     from .course.materials.nbgrader_commands import ASSIGNMENT
     from .exercises import exercise_for
     from .pipeline import GradeOptions
-    from .sandbox.limits import configured_limits
+    from .sandbox.resources.limits import configured_limits
 
     exercise = exercise_for(args.assignment or ASSIGNMENT)
     try:

@@ -34,7 +34,7 @@ import json, resource, sys, time
 from pathlib import Path
 from autograder.exercises.ndcg import EXERCISE
 from autograder.pipeline import GradeOptions, grade_course
-import autograder.sandbox.launch as launch
+import autograder.sandbox.isolation.launch as launch
 runs = []
 end = launch.Launch.end
 def measured_end(self):

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autograder.sandbox import choose_sandbox  # noqa: E402
-from autograder.sandbox.launch import Sandbox  # noqa: E402
+from autograder.sandbox.isolation.launch import Sandbox  # noqa: E402
 
 ONE_CELL = b'["import math\\ndef dcg(rels, k):\\n    return 1.0"]\n'
 NUMPY_CELL = b'["import numpy as np"]\n'

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autograder.sandbox.cgroups import read_cpu_seconds  # noqa: E402
+from autograder.sandbox.resources.cgroups import read_cpu_seconds  # noqa: E402
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Which system calls sandboxed code makes: strace around every sandbox of an honest batch.
 
-The seccomp allowlist (``autograder/sandbox/seccomp_policy.py``) was derived with this script and
+The seccomp allowlist (``autograder/sandbox/syscall_filter/seccomp_policy.py``) was derived with this script and
 must be re-checked with it when Python, numpy, matplotlib, IPython, glibc or bubblewrap change:
 
     python scripts/trace_sandbox_syscalls.py            # needs strace, bubblewrap; a few minutes
@@ -32,7 +32,7 @@ from autograder.course.materials.demo_course import stage_examples  # noqa: E402
 from autograder.exercises.ndcg import EXERCISE  # noqa: E402
 from autograder.pipeline import GradeOptions, grade_course  # noqa: E402
 from autograder.sandbox import CellOutcome, Limits, run_submission  # noqa: E402
-from autograder.sandbox.bubblewrap import Bubblewrap as _Bubblewrap  # noqa: E402
+from autograder.sandbox.isolation.bubblewrap import Bubblewrap as _Bubblewrap  # noqa: E402
 
 from corpus import CORPUS  # noqa: E402
 from grading_run import add_student, new_course  # noqa: E402

@@ -147,8 +147,8 @@ def python_in_sandbox(sandbox, code: str, timeout: float = 120) -> subprocess.Co
 
 def _cgroup_problem() -> str | None:
     """Why this machine has no writable cgroups for the sandbox, or None if it has."""
-    from autograder.sandbox.cgroups import CgroupsUnavailable, detect
-    from autograder.sandbox.limits import Limits
+    from autograder.sandbox.resources.cgroups import CgroupsUnavailable, detect
+    from autograder.sandbox.resources.limits import Limits
 
     try:
         detect(Limits()).close()

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox.bubblewrap import SANDBOX_HOME
+from autograder.sandbox.isolation.bubblewrap import SANDBOX_HOME
 
 from grading_run import ROOT
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox.preflight import blocked_path
+from autograder.sandbox.isolation.preflight import blocked_path
 
 from conftest import ROOT
 

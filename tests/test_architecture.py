@@ -62,10 +62,10 @@ def test_the_sandbox_uses_the_standard_library_only():
     # the runner imports IPython inside the sandbox, only for a cell with %magic or !shell syntax:
     # that is the student's environment (as in their kernel), not the grader's
     exceptions = {
-        "autograder/sandbox/runner.py imports IPython.core.interactiveshell",
-        "autograder/sandbox/runner.py imports IPython.core.inputtransformer2",
+        "autograder/sandbox/inside/runner.py imports IPython.core.interactiveshell",
+        "autograder/sandbox/inside/runner.py imports IPython.core.inputtransformer2",
         # the zygote imports the runner beside it, as the sandbox mounts both (/opt/grader/)
-        "autograder/sandbox/zygote.py imports runner",
+        "autograder/sandbox/inside/zygote.py imports runner",
     }
     # and the kit's error classes (errors.py, itself standard library only): its refusal is a KitError
     found = _violations(
@@ -226,7 +226,7 @@ def test_importing_the_sandbox_loads_no_third_party_module():
 
 def test_the_runner_is_a_standard_library_script():
     # it runs inside the sandbox as a script (python -I runner.py): no package imports at all
-    names = _imports(PACKAGE / "sandbox" / "runner.py")
+    names = _imports(PACKAGE / "sandbox" / "inside" / "runner.py")
     assert {name for name in names if _top(name) not in STDLIB} == {
         "IPython.core.inputtransformer2", "IPython.core.interactiveshell"
     }
@@ -234,7 +234,7 @@ def test_the_runner_is_a_standard_library_script():
 
 def test_the_zygote_is_a_standard_library_script_beside_the_runner():
     # it runs inside the sandbox as a script too (python -I -S zygote.py) and imports the runner beside it
-    names = _imports(PACKAGE / "sandbox" / "zygote.py")
+    names = _imports(PACKAGE / "sandbox" / "inside" / "zygote.py")
     assert {name for name in names if _top(name) not in STDLIB} == {"runner"}
 
 
@@ -250,7 +250,7 @@ def test_no_module_is_over_400_lines(folder):
 
 #: Where a string may hold Python, and why: the catalogue's mutants are student code with mistakes
 #: on purpose (data the tests run); the sandbox's preflight check is one short script run with -c.
-PYTHON_IN_STRINGS = {"autograder/exercises/ndcg/catalogue.py", "autograder/sandbox/preflight.py"}
+PYTHON_IN_STRINGS = {"autograder/exercises/ndcg/catalogue.py", "autograder/sandbox/isolation/preflight.py"}
 
 
 def _holds_python(node: ast.AST) -> bool:
@@ -405,7 +405,6 @@ def test_sub_packages_import_only_those_below_them(package):
 MAX_MODULES = 12
 CROWDED: dict[str, str] = {
     "autograder/grading": "the engine: not yet split (issue 35.4)",
-    "autograder/sandbox": "the security boundary: not yet split into sub-packages (issue 35.4)",
     "autograder/output": "13 modules since look.py (who needs a look) joined: about twelve; the words modules "
     "(late_words, mark_words, timestamps, safe_text, markup) are the sub-package to make if it grows",
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from autograder.course.autograde.collect import DEFAULT_MAX_TOTAL_MB, ENTRY_COST
-from autograder.sandbox.limits import FIRST_SANDBOX_UID, Limits
+from autograder.sandbox.resources.limits import FIRST_SANDBOX_UID, Limits
 
 from conftest import ROOT
 
@@ -63,7 +63,7 @@ def test_the_sandbox_user_ids_are_the_codes():
 
 def test_the_limit_settings_are_documented():
     from autograder.cli import LIMIT_OPTIONS
-    from autograder.sandbox.limits import SETTINGS
+    from autograder.sandbox.resources.limits import SETTINGS
 
     guide = (ROOT / "docs" / "tutor-guide.md").read_text(encoding="utf-8")
     for page in (SECURITY, guide):
@@ -109,7 +109,7 @@ def test_collects_total_is_the_codes():
 
 
 def test_the_compiled_record_s_bounds_are_the_codes():
-    from autograder.sandbox.protocol import MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL
+    from autograder.sandbox.runs.protocol import MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL
 
     found = re.search(r"\((\d+) texts, (\d+) KiB each, (\d+) KiB of JSON in all;", " ".join(SECURITY.split()))
     assert found is not None

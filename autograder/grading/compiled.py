@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..sandbox import CellRecord
-from ..sandbox.protocol import MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL, MAX_DROPPED
+from ..sandbox.runs.protocol import MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL, MAX_DROPPED
 
 
 def code_digest(cells: Sequence[str]) -> str:
@@ -32,8 +32,8 @@ class CompiledCode:
     """The texts the student's code gave to ``compile``/``exec``/``eval`` while its cells ran, for the copying report.
 
     Recorded by the sandbox's runner in the process that holds no hidden input, before any call
-    (:mod:`autograder.sandbox.runner`): the student's data, untrusted, never run, bounded
-    (:data:`~autograder.sandbox.protocol.MAX_COMPILED` ...) wherever it is read.
+    (:mod:`autograder.sandbox.inside.runner`): the student's data, untrusted, never run, bounded
+    (:data:`~autograder.sandbox.runs.protocol.MAX_COMPILED` ...) wherever it is read.
     """
 
     texts: tuple[str, ...]

@@ -19,7 +19,7 @@ from ..sandbox import (
     Sandbox,
     run_submission,
 )
-from ..sandbox.deadline import OUT_OF_BUDGET, default_budget
+from ..sandbox.runs.deadline import OUT_OF_BUDGET, default_budget
 from .answered import with_answers
 from .calls import CallPlan, call_orders, extra_call_orders, next_call_id, plan_calls, skip_rest_of_group
 from .compiled import CompiledCode
@@ -94,7 +94,7 @@ class GradingSettings:
     @property
     def budget(self) -> float:
         """Seconds one submission may take in all (charged: see sandbox.deadline): the limits' ``budget_seconds``,
-        else :func:`~autograder.sandbox.deadline.default_budget` of the timeout."""
+        else :func:`~autograder.sandbox.runs.deadline.default_budget` of the timeout."""
         configured = self.sandbox_limits.budget_seconds
         return default_budget(self.timeout) if configured is None else float(configured)
 

@@ -25,7 +25,7 @@ from autograder.course.autograde.sandbox_guard import REFUSED
 from autograder.course.materials.nbgrader_commands import run_nbgrader
 from autograder.exercises.ndcg import EXERCISE
 from autograder.gradebook.scores import tool_environment
-from autograder.sandbox import deadline
+from autograder.sandbox.runs import deadline
 
 from grading_run import add_student, generated_course
 

@@ -7,7 +7,7 @@ import pytest
 from autograder.grading import Status, StudentResult
 from autograder.grading.compiled import CompiledCode, code_digest
 from autograder.sandbox import CellOutcome, CellRecord
-from autograder.sandbox.protocol import MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL, MAX_DROPPED
+from autograder.sandbox.runs.protocol import MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL, MAX_DROPPED
 
 DIGEST = code_digest(["def dcg(rels, k):\n    return 0.0"])
 

@@ -247,7 +247,7 @@ def test_every_group_is_a_grade_cell_of_the_release():
 
 def test_sandbox_mounts_tmp_before_binding_python(tmp_path, monkeypatch):
     # a course cloned under /tmp keeps its venv visible inside the sandbox
-    from autograder.sandbox import bubblewrap
+    from autograder.sandbox.isolation import bubblewrap
 
     monkeypatch.setattr(bubblewrap.sys, "prefix", "/tmp/somewhere/.venv")
     argv = bubblewrap.Bubblewrap("bwrap").launch(tmp_path, slot=0).argv

@@ -3,7 +3,7 @@
 A notebook whose first cell started 60 busy children, each call sleeping 4 s, was still being
 graded after 15 minutes: its runner waited for a CPU beside its own children, and waiting was
 taken for the machine's load, so the charged seconds of its budget hardly moved. A run is now
-charged at least its CPU time over its cgroup's CPU share (:class:`~autograder.sandbox.deadline.ItemClock`'s
+charged at least its CPU time over its cgroup's CPU share (:class:`~autograder.sandbox.runs.deadline.ItemClock`'s
 ``share``): waiting while its own processes hold its whole share is the submission's. The machine
 here is the test's own: a wall clock, the run's CPU time and its tasks' waiting, moved by the test.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.sandbox.deadline import OVERLOAD_FACTOR, Budget, ItemClock, default_budget
+from autograder.sandbox.runs.deadline import OVERLOAD_FACTOR, Budget, ItemClock, default_budget
 
 TIMEOUT = 2.0
 SHARE = 1.0

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 
 from autograder.sandbox import CallOrder, CellOutcome, run_submission
-from autograder.sandbox.protocol import MAX_COMPILED
+from autograder.sandbox.runs.protocol import MAX_COMPILED
 
 from fake_sandbox import PlainProcess
 

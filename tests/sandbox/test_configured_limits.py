@@ -28,7 +28,7 @@ from autograder.grading.batch import grading_fingerprint
 from autograder.grading.notebook import NotebookFile
 from autograder.pipeline import GradeOptions, grading_sandbox
 from autograder.sandbox import Limits
-from autograder.sandbox.limits import SETTINGS
+from autograder.sandbox.resources.limits import SETTINGS
 
 from grading_run import ROOT, add_student, grade, new_course, results
 
@@ -200,7 +200,7 @@ def test_a_dask_job_is_graded_in_a_sandbox_with_the_coordinators_limits(tmp_path
 
 # ----- the submission's time budget: one setting, both paths, one default ----------------------------
 def test_the_budget_reaches_both_grading_paths_and_the_resume_cache(tmp_path):
-    from autograder.sandbox.deadline import default_budget
+    from autograder.sandbox.runs.deadline import default_budget
 
     settings = GradingSettings(EXERCISE, 5.0, frozenset())
     assert settings.budget == default_budget(5.0) == max(60.0, 10 * 5.0)

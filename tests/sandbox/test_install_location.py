@@ -19,13 +19,14 @@ from pathlib import Path
 import pytest
 
 from autograder.exercises.ndcg import EXERCISE
-from autograder.sandbox import Limits, choice
-from autograder.sandbox.bubblewrap import Bubblewrap
-from autograder.sandbox.cgroups import detect
-from autograder.sandbox.execution import run_submission
-from autograder.sandbox.protocol import CellOutcome
-from autograder.sandbox.warm_check import warm_problem
-from autograder.sandbox.zygotes import COLD_VARIABLE
+from autograder.sandbox import Limits
+from autograder.sandbox.isolation import choice
+from autograder.sandbox.isolation.bubblewrap import Bubblewrap
+from autograder.sandbox.isolation.warm_check import warm_problem
+from autograder.sandbox.isolation.zygotes import COLD_VARIABLE
+from autograder.sandbox.resources.cgroups import detect
+from autograder.sandbox.runs.execution import run_submission
+from autograder.sandbox.runs.protocol import CellOutcome
 
 from grading_run import add_student, generated_course, needs_bwrap, needs_cgroups, new_course, results
 from install_location import PLACES, kit_elsewhere

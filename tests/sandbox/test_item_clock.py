@@ -13,8 +13,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder.sandbox.deadline import FRESH, ItemClock
-from autograder.sandbox.stop_reason import StopReason
+from autograder.sandbox.runs.deadline import FRESH, ItemClock
+from autograder.sandbox.runs.stop_reason import StopReason
 
 CPUS = 2.0
 ALLOWANCE = 2.0

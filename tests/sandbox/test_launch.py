@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from autograder.sandbox.launch import Launch
+from autograder.sandbox.isolation.launch import Launch
 
 
 def test_closing_twice_never_closes_a_descriptor_reused_in_between(tmp_path):

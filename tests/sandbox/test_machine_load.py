@@ -3,7 +3,7 @@
 At a load of 39 on 2 cores an honest notebook with many ``%time`` lines once got a timeout: its
 three sandboxed runs took longer than the submission's wall-clock budget, although they used
 only a few seconds of CPU time. Time limits are now charged without the time the sandbox waited
-for a CPU (:mod:`autograder.sandbox.deadline`); when the machine makes a sandbox wait beyond
+for a CPU (:mod:`autograder.sandbox.runs.deadline`); when the machine makes a sandbox wait beyond
 ``OVERLOAD_FACTOR`` times a limit, the student is left ungraded with a message saying the
 machine was overloaded — never given a 0. The busy processes here are the test's own, end by
 themselves after two minutes and are killed at the end; nothing here is hostile.
@@ -26,8 +26,9 @@ from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import GradingSettings, Status, grade_batch
 from autograder.grading.notebook import read_notebook, release_sources
 from autograder.grading.submission import grade_submission
-from autograder.sandbox import MachineOverloaded, choose_sandbox, deadline
-from autograder.sandbox.deadline import OVERLOAD_FACTOR, Budget, ItemClock, backstop
+from autograder.sandbox import MachineOverloaded, choose_sandbox
+from autograder.sandbox.runs import deadline
+from autograder.sandbox.runs.deadline import OVERLOAD_FACTOR, Budget, ItemClock, backstop
 
 from grading_run import add_student, needs_bwrap, needs_cgroups, new_course, notebook_path
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from autograder.exercises.ndcg import EXERCISE
-from autograder.sandbox.preflight import blocked_path
+from autograder.sandbox.isolation.preflight import blocked_path
 
 from grading_run import ROOT, add_student, generated_course, new_course, results
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.sandbox.progress import Progress, Report, RunEnd, budget_note
-from autograder.sandbox.protocol import NOT_RUN_CALL, CallOutcome, CallRecord, CellOutcome, CellRecord
-from autograder.sandbox.stop_reason import StopReason
+from autograder.sandbox.runs.progress import Progress, Report, RunEnd, budget_note
+from autograder.sandbox.runs.protocol import NOT_RUN_CALL, CallOutcome, CallRecord, CellOutcome, CellRecord
+from autograder.sandbox.runs.stop_reason import StopReason
 
 OK_CELL = CellRecord(CellOutcome.OK)
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autograder.sandbox import RUNNER, CallOutcome, CellOutcome, CellRecord
-from autograder.sandbox.execution import MAX_LINE
-from autograder.sandbox.protocol import (
+from autograder.sandbox.runs.execution import MAX_LINE
+from autograder.sandbox.runs.protocol import (
     MAX_COMPILED,
     MAX_COMPILED_CHARS,
     MAX_COMPILED_TOTAL,

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from autograder.exercises.ndcg import EXERCISE
-from autograder.sandbox.cgroups import CgroupsUnavailable, detect
-from autograder.sandbox.deadline import ItemClock, backstop
-from autograder.sandbox.limits import Limits
+from autograder.sandbox.resources.cgroups import CgroupsUnavailable, detect
+from autograder.sandbox.resources.limits import Limits
+from autograder.sandbox.runs.deadline import ItemClock, backstop
 
 from grading_run import CORRECT_DCG, add_student, grade, needs_bwrap, needs_cgroups, new_course, results
 
@@ -395,7 +395,7 @@ def _fake_proc_self(folder: Path, mountinfo: str, cgroup: str) -> Path:
 @needs_bwrap
 def test_without_cgroups_a_batch_warns_once_and_grades(tmp_path, monkeypatch, capsys):
     from autograder.pipeline import GradeOptions, grade_course
-    from autograder.sandbox import choice
+    from autograder.sandbox.isolation import choice
 
     def unavailable(limits):
         raise CgroupsUnavailable("none here (test)")

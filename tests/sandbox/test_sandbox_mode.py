@@ -3,7 +3,7 @@
 A JupyterHub's grader account often has no writable cgroup: its limits then hold per process only and
 its time limits are wall-clock time. The tutor (and the hub admin reading the formgrader service's log)
 learns it from one line naming the isolation and where the limits hold, checked here against what
-this machine really offers (:func:`autograder.sandbox.cgroups.detect`).
+this machine really offers (:func:`autograder.sandbox.resources.cgroups.detect`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from autograder.gradebook.scores import tool_environment
-from autograder.sandbox.cgroups import CgroupsUnavailable, detect
-from autograder.sandbox.launch import PER_PROCESS_LIMITS
-from autograder.sandbox.limits import Limits
+from autograder.sandbox.isolation.launch import PER_PROCESS_LIMITS
+from autograder.sandbox.resources.cgroups import CgroupsUnavailable, detect
+from autograder.sandbox.resources.limits import Limits
 
 from grading_run import add_student, generated_course, grade
 

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from autograder.sandbox.scratch import PREFIX, scratch_folder, sweep_leftovers
+from autograder.sandbox.resources.scratch import PREFIX, scratch_folder, sweep_leftovers
 
 from grading_run import ROOT
 

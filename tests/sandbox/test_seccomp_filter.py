@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox.bpf import JGE_K, Label, assemble, ret, skip_unless
-from autograder.sandbox.seccomp import (
+from autograder.sandbox.syscall_filter.bpf import JGE_K, Label, assemble, ret, skip_unless
+from autograder.sandbox.syscall_filter.seccomp import (
     SECCOMP_RET_ALLOW,
     SECCOMP_RET_ERRNO,
     UnsupportedMachine,
     sandbox_filter,
 )
-from autograder.sandbox.seccomp_policy import ALLOWED, CHECKED, FALL_BACK, NAMESPACE_FLAGS, REFUSED
-from autograder.sandbox.syscalls import MACHINES, NUMBERS
+from autograder.sandbox.syscall_filter.seccomp_policy import ALLOWED, CHECKED, FALL_BACK, NAMESPACE_FLAGS, REFUSED
+from autograder.sandbox.syscall_filter.syscalls import MACHINES, NUMBERS
 
 ALLOW = SECCOMP_RET_ALLOW
 EPERM = SECCOMP_RET_ERRNO | errno.EPERM

@@ -10,9 +10,9 @@ import shutil
 
 import pytest
 
-from autograder.sandbox.bubblewrap import Bubblewrap
-from autograder.sandbox.limits import Limits
-from autograder.sandbox.syscalls import MACHINES
+from autograder.sandbox.isolation.bubblewrap import Bubblewrap
+from autograder.sandbox.resources.limits import Limits
+from autograder.sandbox.syscall_filter.syscalls import MACHINES
 
 from grading_run import python_in_sandbox
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox.cgroups import _mounts, _own_paths, detect
-from autograder.sandbox.limits import Limits
-from autograder.sandbox.teardown import kill, open_pidfds, wait_exits, wait_unpopulated
+from autograder.sandbox.resources.cgroups import _mounts, _own_paths, detect
+from autograder.sandbox.resources.limits import Limits
+from autograder.sandbox.resources.teardown import kill, open_pidfds, wait_exits, wait_unpopulated
 
 from grading_run import needs_cgroups
 

@@ -24,7 +24,7 @@ from nbformat.v4 import new_code_cell
 
 from autograder.course.materials.nbgrader_commands import ASSIGNMENT, run_nbgrader
 from autograder.grading.compiled import CompiledCode
-from autograder.sandbox.protocol import MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL
+from autograder.sandbox.runs.protocol import MAX_COMPILED, MAX_COMPILED_CHARS, MAX_COMPILED_TOTAL
 
 from copying_report import copying_report, report_table
 from grading_run import add_student, generated_course, grade, notebook_path

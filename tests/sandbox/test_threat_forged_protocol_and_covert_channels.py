@@ -20,7 +20,7 @@ from byhand_answers import BY_HAND_POINTS
 
 from autograder.exercises.ndcg import EXERCISE
 from autograder.pipeline import GradeOptions, grade_course
-from autograder.sandbox.limits import FIRST_SANDBOX_UID
+from autograder.sandbox.resources.limits import FIRST_SANDBOX_UID
 
 from grading_run import add_raw, add_student, generated_course, new_course
 from leaks import leaked, without_by_hand

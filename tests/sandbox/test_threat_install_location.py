@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from autograder.exercises.ndcg import EXERCISE
-from autograder.sandbox.zygotes import COLD_VARIABLE
+from autograder.sandbox.isolation.zygotes import COLD_VARIABLE
 
 from grading_run import CGROUP_PROBLEM, add_student, needs_bwrap, new_course, results
 from install_location import kit_elsewhere

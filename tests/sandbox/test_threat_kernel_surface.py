@@ -27,7 +27,7 @@ import pytest
 from autograder.exercises.ndcg import EXERCISE
 from autograder.pipeline import GradeOptions, grade_course
 from autograder.sandbox import Bubblewrap, CallOrder, CellOutcome, choose_sandbox, run_submission
-from autograder.sandbox.syscalls import MACHINES
+from autograder.sandbox.syscall_filter.syscalls import MACHINES
 from ndcg_ref import ndcg
 
 from corpus import CORPUS

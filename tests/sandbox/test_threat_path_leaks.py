@@ -21,7 +21,7 @@ import nbformat
 import pytest
 
 from autograder.course.materials.nbgrader_commands import run_nbgrader
-from autograder.sandbox.paths import PYTHON, redact_paths
+from autograder.sandbox.runs.paths import PYTHON, redact_paths
 
 from grading_run import RELEASE, ROOT, add_student, grade, results, whole_course
 

@@ -25,7 +25,7 @@ from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import batch
 from autograder.grading.submission import OUT_OF_TIME
 from autograder.pipeline import GradeOptions, grade_course
-from autograder.sandbox.progress import budget_note
+from autograder.sandbox.runs.progress import budget_note
 
 from grading_run import CORRECT_DCG, add_student, generated_course, needs_cgroups
 

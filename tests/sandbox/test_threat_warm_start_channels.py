@@ -1,4 +1,4 @@
-"""Runs forked from one warm zygote (:mod:`autograder.sandbox.zygotes`) share nothing a run could use.
+"""Runs forked from one warm zygote (:mod:`autograder.sandbox.isolation.zygotes`) share nothing a run could use.
 
 One zygote forks every run of a worker, so what one student's run leaves behind must not reach
 the next run: files in ``/tmp``, ``/dev/shm`` and home, System V shared memory, the random
@@ -16,8 +16,8 @@ import pytest
 
 import ndcg_ref
 from autograder.sandbox import CallOrder, CallOutcome, choose_sandbox, run_submission
-from autograder.sandbox.limits import FIRST_SANDBOX_UID
-from autograder.sandbox.zygotes import COLD_VARIABLE
+from autograder.sandbox.isolation.zygotes import COLD_VARIABLE
+from autograder.sandbox.resources.limits import FIRST_SANDBOX_UID
 
 from grading_run import needs_cgroups
 
@@ -178,7 +178,7 @@ def test_a_zygote_outlives_the_worker_thread_whose_run_started_it(sandbox):
 def test_where_the_kernel_refuses_a_warm_run_runs_start_cold():
     # a zygote without CAP_SYS_ADMIN starts, but none of its runs can have namespaces of its own:
     # its trial run finds that before any student's run, and every run starts cold instead
-    from autograder.sandbox.zygotes import ZygotePool
+    from autograder.sandbox.isolation.zygotes import ZygotePool
 
     crippled = choose_sandbox("required")
 

@@ -1,4 +1,4 @@
-"""A student attacks the warm zygote (:mod:`autograder.sandbox.zygote`) and the grader's side of it.
+"""A student attacks the warm zygote (:mod:`autograder.sandbox.inside.zygote`) and the grader's side of it.
 
 Each attack runs in a forked run, as a student's notebook would: it tries to reach the run's
 init or the zygote, to leave something a later run could find, to outlive its run, to make the
@@ -19,9 +19,9 @@ import uuid
 import pytest
 
 from autograder.sandbox import CallOrder, CallOutcome, choose_sandbox, run_submission
-from autograder.sandbox import zygotes as zygotes_module
-from autograder.sandbox.cgroups import RunGroup
-from autograder.sandbox.zygotes import COLD_VARIABLE
+from autograder.sandbox.isolation import zygotes as zygotes_module
+from autograder.sandbox.isolation.zygotes import COLD_VARIABLE
+from autograder.sandbox.resources.cgroups import RunGroup
 
 from grading_run import needs_cgroups
 

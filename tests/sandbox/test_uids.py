@@ -19,9 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox.bubblewrap import Bubblewrap
-from autograder.sandbox.limits import FIRST_SANDBOX_UID, Limits, SandboxUnavailable
-from autograder.sandbox.uids import LEASE_BASE_VARIABLE, LEASE_FOLDER, LOWEST_FIRST_UID, RANGE_VARIABLE, lease_uid
+from autograder.sandbox.isolation.bubblewrap import Bubblewrap
+from autograder.sandbox.resources.limits import FIRST_SANDBOX_UID, Limits, SandboxUnavailable
+from autograder.sandbox.resources.uids import (
+    LEASE_BASE_VARIABLE,
+    LEASE_FOLDER,
+    LOWEST_FIRST_UID,
+    RANGE_VARIABLE,
+    lease_uid,
+)
 
 from grading_run import add_student, grade, new_course
 

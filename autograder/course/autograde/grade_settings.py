@@ -19,7 +19,7 @@ from traitlets import TraitError
 
 from ...course_config import course_config
 from ...errors import UsageError
-from ...sandbox.limits import SETTINGS
+from ...sandbox.resources.limits import SETTINGS
 from .preprocessor import SandboxedExecute
 
 #: The command line's sandbox mode where the course sets none.
@@ -37,7 +37,7 @@ class CourseGradeSettings:
     max_folder_mb: float
     #: Whether by-hand answers that fit another student's list earn follow-through (default off).
     credit_copied_follow_through: bool = False
-    #: Sandbox limit name (:data:`autograder.sandbox.limits.SETTINGS`) to its value; None: the exercise's.
+    #: Sandbox limit name (:data:`autograder.sandbox.resources.limits.SETTINGS`) to its value; None: the exercise's.
     limits: dict[str, int | None] = field(default_factory=dict)
 
 

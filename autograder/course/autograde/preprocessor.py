@@ -48,8 +48,8 @@ from ...grading.submission import DEFAULT_TIMEOUT, cell_message
 from ...nbgrader_adapter import CourseDirectory, NbGraderPreprocessor
 from ...output.safe_text import printable
 from ...sandbox import Limits, MachineOverloaded, Sandbox, SandboxUnavailable, choose_sandbox
-from ...sandbox.deadline import DEFAULT_BUDGET_TEXT
-from ...sandbox.limits import SETTINGS, configured_limits
+from ...sandbox.resources.limits import SETTINGS, configured_limits
+from ...sandbox.runs.deadline import DEFAULT_BUDGET_TEXT
 from ..classmates import course_classmates
 from ..handback.feedback_page import result_document, result_name
 from ..notebook_cells.generated_cells import (
@@ -114,7 +114,7 @@ class SandboxedExecute(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader 
     timeout = Float(DEFAULT_TIMEOUT, help="Seconds each code cell and each test call may take.").tag(config=True)
     sandbox = Unicode("required", help="'required' (bubblewrap or refuse) or 'auto' (with a weak fallback); "
                       "python -m autograder grade: 'auto' unless the course sets it.").tag(config=True)
-    # the sandbox's limits (autograder.sandbox.limits.SETTINGS); None: the exercise's
+    # the sandbox's limits (autograder.sandbox.resources.limits.SETTINGS); None: the exercise's
     memory_mb = Int(None, allow_none=True, help="MiB of memory for each sandbox (default: the exercise's).").tag(
         config=True
     )

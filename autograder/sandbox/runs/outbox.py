@@ -6,7 +6,7 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .processes import RunProcess
+    from ..resources.processes import RunProcess
 
 
 class Outbox:

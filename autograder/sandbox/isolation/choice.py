@@ -8,7 +8,8 @@ Modes (``--sandbox``):
 - ``none``: the weak fallback, asked for explicitly; as root it still drops privileges when that
   works, and otherwise (only in this mode) runs student code as root.
 
-Either way each run gets its own cgroup where they are writable (:mod:`.cgroups`); elsewhere
+Either way each run gets its own cgroup where they are writable (:mod:`~autograder.sandbox.resources.cgroups`);
+elsewhere
 :attr:`Sandbox.resource_warning` says so, for the caller to print once.
 """
 
@@ -17,10 +18,10 @@ from __future__ import annotations
 import os
 import shutil
 
+from ..resources.cgroups import Cgroups, CgroupsUnavailable, detect
+from ..resources.limits import Limits, SandboxUnavailable
 from .bubblewrap import Bubblewrap
-from .cgroups import Cgroups, CgroupsUnavailable, detect
 from .launch import Sandbox
-from .limits import Limits, SandboxUnavailable
 from .preflight import sandbox_problem
 from .rlimits import ResourceLimitsOnly
 from .warm_check import warm_problem

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from .limits import Limits
-from .processes import RunProcess, StartedProcess
+from ..resources.limits import Limits
+from ..resources.processes import RunProcess, StartedProcess
 
 if TYPE_CHECKING:
-    from .cgroups import Cgroups, RunGroup
-    from .uids import UidLease
+    from ..resources.cgroups import Cgroups, RunGroup
+    from ..resources.uids import UidLease
 
 #: The mode line's second half without cgroups (choice.NO_CGROUPS_WARNING says why and what it costs).
 PER_PROCESS_LIMITS = "limits per process only and wall-clock time limits (no writable cgroup: see the warning)"
@@ -34,7 +34,7 @@ def limits_mode(cgroups: Cgroups | None) -> str:
 
 
 #: The script the sandboxed Python runs (standard library only; see its docstring).
-RUNNER = Path(__file__).with_name("runner.py")
+RUNNER = Path(__file__).parents[1] / "inside" / "runner.py"  # the script the sandbox runs
 
 
 #: The sandbox's environment variable that names the site-packages folders (the runner reads and removes it).

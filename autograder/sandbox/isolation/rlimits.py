@@ -3,7 +3,8 @@
 Nothing is hidden: the student's code sees the file system with the rights of the user it runs
 as. As root it does not run as root: ``setpriv`` drops it to an unprivileged user id of its own
 per worker slot (as bubblewrap does), unless the tutor explicitly asked for ``--sandbox none``
-where that cannot work (:mod:`.choice` decides). With :mod:`.cgroups` memory, tasks and CPU are
+where that cannot work (:mod:`.choice` decides). With :mod:`~autograder.sandbox.resources.cgroups` memory,
+tasks and CPU are
 limited for the run as a whole, and every process it started is killed at its end.
 """
 
@@ -14,7 +15,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from .cgroups import Cgroups
+from ..resources.cgroups import Cgroups
+from ..resources.limits import Limits, SandboxUnavailable
+from ..resources.uids import lease_uid
 from .launch import (
     RUNNER,
     Launch,
@@ -27,8 +30,6 @@ from .launch import (
     sandbox_environment,
     system_tool,
 )
-from .limits import Limits, SandboxUnavailable
-from .uids import lease_uid
 
 #: The runner's copy in the scratch folder of a run under a user id of its own.
 RUNNER_COPY = ".ndcg-runner.py"

@@ -1,6 +1,7 @@
 """What a sandbox is given and what it may refuse with: its resource limits, its user ids, its error.
 
-Its own module so that the launch (:mod:`.launch`), the cgroups (:mod:`.cgroups`) and the id leases
+Its own module so that the launch (:mod:`~autograder.sandbox.isolation.launch`), the cgroups (:mod:`.cgroups`)
+and the id leases
 (:mod:`.uids`) all import it and none of them imports another for these names.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from ..errors import KitError, UsageError
+from ...errors import KitError, UsageError
 
 #: First user id used for sandboxed processes when the grader runs as root (leased per run: :mod:`.uids`).
 FIRST_SANDBOX_UID = 61000
@@ -37,8 +38,9 @@ class Limits:
     open_files: int = 256
     cpu_cores: float = 1.0
     scratch_bytes: int = 64 * 1024**2
-    #: Charged seconds one submission may take in all, its runs and restarts together (:mod:`.deadline`);
-    #: None: :func:`.deadline.default_budget` of the per-item timeout.
+    #: Charged seconds one submission may take in all, its runs and restarts together
+    #: (:mod:`~autograder.sandbox.runs.deadline`);
+    #: None: :func:`~autograder.sandbox.runs.deadline.default_budget` of the per-item timeout.
     budget_seconds: int | None = None
 
 

@@ -1,7 +1,8 @@
 """A run's process as the grader drives it: its three pipes, how it ended, and how to kill it.
 
 Two kinds: a command the grader starts itself (:class:`StartedProcess`, ``subprocess``), and a
-run a zygote forked (:class:`.zygotes.ForkedRun`). The driver (:mod:`.execution`) sees only
+run a zygote forked (:class:`~autograder.sandbox.isolation.zygotes.ForkedRun`). The driver
+(:mod:`~autograder.sandbox.runs.execution`) sees only
 :class:`RunProcess`.
 """
 

@@ -382,7 +382,7 @@ def _site() -> None:
     skips ``site``: it starts faster); both are then removed: the notebook sees the environment,
     ``sys.path`` and ``sys.prefix`` it saw under ``python -I``.
     """
-    folders = os.environ.pop("NDCG_SITE_PACKAGES", "")  # autograder.sandbox.launch.SITE_PACKAGES_VARIABLE
+    folders = os.environ.pop("NDCG_SITE_PACKAGES", "")  # autograder.sandbox.isolation.launch.SITE_PACKAGES_VARIABLE
     prefix = os.environ.pop("NDCG_PREFIX", "")  # the grader's sys.prefix: a venv's, as site sets it
     if sys.flags.no_site:
         import site

@@ -9,7 +9,8 @@ budget. So where the run has a cgroup:
 - code that sleeps or blocks instead of computing is stopped by a backstop,
   ``max(3 x allowance, allowance + 30 s)``, and the submission by its budget, both counted in
   *charged* seconds: wall-clock time minus the time the sandbox was ready to run but waited for
-  a CPU (the kernel's ``run_delay`` of its tasks, :meth:`.cgroups.RunGroup.task_delays`). Idle,
+  a CPU (the kernel's ``run_delay`` of its tasks,
+  :meth:`~autograder.sandbox.resources.cgroups.RunGroup.task_delays`). Idle,
   charged time is wall time; on a loaded machine the waiting is not the student's;
 - waiting is the machine's only while the sandbox does not use its own CPU share: a submission whose
   own busy processes hold its cgroup's whole CPU quota makes its runner wait too, and that waiting is
@@ -116,7 +117,8 @@ class ItemClock:
     budget : float or Budget
         The submission's budget (a number: a budget of its own for this run).
     task_delays : callable or None
-        Seconds each live task of the run has waited for a CPU so far (:meth:`.cgroups.RunGroup.task_delays`);
+        Seconds each live task of the run has waited for a CPU so far
+        (:meth:`~autograder.sandbox.resources.cgroups.RunGroup.task_delays`);
         only with ``cpu_seconds`` (without a CPU limit a submission's own busy children would count as load).
     now : callable
         The wall clock (``time.monotonic``; tests pass their own).

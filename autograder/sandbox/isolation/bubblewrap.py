@@ -5,7 +5,8 @@ The sandboxed Python sees a read-only Python and ``/usr``, an empty writable hom
 disk), its own PID, network, IPC and UTS namespaces, and nothing of the course directory: not the
 instructor's notebook, the test cases, the reference package, the gradebook or other
 submissions. Resource limits (address space, CPU time, file size, open files, processes) are set
-per process with ``prlimit``; with :mod:`.cgroups` memory, tasks and CPU also for the sandbox as
+per process with ``prlimit``; with :mod:`~autograder.sandbox.resources.cgroups` memory, tasks and CPU also for
+the sandbox as
 a whole.
 
 When the grader runs as root (CI, a course server), the sandboxed process drops to an
@@ -19,7 +20,11 @@ import os
 import sys
 from pathlib import Path
 
-from .cgroups import Cgroups
+from ..inside.zygote import CONTROL_VARIABLE, PRELOAD_VARIABLE, SECCOMP_VARIABLE
+from ..resources.cgroups import Cgroups
+from ..resources.limits import Limits
+from ..resources.uids import lease_uid
+from ..syscall_filter.seccomp import UnsupportedMachine, filter_fd, sandbox_filter
 from .launch import (
     RUNNER,
     Launch,
@@ -31,15 +36,11 @@ from .launch import (
     runner_command,
     sandbox_environment,
 )
-from .limits import Limits
-from .seccomp import UnsupportedMachine, filter_fd, sandbox_filter
-from .uids import lease_uid
-from .zygote import CONTROL_VARIABLE, PRELOAD_VARIABLE, SECCOMP_VARIABLE
 from .zygotes import COLD_VARIABLE, PRELOAD, ZygotePool
 
 SANDBOX_RUNNER = "/opt/grader/runner.py"
 SANDBOX_ZYGOTE = "/opt/grader/zygote.py"
-ZYGOTE = Path(__file__).with_name("zygote.py")
+ZYGOTE = Path(__file__).parents[1] / "inside" / "zygote.py"
 #: What the zygote needs to give each run its namespaces and user id, and to take every capability away;
 #: CAP_KILL: a run's parent-death signal is sent with the dying parent's rights, to a process of the run's
 #: user id (without it a killed run's init outlived it, and so did the runner below it).
@@ -79,9 +80,10 @@ class Bubblewrap:
         self.bwrap = bwrap
         self.limits = limits
         self.as_root = os.geteuid() == 0
-        #: One cgroup per run where they work here (see :func:`.cgroups.detect`).
+        #: One cgroup per run where they work here (see :func:`~autograder.sandbox.resources.cgroups.detect`).
         self.cgroups = cgroups
-        #: The seccomp allowlist (:mod:`.seccomp`), built once; None on a machine it has no table for.
+        #: The seccomp allowlist (:mod:`~autograder.sandbox.syscall_filter.seccomp`), built once; None on a
+        #: machine it has no table for.
         self.seccomp: bytes | None = None
         try:
             self.seccomp = sandbox_filter()
@@ -160,7 +162,8 @@ class Bubblewrap:
         return self._fixed
 
     def _zygote_command(self, control_fd: int) -> tuple[list[str], tuple[int, ...]]:
-        """The zygote's command (:mod:`.zygote`) in this sandbox, and the descriptor of its seccomp program."""
+        """The zygote's command (:mod:`~autograder.sandbox.inside.zygote`) in this sandbox, and the descriptor
+        of its seccomp program."""
         if self.seccomp is None:
             raise RuntimeError("warm starts need the seccomp filter")  # a grader bug: the pool is made only with it
         head, tail = self._fixed_args()

@@ -9,7 +9,7 @@ starts, wherever it moves its session or process group, so that
 - its number of tasks (processes and threads) has one limit;
 - it gets at most ``Limits.cpu_cores`` of CPU (the CFS quota), so one sandbox cannot starve
   another worker's, and its own CPU time can be read (so that a student is judged on the time
-  their code used, not on the machine's load: :mod:`.deadline`);
+  their code used, not on the machine's load: :mod:`~autograder.sandbox.runs.deadline`);
 - every process in it is killed at the end of the run, also those that escaped the process group.
 
 Where cgroups come from: the grader's own cgroup in each hierarchy, from ``/proc/self/cgroup``

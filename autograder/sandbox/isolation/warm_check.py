@@ -23,8 +23,8 @@ from .preflight import CHECK_TIMEOUT, check_cell
 from .zygotes import read_all
 
 if TYPE_CHECKING:
+    from ..resources.processes import RunProcess
     from .bubblewrap import Bubblewrap
-    from .processes import RunProcess
 
 
 def _verdict(said: bytes) -> str | None:

@@ -2,7 +2,7 @@
 
 Starting a run from scratch costs bubblewrap's mounts, a Python start and, for a notebook that
 imports numpy, 100 ms of CPU for that import: in each of a submission's two or three runs. A
-*zygote* (:mod:`.zygote`, the script inside) pays that once per worker: it is started in the
+*zygote* (:mod:`~autograder.sandbox.inside.zygote`, the script inside) pays that once per worker: it is started in the
 same bubblewrap sandbox as a run, imports the runner and :data:`PRELOAD`, and then only forks.
 Each forked run gets a mount, IPC, network, PID and cgroup namespace of its own with a fresh
 ``/tmp``, ``/dev/shm`` and home, the same per-process limits, user id, seccomp filter and
@@ -29,10 +29,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO
 
-from . import zygote as inside
+from ..inside import zygote as inside
+from ..resources.limits import Limits
+from ..resources.processes import RunProcess
 from .launch import Launch
-from .limits import Limits
-from .processes import RunProcess
 
 #: What the zygote imports before it forks: what the exercise's students import.
 PRELOAD = ("numpy",)
@@ -368,11 +368,11 @@ class ForkedRun:
 
     @property
     def returncode(self) -> int | None:
-        """See :class:`.processes.RunProcess`."""
+        """See :class:`RunProcess`."""
         return self._returncode
 
     def wait(self) -> int | None:
-        """See :class:`.processes.RunProcess`; the zygote goes back to its pool (or is ended, if it failed)."""
+        """See :class:`RunProcess`; the zygote goes back to its pool (or is ended, if it failed)."""
         zygote, self._zygote = self._zygote, None
         if zygote is not None:
             try:
@@ -384,7 +384,7 @@ class ForkedRun:
         return self._returncode
 
     def kill(self) -> None:
-        """See :class:`.processes.RunProcess`: its PID namespace ends with it (the cgroup's removal kills the rest)."""
+        """See :class:`RunProcess`: its PID namespace ends with it (the cgroup's removal kills the rest)."""
         if self._zygote is not None:
             try:
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)

@@ -45,7 +45,8 @@ def _alive(pid: int) -> bool:
 def _ours(uid: int) -> bool:
     """Whether a folder owned by ``uid`` can be ours: our own user's, or (as root) a sandbox user's.
 
-    As root, the weak sandbox hands its run's folder to the run's own user id (:mod:`.rlimits`).
+    As root, the weak sandbox hands its run's folder to the run's own user id
+    (:mod:`~autograder.sandbox.isolation.rlimits`).
     """
     if uid == os.geteuid():
         return True

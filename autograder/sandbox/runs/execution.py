@@ -23,11 +23,12 @@ from pathlib import Path
 from selectors import BaseSelector
 from typing import Any
 
+from ..isolation.launch import Launch, Sandbox
+from ..resources.processes import RunProcess
+from ..resources.scratch import scratch_folder
 from .deadline import Budget, ItemClock, MachineOverloaded
-from .launch import Launch, Sandbox
 from .outbox import Outbox
 from .paths import redact_paths
-from .processes import RunProcess
 from .progress import Progress, Report, RunEnd, RunOutcome
 from .protocol import (
     CellRecord,
@@ -36,7 +37,6 @@ from .protocol import (
     call_record,
     cell_record,
 )
-from .scratch import scratch_folder
 from .stop_reason import StopReason
 
 #: Longest line the runner may write; longer means it is not talking our protocol any more.

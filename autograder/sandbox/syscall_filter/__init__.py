@@ -1,0 +1,2 @@
+"""The seccomp allowlist: the policy, the system call table, compiled to BPF.
+"""
