@@ -22,8 +22,8 @@ from .distributed.local import PROCESS_CLASS
 from .errors import CourseError, KitError
 from .files import write_atomic
 from .grading import default_workers
-from .grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
-from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES
+from .grading.reading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
+from .grading.reading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES
 from .grading.submission import DEFAULT_TIMEOUT
 from .sandbox import Limits
 from .sandbox.isolation.choice import MODES

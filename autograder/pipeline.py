@@ -38,8 +38,8 @@ from .grading import (
     grade_batch,
 )
 from .grading.batch import Executor, never_submitted, not_submitted, student_folders
-from .grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
-from .grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code, release_sources
+from .grading.reading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
+from .grading.reading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, file_ids, release_code, release_sources
 from .grading.store import ResultStore
 from .grading.submission import DEFAULT_TIMEOUT
 from .output.copying_notes import copying_note

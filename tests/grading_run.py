@@ -21,7 +21,7 @@ from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK
 from autograder.course.notebook_cells.generated_cells import skipped_cell_ids
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import GradingSettings
-from autograder.grading.notebook import release_sources
+from autograder.grading.reading.notebook import release_sources
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "release" / ASSIGNMENT / NOTEBOOK

@@ -9,7 +9,7 @@ from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.diagnosis import ALL_PROBES
 from autograder.exercises.ndcg.diagnosis.probes import k_of, rels_of
 from autograder.grading import Call, Case, Exercise, TestResult, drawn_groups, drawn_witnesses
-from autograder.grading.calls import plan_calls
+from autograder.grading.definition.calls import plan_calls
 from autograder.grading.scoring import CaseRecords, case_passes, score
 from autograder.grading.scoring import _records as _case_records
 from autograder.sandbox import CallOutcome, CallRecord

@@ -404,7 +404,6 @@ def test_sub_packages_import_only_those_below_them(package):
 #: Folders of the package with more than MAX_MODULES modules, and why.
 MAX_MODULES = 12
 CROWDED: dict[str, str] = {
-    "autograder/grading": "the engine: not yet split (issue 35.4)",
     "autograder/output": "13 modules since look.py (who needs a look) joined: about twelve; the words modules "
     "(late_words, mark_words, timestamps, safe_text, markup) are the sub-package to make if it grows",
 }

@@ -89,8 +89,8 @@ def test_the_by_hand_reader_s_bounds_are_the_codes():
 
 
 def test_the_readers_bounds_are_the_codes():
-    from autograder.grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
-    from autograder.grading.notebook_shape import MAX_DEPTH, MAX_VALUES
+    from autograder.grading.reading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
+    from autograder.grading.reading.notebook_shape import MAX_DEPTH, MAX_VALUES
 
     text = " ".join(SECURITY.split())
     start = text.index("### A notebook's shape and its folder")

@@ -34,8 +34,8 @@ from ..course.notebook_cells.generated_cells import skipped_cell_ids
 from ..course.setup.roster import course_roster
 from ..grading import ByHand, Exercise, student_folders
 from ..grading.compiled import code_digest
-from ..grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES, check_folder
-from ..grading.notebook import (
+from ..grading.reading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES, check_folder
+from ..grading.reading.notebook import (
     DEFAULT_MAX_NOTEBOOK_BYTES,
     FileId,
     SubmissionProblem,
@@ -45,7 +45,7 @@ from ..grading.notebook import (
     release_code,
     student_code,
 )
-from ..grading.student_ids import check_ids
+from ..grading.reading.student_ids import check_ids
 from ..output.safe_text import printable
 from .copied_page import CodePair, NotCompared, write_copying_report
 from .executed_code import executed_code
@@ -123,7 +123,7 @@ def _submission(root: Path, exercise: Exercise, submitted: Path, student: str, s
     """The by-hand answer cell (None: none, or no by-hand part), the code of the notebook the grader grades,
     a note on its record.
 
-    The file is chosen by the grader's own rule (:func:`~..grading.notebook.read_notebook`: the
+    The file is chosen by the grader's own rule (:func:`~..grading.reading.notebook.read_notebook`: the
     expected name, or the one other notebook there, ``ndcg-Copy1.ipynb``) and read as JSON as the
     grader reads it (any metadata shape), so what is compared is what was graded.
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..grading import Classmates
 from ..grading.batch import student_folders
-from ..grading.student_ids import check_ids, name_problem
+from ..grading.reading.student_ids import check_ids, name_problem
 
 
 def course_classmates(submitted: Path, roster: frozenset[str], *, credit_copied: bool) -> Classmates:

@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..grading.notebook import SubmissionProblem, read_side_file
+from ..grading.reading.notebook import SubmissionProblem, read_side_file
 from ..nbgrader_adapter import MissingEntry, parse_utc
 from ..output.timestamps import TimestampProblem, parse_timestamp
 

@@ -18,8 +18,8 @@ from pathlib import Path
 from ..errors import CourseError, GradebookError
 from ..files import holders
 from ..grading import BatchResult, Exercise, Status, StudentResult
+from ..grading.reading.student_ids import check_ids, name_problem
 from ..grading.store import ResultStore
-from ..grading.student_ids import check_ids, name_problem
 from .database import DEFAULT_COURSE, driver_problem, open_gradebook, schema_lock, shown_url
 from .rows import StudentScores, read_layout, write_scores
 
@@ -66,7 +66,7 @@ def tool_environment() -> dict[str, str]:
 def student_id_problem(student_id: str) -> str | None:
     """Why ``student_id`` (a folder's name) may not be recorded, or None: the kit's student-id rule.
 
-    The gradebook's door of the rule :mod:`autograder.grading.student_ids` states (the batch has
+    The gradebook's door of the rule :mod:`autograder.grading.reading.student_ids` states (the batch has
     refused such a folder before grading it; a result built elsewhere is held to it here too).
 
     Examples

@@ -1,12 +1,12 @@
-"""The grading engine: it grades any :class:`~.exercise.Exercise` and knows none by name.
+"""The grading engine: it grades any :class:`~.definition.exercise.Exercise` and knows none by name.
 
 Layers below: :mod:`autograder.sandbox` (where student code runs). Layers above: the output
 (:mod:`autograder.output`) reads the :mod:`.model` records this package builds.
 """
 
 from .batch import Executor, Graded, Job, ThreadedExecutor, default_workers, grade_batch, grade_job, student_folders
-from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
-from .exercise import (
+from .definition.draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
+from .definition.exercise import (
     AnsweredPart,
     Call,
     Case,
@@ -18,8 +18,8 @@ from .exercise import (
     TestGroup,
     within_tolerance,
 )
+from .definition.hand_hook import ByHand, CopiedAnswers, WorkedWay
 from .final import FinalScore
-from .hand_hook import ByHand, CopiedAnswers, WorkedWay
 from .model import (
     SCHEMA_VERSION,
     BatchResult,

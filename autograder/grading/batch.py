@@ -30,13 +30,13 @@ from tqdm import tqdm
 
 from ..files import source_digest, write_atomic
 from ..sandbox import MachineOverloaded, Sandbox
-from .answered import answers_current
-from .exercise import Exercise
-from .folder_bounds import check_folder
+from .definition.answered import answers_current
+from .definition.exercise import Exercise
 from .model import SCHEMA_VERSION, Status, StudentResult
-from .notebook import FileId, NotebookFile, SubmissionProblem, read_notebook
+from .reading.folder_bounds import check_folder
+from .reading.notebook import FileId, NotebookFile, SubmissionProblem, read_notebook
+from .reading.student_ids import check_ids, name_problem
 from .store import ResultStore
-from .student_ids import check_ids, name_problem
 from .submission import GradingSettings, grade_submission, submission_seed
 
 STATE = ".state"
@@ -83,7 +83,7 @@ def not_submitted(folders: Sequence[str], expected: frozenset[str]) -> list[str]
     """The students of ``expected`` (the gradebook's roster) without a folder in ``folders``, in order.
 
     The roster is input like any other (imported from elsewhere): an id the student-id rule refuses
-    (:func:`.student_ids.name_problem`: a path, a newline, a formula) is no file name or row of an output.
+    (:func:`.reading.student_ids.name_problem`: a path, a newline, a formula) is no file name or row of an output.
     """
     return sorted(student for student in expected - set(folders) if name_problem(student) is None)
 
@@ -155,7 +155,7 @@ class Job:
 
     student_id: str
     file: NotebookFile
-    #: The seed of this submission's fresh instances (:func:`.draws.draw_seed`), drawn by the coordinator.
+    #: The seed of this submission's fresh instances (:func:`.definition.draws.draw_seed`), drawn by the coordinator.
     seed: bytes = field(repr=False)
 
 
@@ -286,7 +286,7 @@ def grade_batch(
     or the notebook or the grading changed. Each new result is saved as soon as it is known.
     ``executor`` grades the submissions (default: ``workers`` threads of this process in ``sandbox``);
     whichever it is, this process alone reads the notebooks and saves the results.
-    A folder whose name is no valid student id (:mod:`.student_ids`, with ``roster``: the ids the
+    A folder whose name is no valid student id (:mod:`.reading.student_ids`, with ``roster``: the ids the
     gradebook holds) is not read: its result is :attr:`Status.REFUSED` under its name escaped.
     A student of ``expected`` (the course's roster) without a folder is :attr:`Status.MISSING` with
     0 points and the message :data:`NOT_SUBMITTED`, so that every output lists the whole roster.

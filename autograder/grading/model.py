@@ -58,7 +58,7 @@ class Status(StrEnum):
     #: Not graded, through no doing of the student's: the machine was overloaded. Nothing is saved or
     #: recorded for them; the next run grades them.
     NOT_GRADED = "not graded"
-    #: Not graded: the folder's name is no valid student id (:mod:`.student_ids`). Listed under its
+    #: Not graded: the folder's name is no valid student id (:mod:`.reading.student_ids`). Listed under its
     #: name escaped, never recorded in the gradebook; renaming the folder gets it graded.
     REFUSED = "refused"
 
@@ -67,7 +67,8 @@ class Status(StrEnum):
 class CaseResult:
     """One case of a test group: what it checks (never its input or expected value) and whether it passed."""
 
-    #: The case's provenance as shown (:attr:`Case.provenance <autograder.grading.exercise.Case.provenance>`):
+    #: The case's provenance as shown (:attr:`Case.provenance
+    #: <autograder.grading.definition.exercise.Case.provenance>`):
     #: its ``what``, marked as written for the exercise where its ``constructed`` flag is set.
     provenance: str
     passed: bool

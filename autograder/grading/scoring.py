@@ -1,6 +1,6 @@
 """Turn what the student's functions returned into points, in the grader's own process.
 
-A case passes when the call returned what it expects (:class:`~.exercise.Expect`): a number that
+A case passes when the call returned what it expects (:class:`~.definition.exercise.Expect`): a number that
 agrees with the exercise's reference value, any plain number (the contract), or a number that
 agrees with the student's own value on a companion call (a property, whatever else is wrong);
 and, where asked, left its input list unchanged. A result that is no plain number but has a
@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from ..sandbox import NOT_RUN_CALL, CallOutcome, CallRecord
-from .calls import CallPlan
-from .exercise import Call, Case, Exercise, Expect, TestGroup
-from .helper_cell import check_not_vacuous
+from .definition.calls import CallPlan
+from .definition.exercise import Call, Case, Exercise, Expect, TestGroup
 from .model import CaseResult, TestResult
+from .reading.helper_cell import check_not_vacuous
 from .shown_names import exception_name, returned, type_name
 
 
@@ -231,7 +231,7 @@ def _unfounded(
     Values can meet a group's cases without computing the measure at all: a constant meets every
     property, ``0 == 2 * 0``, a lookup table meets known inputs. So beyond the contract, a pass
     counts only where the function behaves like *some* way of computing the measure (the
-    exercise's :attr:`~.exercise.Exercise.resembles`, on what it returned on the test calls and on
+    exercise's :attr:`~.definition.exercise.Exercise.resembles`, on what it returned on the test calls and on
     the witness calls drawn for this submission), and an own ratio only where the helper it divides
     does too. ``unchecked`` are the functions some of whose witness calls were not run.
     """
@@ -281,7 +281,7 @@ def score(
 
     ``plan`` holds the cases graded (with one submission's drawn instances, if any); the groups
     come in the exercise's order. ``witnesses`` are the records of the exercise's witness calls
-    drawn for the submission (:attr:`~.exercise.Exercise.witnesses`): with the test calls' own
+    drawn for the submission (:attr:`~.definition.exercise.Exercise.witnesses`): with the test calls' own
     values, they tell whether a function computes anything like the measure.
     """
     by_group: dict[str, list[CallPlan]] = {}

@@ -20,14 +20,14 @@ from ..sandbox import (
     run_submission,
 )
 from ..sandbox.runs.deadline import OUT_OF_BUDGET, default_budget
-from .answered import with_answers
-from .calls import CallPlan, call_orders, extra_call_orders, next_call_id, plan_calls, skip_rest_of_group
 from .compiled import CompiledCode
-from .draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
-from .exercise import Call, Classmates, Exercise
-from .folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
+from .definition.answered import with_answers
+from .definition.calls import CallPlan, call_orders, extra_call_orders, next_call_id, plan_calls, skip_rest_of_group
+from .definition.draws import draw_label, draw_seed, drawn_groups, drawn_witnesses
+from .definition.exercise import Call, Classmates, Exercise
 from .model import CellProblem, Status, StudentResult, TestResult
-from .notebook import (
+from .reading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
+from .reading.notebook import (
     DEFAULT_MAX_NOTEBOOK_BYTES,
     FileId,
     NotebookFile,
@@ -65,12 +65,13 @@ class GradingSettings:
     skip_ids: frozenset[str]
     #: Larger notebooks are refused unread.
     max_notebook_bytes: int = DEFAULT_MAX_NOTEBOOK_BYTES
-    #: A submission folder with more entries, or more bytes of files, is refused unlisted (:mod:`.folder_bounds`).
+    #: A submission folder with more entries, or more bytes of files, is refused unlisted
+    #: (:mod:`.reading.folder_bounds`).
     max_folder_files: int = DEFAULT_MAX_FOLDER_FILES
     max_folder_bytes: int = DEFAULT_MAX_FOLDER_BYTES
     #: The course's own files: a notebook that is one of them (a hard link) is refused.
     course_files: frozenset[FileId] = frozenset()
-    #: The course's secret that keys the draw of fresh hidden instances (:mod:`.draws`); never
+    #: The course's secret that keys the draw of fresh hidden instances (:mod:`.definition.draws`); never
     #: mounted into a sandbox. Empty: instances anyone can recompute (tests, examples).
     draw_key: bytes = field(default=b"", repr=False)
     #: The release's own code cells (the stubs): a notebook whose code is exactly these was not attempted.
@@ -83,7 +84,8 @@ class GradingSettings:
     published: tuple[tuple[str, str], ...] = ()
     #: The course's students, against whose variants the answered part checks the answers (and whether
     #: follow-through is credited for answers that fit another's). Left out of the grading fingerprint
-    #: but its setting: a saved result is checked against the class of the run (:func:`.answered.answers_current`).
+    #: but its setting: a saved result is checked against the class of the run
+    #: (:func:`.definition.answered.answers_current`).
     classmates: Classmates = field(default_factory=Classmates)
 
     @property
@@ -181,7 +183,7 @@ class _SubmissionCalls:
     plan: list[CallPlan]
     probes: dict[int, Call]
     witnesses: dict[int, Call]
-    #: For a test call that hung: the other calls of its group (:func:`~.calls.skip_rest_of_group`).
+    #: For a test call that hung: the other calls of its group (:func:`~.definition.calls.skip_rest_of_group`).
     rest_of_group: Callable[[int], list[int]]
 
     @classmethod
@@ -364,7 +366,7 @@ def _with_broken_cell(tests: list[TestResult], problems: list[CellProblem], labe
 def cell_message(cell: CellProblem, timeout: float, label: str | None = None) -> str:
     """What the student is told about one of their cells that did not run cleanly.
 
-    ``label`` says where the cell is as the student sees it (:func:`~.notebook.cell_labels`).
+    ``label`` says where the cell is as the student sees it (:func:`~.reading.notebook.cell_labels`).
     """
     where = label or f"your code cell {cell.index + 1}"
     if cell.outcome is CellOutcome.ERROR:

@@ -53,7 +53,7 @@ def csv_cell(text: str) -> str:
 def shown_student(student: StudentResult) -> str:
     """The student's id as text: :func:`printable`, but a refused folder's as it is (the rule escaped it already).
 
-    A refused folder's id is its name in Python's ``ascii()`` form (:mod:`autograder.grading.student_ids`):
+    A refused folder's id is its name in Python's ``ascii()`` form (:mod:`autograder.grading.reading.student_ids`):
     printable ASCII whose backslashes are escapes; :func:`printable` would double them.
     """
     return student.student_id if student.status is Status.REFUSED else printable(student.student_id)

@@ -16,7 +16,7 @@ import pytest
 
 from autograder.course.autograde import bounded_copy
 from autograder.course.autograde.bounded_copy import CopyRefused, copy_folder
-from autograder.grading.folder_bounds import check_folder
+from autograder.grading.reading.folder_bounds import check_folder
 
 CANARY = "CANARY-OUTSIDE-THE-ENTRY-7c1e"
 #: A sparse file's apparent size, and where it holds data (the rest are holes, one of them at the end).

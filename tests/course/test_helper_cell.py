@@ -24,8 +24,9 @@ import pytest
 from autograder.course.notebook_cells.generated_cells import helper_source, render_group
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.catalogue import CATALOGUE
-from autograder.grading import helper_cell, scoring
-from autograder.grading.exercise import MAX_ROUNDING
+from autograder.grading import scoring
+from autograder.grading.definition.exercise import MAX_ROUNDING
+from autograder.grading.reading import helper_cell
 
 from corpus import CORPUS
 from solutions import CORRECT_SOLUTIONS, functions_of, scored

@@ -43,7 +43,7 @@ def _graded_through_the_worker_function_here(tmp_path: Path) -> None:
     from autograder.distributed.worker import RemoteJob, code_digest, grade_remote
     from autograder.grading import GradingSettings
     from autograder.grading.batch import Job
-    from autograder.grading.notebook import NotebookFile
+    from autograder.grading.reading.notebook import NotebookFile
 
     job = Job("zed", NotebookFile("ndcg.ipynb", b"{}", "0" * 64, (1, 2)), seed=b"s" * 32)
     settings = GradingSettings(EXERCISE, 5.0, frozenset(), limits=EXERCISE.limits)

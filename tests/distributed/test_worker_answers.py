@@ -8,7 +8,7 @@ import pytest
 
 from autograder.distributed.executor import DistributedError, read_answer
 from autograder.grading import Job, Status, StudentResult
-from autograder.grading.notebook import NotebookFile
+from autograder.grading.reading.notebook import NotebookFile
 
 JOB = Job("ann", NotebookFile("ndcg.ipynb", b"{}", "0" * 64, (1, 2)), seed=b"s" * 32)
 

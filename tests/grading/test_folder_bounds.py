@@ -6,9 +6,10 @@ import os
 
 import pytest
 
-from autograder.grading import Status, folder_bounds
-from autograder.grading.folder_bounds import check_folder
-from autograder.grading.notebook import SubmissionProblem
+from autograder.grading import Status
+from autograder.grading.reading import folder_bounds
+from autograder.grading.reading.folder_bounds import check_folder
+from autograder.grading.reading.notebook import SubmissionProblem
 
 LIMIT = 20
 

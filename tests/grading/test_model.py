@@ -8,7 +8,7 @@ import pytest
 
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import CaseResult, CellProblem, Diagnosis, Finding, Status, StudentResult, TestResult
-from autograder.grading.calls import plan_calls
+from autograder.grading.definition.calls import plan_calls
 from autograder.grading.scoring import score
 from autograder.sandbox import CallOutcome, CallRecord, CellOutcome
 

@@ -10,8 +10,14 @@ from hypothesis import HealthCheck, given, settings
 
 from autograder.course.notebook_cells.sanitise import sanitise_notebook
 from autograder.grading import Status
-from autograder.grading.notebook import NotebookFile, SubmissionProblem, notebook_node, read_notebook, student_code
-from autograder.grading.notebook_shape import MAX_DEPTH, MAX_VALUES
+from autograder.grading.reading.notebook import (
+    NotebookFile,
+    SubmissionProblem,
+    notebook_node,
+    read_notebook,
+    student_code,
+)
+from autograder.grading.reading.notebook_shape import MAX_DEPTH, MAX_VALUES
 
 from strategies import notebook_bytes, shaped_notebooks
 

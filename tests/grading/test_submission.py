@@ -16,7 +16,7 @@ import pytest
 from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading.model import Status
-from autograder.grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, read_notebook, release_code
+from autograder.grading.reading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES, read_notebook, release_code
 from autograder.grading.submission import BLIND_FAILED, grade_submission
 
 from fake_sandbox import PlainProcess, ScriptedRunner

@@ -1,6 +1,6 @@
 """A student folder's name is untrusted: the gradebook step records every valid student id and refuses only the rest.
 
-The rule is the kit's one (autograder/grading/student_ids.py): a name it refuses, or a look-alike of a
+The rule is the kit's one (autograder/grading/reading/student_ids.py): a name it refuses, or a look-alike of a
 name the gradebook holds, is never recorded. Names are generated (any bytes a file system allows, as ``os.fsdecode`` gives them, and any text);
 each batch also holds honest students. Read back through nbgrader's own ``Gradebook``.
 """
@@ -17,7 +17,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.exercises.ndcg import EXERCISE
 from autograder.gradebook.scores import record_scores, student_id_problem
-from autograder.grading.student_ids import check_ids
+from autograder.grading.reading.student_ids import check_ids
 
 from records import batch_of, graded_result
 from strategies import folder_names

@@ -17,7 +17,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from autograder.exercises.ndcg import EXERCISE
-from autograder.grading.notebook import json_error_text
+from autograder.grading.reading.notebook import json_error_text
 from autograder.output.safe_text import printable
 
 from grading_run import CORRECT_DCG, CORRECT_NDCG, add_raw, add_student, grade, new_course

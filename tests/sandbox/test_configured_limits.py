@@ -25,7 +25,7 @@ from autograder.errors import UsageError
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import GradingSettings, Job
 from autograder.grading.batch import grading_fingerprint
-from autograder.grading.notebook import NotebookFile
+from autograder.grading.reading.notebook import NotebookFile
 from autograder.pipeline import GradeOptions, grading_sandbox
 from autograder.sandbox import Limits
 from autograder.sandbox.resources.limits import SETTINGS

@@ -24,7 +24,7 @@ from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK
 from autograder.course.notebook_cells.generated_cells import skipped_cell_ids
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import GradingSettings, Status, grade_batch
-from autograder.grading.notebook import read_notebook, release_sources
+from autograder.grading.reading.notebook import read_notebook, release_sources
 from autograder.grading.submission import grade_submission
 from autograder.sandbox import MachineOverloaded, choose_sandbox
 from autograder.sandbox.runs import deadline

@@ -38,8 +38,8 @@ from nbgrader.api import Gradebook
 
 from autograder.course.autograde.collect import DEFAULT_MAX_TOTAL_MB, ENTRY_COST
 from autograder.course.materials.nbgrader_commands import tool_environment
-from autograder.grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
-from autograder.grading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES
+from autograder.grading.reading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
+from autograder.grading.reading.notebook import DEFAULT_MAX_NOTEBOOK_BYTES
 from autograder.output.safe_text import printable
 
 from grading_run import add_student, generated_course

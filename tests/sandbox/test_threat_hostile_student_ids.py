@@ -38,7 +38,7 @@ from nbgrader.api import Gradebook
 
 from autograder.course.materials.nbgrader_commands import tool_environment
 from autograder.exercises.ndcg import EXERCISE
-from autograder.grading.student_ids import check_ids, name_problem, shown_id
+from autograder.grading.reading.student_ids import check_ids, name_problem, shown_id
 
 from grading_run import ROOT, add_student, generated_course
 

@@ -33,7 +33,7 @@ from autograder.course.autograde.submission_folder import left_out_note
 from autograder.course.materials.nbgrader_commands import gradebook_scores, tool_environment
 from autograder.exercises.ndcg import EXERCISE
 from autograder.grading import BatchResult, StudentResult
-from autograder.grading.notebook import renamed_note
+from autograder.grading.reading.notebook import renamed_note
 from autograder.output.results import score_table
 from autograder.output.safe_text import printable
 

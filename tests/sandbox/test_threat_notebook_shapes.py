@@ -40,7 +40,7 @@ import pytest
 from autograder.course.materials.nbgrader_commands import gradebook_scores, tool_environment
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
-from autograder.grading.notebook_shape import MAX_CELLS, MAX_DEPTH, MAX_VALUES
+from autograder.grading.reading.notebook_shape import MAX_CELLS, MAX_DEPTH, MAX_VALUES
 
 from grading_run import RELEASE, add_student, generated_course, grade, notebook_path, results
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from autograder.exercises.ndcg import EXERCISE
-from autograder.grading.notebook_shape import MAX_CELLS
+from autograder.grading.reading.notebook_shape import MAX_CELLS
 from autograder.output.results import score_table
 from autograder.pipeline import GradeOptions, grade_course
 

@@ -23,8 +23,8 @@ import pytest
 
 import ndcg_ref
 from autograder.exercises.ndcg import EXERCISE
-from autograder.grading.calls import extra_call_orders, plan_calls
-from autograder.grading.draws import drawn_groups
+from autograder.grading.definition.calls import extra_call_orders, plan_calls
+from autograder.grading.definition.draws import drawn_groups
 
 from grading_run import add_student, grade, new_course, results
 

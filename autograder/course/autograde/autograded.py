@@ -17,7 +17,7 @@ import nbformat
 
 from ...files import write_changed
 from ...grading import BatchResult, Exercise, Status, StudentResult
-from ...grading.notebook import NotebookFile, notebook_node, read_notebook
+from ...grading.reading.notebook import NotebookFile, notebook_node, read_notebook
 from ..handback.feedback_page import result_document, result_name
 from ..notebook_cells.generated_cells import grade_id, skipped_cell_ids, student_code_cells
 from ..notebook_cells.notebook_nodes import checked_text
@@ -34,7 +34,7 @@ def autograded_notebook(
     Raises
     ------
     SubmissionProblem
-        For a notebook outside the reader's bounds (:func:`~autograder.grading.notebook.notebook_node`).
+        For a notebook outside the reader's bounds (:func:`~autograder.grading.reading.notebook.notebook_node`).
     """
     notebook = notebook_node(file)
     locked = {grade_id(cell): cell for cell in release.cells if grade_id(cell) in skip}

@@ -5,7 +5,7 @@ writing it: a file that grows (or a sparse one, which costs them no disk and the
 apparent size), a folder swapped for a link, a file swapped for a FIFO. :func:`copy_folder` copies
 folders and regular files only, each opened relative to its folder without following a link (a
 FIFO never blocks), and reads at most the bytes and entries the walk before it measured
-(:func:`~autograder.grading.folder_bounds.check_folder`): past them it stops with
+(:func:`~autograder.grading.reading.folder_bounds.check_folder`): past them it stops with
 :class:`CopyRefused`, and the caller discards the partial copy. So a copy never holds more than the
 bound, whatever the entry does meanwhile.
 
@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...grading.folder_bounds import FolderSize
+from ...grading.reading.folder_bounds import FolderSize
 from ...output.safe_text import printable
 
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC

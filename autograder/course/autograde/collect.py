@@ -7,11 +7,11 @@ a FIFO (and waits for ever), and stops the whole collection on one name it canno
 registered in ``nbgrader_config.py`` through nbgrader's own setting (``c.ExchangeFactory.collect``):
 
 - refuses an inbound entry whose student id breaks the kit's rule
-  (:mod:`autograder.grading.student_ids`, with the folders already in ``submitted/`` and the
+  (:mod:`autograder.grading.reading.student_ids`, with the folders already in ``submitted/`` and the
   gradebook's roster, as both grading paths check it), with one escaped log line;
 - skips an entry that is a link or not a folder, or whose name it cannot parse or holds control
   characters (nbgrader's own lines print it whole), with one line each;
-- refuses an entry over the grading's folder bounds (:mod:`autograder.grading.folder_bounds`: entries,
+- refuses an entry over the grading's folder bounds (:mod:`autograder.grading.reading.folder_bounds`: entries,
   and bytes by apparent size, the notebook's limit added, at most nbgrader's ``CourseDirectory.max_dir_size``),
   measured before anything is copied or a previous copy removed, with one escaped line naming the
   student and the limit (nbgrader's own ``do_copy`` checks ``max_dir_size``; the copy here replaces it);
@@ -43,8 +43,8 @@ from typing import Any
 from traitlets import Float
 
 from ...grading.batch import student_folders
-from ...grading.folder_bounds import FolderOverLimit, FolderSize, check_folder
-from ...grading.student_ids import check_ids
+from ...grading.reading.folder_bounds import FolderOverLimit, FolderSize, check_folder
+from ...grading.reading.student_ids import check_ids
 from ...nbgrader_adapter import ExchangeCollect, Gradebook, MissingEntry, check_mode, groupby, parse_utc
 from ...output.safe_text import printable
 from ..setup.roster import gradebook_roster

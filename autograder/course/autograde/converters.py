@@ -16,12 +16,12 @@ student. nbgrader reads ``timestamp.txt`` with ``open`` (a FIFO hangs the whole 
   log one line naming them with the reason;
 - drop every folder whose name is no valid student id (``submitted/`` for ``autograde``,
   ``autograded/`` for ``generate_feedback``) before nbgrader converts anything, with one escaped
-  log line (:mod:`autograder.grading.student_ids`), and keep such folders out of the formgrader's
+  log line (:mod:`autograder.grading.reading.student_ids`), and keep such folders out of the formgrader's
   lists (``NbGraderAPI.get_submitted_students``);
 - read ``timestamp.txt`` through the kit's reader (:mod:`autograder.output.timestamps`): a bad one
   is "timestamp unknown" in the log, never a stop;
 - give nbgrader one notebook per student, chosen by the batch's rule
-  (:func:`~autograder.grading.notebook.choose_notebook`: the release's, else the only other), always
+  (:func:`~autograder.grading.reading.notebook.choose_notebook`: the release's, else the only other), always
   under the release's name (so the autograded copy and the gradebook's notebook are the release's,
   and the log says which file was graded); nbgrader never sees another notebook's name, which its
   "Skipping unknown notebook" line printed raw (``generate_feedback`` takes only the release's name,
@@ -50,8 +50,8 @@ from traitlets import List, Type
 
 from ...errors import CourseError, UsageError
 from ...exercises import exercise_for
-from ...grading.folder_bounds import check_folder
-from ...grading.notebook import (
+from ...grading.reading.folder_bounds import check_folder
+from ...grading.reading.notebook import (
     SubmissionProblem,
     choose_notebook,
     file_ids,
@@ -198,7 +198,7 @@ class _Screened:
         in its own run, after which theirs is skipped as existing) and prints it raw. This is
         nbgrader's ``init_notebooks`` with such a folder dropped before anything globs inside it,
         one escaped line each in the log, and escaped messages; the rule and the roster are the
-        batch command's (:mod:`autograder.grading.student_ids`).
+        batch command's (:mod:`autograder.grading.reading.student_ids`).
         """
         self.assignments, self.notebooks, self._sources, self._renamed = {}, [], {}, {}
         root = Path(self.coursedir.root)

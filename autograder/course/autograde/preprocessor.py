@@ -33,8 +33,8 @@ from traitlets import Bool, Float, Int, Unicode
 
 from ...exercises import exercise_for
 from ...grading import Classmates, Exercise, GradingSettings, Status, StudentResult, grade_submission
-from ...grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
-from ...grading.notebook import (
+from ...grading.reading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES
+from ...grading.reading.notebook import (
     DEFAULT_MAX_NOTEBOOK_BYTES,
     NotebookFile,
     SubmissionProblem,

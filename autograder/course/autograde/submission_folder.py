@@ -24,8 +24,8 @@ from pathlib import Path
 from nbformat.notebooknode import NotebookNode
 
 from ...errors import UsageError
-from ...grading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES, check_folder
-from ...grading.notebook import (
+from ...grading.reading.folder_bounds import DEFAULT_MAX_FOLDER_BYTES, DEFAULT_MAX_FOLDER_FILES, check_folder
+from ...grading.reading.notebook import (
     DEFAULT_MAX_NOTEBOOK_BYTES,
     SubmissionProblem,
     notebook_node,
@@ -169,7 +169,8 @@ def read_collected(
 ) -> Collected:
     """The files and warnings of ``submitted/<student>/<assignment>/``; ``keep`` as for :func:`screen_folder`.
 
-    A folder over ``max_files`` entries or ``max_bytes`` bytes (:func:`~autograder.grading.folder_bounds.check_folder`,
+    A folder over ``max_files`` entries or ``max_bytes`` bytes
+    (:func:`~autograder.grading.reading.folder_bounds.check_folder`,
     ``notebook`` the assignment's) is not listed: that student was refused for it, and nothing in it is used.
     ``graded``: the name of the notebook graded there; the folder's other notebooks are named in a
     warning (:func:`left_out_note`).

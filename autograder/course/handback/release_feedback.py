@@ -21,7 +21,7 @@ import stat
 from pathlib import Path
 
 from ...errors import UsageError
-from ...grading.notebook import SubmissionProblem, read_side_file
+from ...grading.reading.notebook import SubmissionProblem, read_side_file
 from ...nbgrader_adapter import ExchangeReleaseFeedback, notebook_hash
 from ...output.safe_text import printable
 from .feedback_page import page_exercise, page_path, write_course_pages

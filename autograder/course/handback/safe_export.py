@@ -28,7 +28,7 @@ from typing import Any
 from ...files import write_atomic
 from ...gradebook import recorded_time
 from ...grading import FinalScore
-from ...grading.student_ids import name_problem
+from ...grading.reading.student_ids import name_problem
 from ...nbgrader_adapter import ExportPlugin, Gradebook, MissingEntry
 from ...output.safe_text import csv_cell, printable
 

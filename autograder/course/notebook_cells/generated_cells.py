@@ -17,8 +17,9 @@ from typing import Any
 import nbformat
 
 from ...errors import CourseError
-from ...grading import Call, Case, Exercise, Expect, TestGroup, helper_cell
-from ...grading.exercise import MAX_ROUNDING
+from ...grading import Call, Case, Exercise, Expect, TestGroup
+from ...grading.definition.exercise import MAX_ROUNDING
+from ...grading.reading import helper_cell
 from ...grading.scoring import passes_without_reference
 
 HELPER_ID = "test_helpers"
@@ -31,8 +32,8 @@ def helper_source(exercise: Exercise) -> str:
 
     They judge as the grader does (:mod:`autograder.grading.scoring`): a value check takes the
     numeric value of any result that has one (a 0-d array, a Decimal); only ``check_number``, the
-    contract, asks for a plain number. The cell is :mod:`autograder.grading.helper_cell` below its
-    :data:`~autograder.grading.helper_cell.CELL_START` line, read as text, with the exercise's
+    contract, asks for a plain number. The cell is :mod:`autograder.grading.reading.helper_cell` below its
+    :data:`~autograder.grading.reading.helper_cell.CELL_START` line, read as text, with the exercise's
     tolerances in place of the names that stand for them.
     """
     text = Path(helper_cell.__file__).read_text(encoding="utf-8")

@@ -1,6 +1,6 @@
 """An answer cell the student turned into markdown (or raw) is not run on nbgrader's path either.
 
-The batch command runs the student's code cells only (:func:`~autograder.grading.notebook.student_code`):
+The batch command runs the student's code cells only (:func:`~autograder.grading.reading.notebook.student_code`):
 an answer cell that the student made a markdown cell (one key press in Jupyter, ``M``) is text,
 and a function defined only there is missing. nbgrader's ``OverwriteCells`` instead puts back the
 release's cell type for every cell of a release id, so the same text ran as code on nbgrader's

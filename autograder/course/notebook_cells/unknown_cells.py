@@ -4,7 +4,7 @@ nbgrader's ``OverwriteCells`` prints such a cell's ``grade_id`` raw ("Cell '…'
 the database": an ESC sequence or a carriage return in it forges a log line), and a grade or
 solution cell nbgrader cannot find stops the student's grading (``KeyError: 'grade_id'``, 0 points)
 while the batch command grades the cell as the student's own code (it skips only the release's
-read-only cells, :func:`~autograder.grading.notebook.student_code`). :class:`ForgetUnknownCells`,
+read-only cells, :func:`~autograder.grading.reading.notebook.student_code`). :class:`ForgetUnknownCells`,
 the first of the course's ``c.Autograde.sanitize_preprocessors``, takes the batch's reading on
 nbgrader's path: the nbgrader metadata of every cell whose ``grade_id`` is not one of the release
 notebook's is removed before any of nbgrader's steps sees it, with one log line naming the ids

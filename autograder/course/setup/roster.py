@@ -1,6 +1,6 @@
 """The student ids nbgrader's gradebook holds, for the student-id rule's look-alike decision.
 
-:func:`~autograder.grading.student_ids.check_ids` grades, of two look-alike folders (``alice`` and
+:func:`~autograder.grading.reading.student_ids.check_ids` grades, of two look-alike folders (``alice`` and
 ``Alice``), the one the gradebook already knows; both grading paths read that roster here, the
 same way. A gradebook that does not exist yet is not created, and one that cannot be read gives
 no roster: then every look-alike is refused (the safe side), and the gradebook step says what is
@@ -15,7 +15,7 @@ from ...gradebook.database import open_gradebook
 from ...gradebook.scores import gradebook_path
 from ...gradebook.url import _absolute, course_gradebook
 from ...grading.batch import student_folders
-from ...grading.student_ids import IdCheck, check_ids
+from ...grading.reading.student_ids import IdCheck, check_ids
 
 
 def roster_ids(url: str | None) -> frozenset[str]:

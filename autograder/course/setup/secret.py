@@ -1,4 +1,4 @@
-"""The course's secret: the key of the fresh hidden instances' draw (:mod:`autograder.grading.draws`).
+"""The course's secret: the key of the fresh hidden instances' draw (:mod:`autograder.grading.definition.draws`).
 
 It lives in the course directory (``.grading-secret``, git-ignored, mode 0600, created on first
 use), is read by the grader's own process only and is never mounted into a sandbox. Both grading

@@ -17,7 +17,7 @@ import nbformat
 from nbformat.notebooknode import NotebookNode
 
 from ....errors import CourseError
-from ....grading.notebook_shape import grade_id_of as grade_id
+from ....grading.reading.notebook_shape import grade_id_of as grade_id
 from . import cells
 from .marking import STEPS
 

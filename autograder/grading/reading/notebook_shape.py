@@ -77,7 +77,7 @@ def check_shape(document: object, *, max_depth: int = MAX_DEPTH, max_values: int
     >>> check_shape({"cells": [{"metadata": deep}]})
     Traceback (most recent call last):
     ...
-    autograder.grading.notebook_shape.ShapeProblem: cell 1's metadata is nested deeper than 64 levels
+    autograder.grading.reading.notebook_shape.ShapeProblem: cell 1's metadata is nested deeper than 64 levels
     """
     cells = document.get("cells") if isinstance(document, dict) else None
     if isinstance(cells, list) and len(cells) > MAX_CELLS:

@@ -5,15 +5,15 @@ nbgrader's own Execute runs in the student's kernel: standard library only, noth
 package. :func:`autograder.course.notebook_cells.generated_cells.helper_source` reads this file as text and
 puts the exercise's tolerances in place of the four names defined above the line, so the cell
 holds plain numbers. The grader imports :func:`check_not_vacuous` from here
-(:mod:`.scoring`): the evidence rule is written once, for the notebook and the grader alike.
+(:mod:`..scoring`): the evidence rule is written once, for the notebook and the grader alike.
 
 The cell's text is fixed: the released notebooks and the gradebook hold it, and a submission's
 SHA-256 covers it, so an edit below the line changes every notebook (``make release``).
 """
 
-from .exercise import MAX_ROUNDING
+from ..definition.exercise import MAX_ROUNDING
 
-#: Stand-ins for the exercise's tolerances (:class:`~.exercise.Exercise`), replaced by its values as
+#: Stand-ins for the exercise's tolerances (:class:`~..definition.exercise.Exercise`), replaced by its values as
 #: whole words in the cell's text (so are the decimals of :data:`MAX_ROUNDING`).
 REL_TOL = 1e-9
 NOISE_REL_TOL = 1e-5

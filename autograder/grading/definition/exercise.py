@@ -18,10 +18,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from ..files import code_digest
-from ..sandbox import CallRecord, Limits
+from ...files import code_digest
+from ...sandbox import CallRecord, Limits
+from ..model import Diagnosis, StudentResult
 from .hand_hook import ByHand
-from .model import Diagnosis, StudentResult
 
 
 def _literal(value: Any) -> str:
@@ -228,7 +228,7 @@ class AnsweredPart:
     :attr:`cell_ids` and the release's cells among :attr:`published_ids` (what the release
     publishes for every student, never what the submission says it published) and the course's
     :class:`Classmates`, and returns the part's result: one test per group, its findings, and
-    :attr:`~.StudentResult.copied_from` where the answers fit another student's variant.
+    :attr:`~..StudentResult.copied_from` where the answers fit another student's variant.
     """
 
     #: One per grade cell, with its points; no cases (nothing is called).
@@ -288,7 +288,7 @@ class Exercise:
     #: Whether a function's values (``{call: value}``, every finite number the student's functions
     #: returned on the test calls) are those of *some* way of computing the measure: the definition's
     #: or a known mistake's. Beyond the contract, a group counts only for a function that does
-    #: (:func:`~.scoring.score`); by default every function does.
+    #: (:func:`~..scoring.score`); by default every function does.
     resembles: Callable[[str, Mapping[Call, float]], bool] = field(default=lambda function, values: True)
     #: Calls drawn per submission (ordinary inputs, no test cases) whose values :attr:`resembles` judges;
     #: made in a blind process like the hidden tests. None: it judges the test calls' values.

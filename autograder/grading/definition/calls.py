@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..sandbox import CallOrder
+from ...sandbox import CallOrder
 from .exercise import Case, Exercise, TestGroup
 
 

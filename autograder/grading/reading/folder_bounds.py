@@ -19,7 +19,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from .model import Status
+from ..model import Status
 from .notebook import SubmissionProblem
 
 #: The most entries (files, folders, links: all counted) a submission's assignment folder may hold, its

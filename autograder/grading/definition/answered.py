@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..model import StudentResult
+from ..reading.notebook import NotebookFile, SubmissionProblem, cell_sources
 from .exercise import AnsweredPart, Classmates
-from .model import StudentResult
-from .notebook import NotebookFile, SubmissionProblem, cell_sources
 
 
 def _marked(student_id: str, file: NotebookFile, part: AnsweredPart, published: Mapping[str, str],

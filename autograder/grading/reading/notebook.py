@@ -27,7 +27,7 @@ from pathlib import Path
 
 import nbformat
 
-from .model import Status
+from ..model import Status
 from .notebook_shape import MAX_DEPTH, ShapeProblem, check_shape, duplicate_grade_ids, json_error_text
 
 #: Default cap on a notebook's size (outputs of a print flood, embedded data): larger ones are refused unread.

@@ -1,0 +1,3 @@
+"""Reading a submission as data, bounded before anything trusts it: the student id rule, the
+folder's bounds, the notebook's shape and cells, the helper cell as a module.
+"""
