@@ -28,6 +28,7 @@ from pathlib import Path
 import nbformat
 
 from ..model import Status
+from .notebook_schema import schema_problem
 from .notebook_shape import MAX_DEPTH, ShapeProblem, check_shape, duplicate_grade_ids, json_error_text
 
 #: Default cap on a notebook's size (outputs of a print flood, embedded data): larger ones are refused unread.
@@ -325,6 +326,9 @@ def _as_notebook(name: str, text: str, document: object) -> tuple[dict[str, obje
         text = str(error).splitlines()[0][:200] if str(error) else ""
         message = f"{name} is JSON but not a Jupyter notebook ({type(error).__name__}: {text})"
         raise SubmissionProblem(Status.ERROR, message) from None
+    invalid = schema_problem(node)
+    if invalid is not None:
+        raise SubmissionProblem(Status.ERROR, f"{name} {invalid}")
     twice = duplicate_grade_ids(document["cells"])
     if twice is not None:
         raise SubmissionProblem(Status.ERROR, f"{name}: {twice}")
