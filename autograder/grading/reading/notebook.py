@@ -326,12 +326,9 @@ def _as_notebook(name: str, text: str, document: object) -> tuple[dict[str, obje
         text = str(error).splitlines()[0][:200] if str(error) else ""
         message = f"{name} is JSON but not a Jupyter notebook ({type(error).__name__}: {text})"
         raise SubmissionProblem(Status.ERROR, message) from None
-    invalid = schema_problem(node)
-    if invalid is not None:
-        raise SubmissionProblem(Status.ERROR, f"{name} {invalid}")
-    twice = duplicate_grade_ids(document["cells"])
-    if twice is not None:
-        raise SubmissionProblem(Status.ERROR, f"{name}: {twice}")
+    invalid, twice = schema_problem(node), duplicate_grade_ids(document["cells"])
+    if invalid is not None or twice is not None:  # nbgrader's path refuses both: so does this one
+        raise SubmissionProblem(Status.ERROR, f"{name} {invalid}" if invalid is not None else f"{name}: {twice}")
     return dict(document), node
 
 
