@@ -35,7 +35,10 @@ def _makefile_only(course):
 
 
 def _make(course, *args):
-    return subprocess.run(["make", *args], cwd=course, capture_output=True, text=True, timeout=60)
+    # as a tutor types it in a shell: under `make test` the MAKELEVEL it exports would make this make a
+    # sub-make, which prints "Entering directory" lines around the output (it did, in CI)
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("MAKE", "MFLAGS"))}
+    return subprocess.run(["make", *args], cwd=course, capture_output=True, text=True, timeout=60, env=env)
 
 
 def test_make_clean_keeps_student_work_and_grades(tmp_path):
