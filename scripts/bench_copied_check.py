@@ -17,11 +17,11 @@ import statistics
 import time
 
 from autograder.exercises.ndcg import EXERCISE
+from autograder.exercises.ndcg.byhand.answered_part import NO_CLASSMATES, mark_answers
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, DERIVATION_ID, derivation_source
-from autograder.exercises.ndcg.byhand.classmates import class_lists
 from autograder.exercises.ndcg.byhand.derive import CUTOFF
-from autograder.exercises.ndcg.byhand.exercise import NO_CLASSMATES, mark_answers
-from autograder.exercises.ndcg.byhand.notebook import POOL_FILE
+from autograder.exercises.ndcg.byhand.notebook_sync import POOL_FILE
+from autograder.exercises.ndcg.byhand.other_lists import class_lists
 from autograder.exercises.ndcg.byhand.pool import list_for
 from autograder.exercises.ndcg.byhand.steps import right_steps
 from autograder.grading import Classmates, GradingSettings

@@ -10,7 +10,7 @@ import nbformat
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, STUDENT_CELL_ID
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import MAX_SCORE
-from autograder.exercises.ndcg.byhand.notebook import published_variant
+from autograder.exercises.ndcg.byhand.notebook_sync import published_variant
 from autograder.exercises.ndcg.byhand.steps import TOLERANCE, Steps, every_steps, right_steps
 
 #: The by-hand part's points: what a notebook whose answer cell is left as released scores less.

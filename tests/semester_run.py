@@ -25,7 +25,7 @@ from autograder.course.materials.nbgrader_commands import tool_environment
 from autograder.exercises.ndcg import EXERCISE
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import STEPS
-from autograder.exercises.ndcg.byhand.notebook import published_variant
+from autograder.exercises.ndcg.byhand.notebook_sync import published_variant
 from autograder.exercises.ndcg.byhand.steps import right_steps
 from autograder.exercises.ndcg.catalogue import CATALOGUE
 

@@ -25,11 +25,11 @@ from autograder.byhand.salt import release_variant
 from autograder.course.autograde.grade_settings import course_grade_settings
 from autograder.course.materials.nbgrader_commands import ASSIGNMENT, run_nbgrader
 from autograder.exercises.ndcg import EXERCISE as NDCG
+from autograder.exercises.ndcg.byhand.answered_part import mark_answers
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, DERIVATION_ID, derivation_source
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
-from autograder.exercises.ndcg.byhand.exercise import mark_answers
 from autograder.exercises.ndcg.byhand.marking import OTHER_LIST, STEPS
-from autograder.exercises.ndcg.byhand.notebook import POOL_FILE
+from autograder.exercises.ndcg.byhand.notebook_sync import POOL_FILE
 from autograder.exercises.ndcg.byhand.steps import right_steps
 from autograder.grading import SCHEMA_VERSION, Classmates
 

@@ -22,7 +22,7 @@ from autograder.exercises.ndcg.byhand.answers import read_answers
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import MAX_SCORE, STEPS, step_passes
-from autograder.exercises.ndcg.byhand.notebook import published_variant
+from autograder.exercises.ndcg.byhand.notebook_sync import published_variant
 from autograder.exercises.ndcg.byhand.steps import every_steps
 
 from grading_run import add_student

@@ -8,7 +8,7 @@ from autograder.byhand.copied import gather, write_report
 from autograder.byhand.salt import release_variant
 from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
-from autograder.exercises.ndcg.byhand.notebook import POOL_FILE
+from autograder.exercises.ndcg.byhand.notebook_sync import POOL_FILE
 from autograder.exercises.ndcg.byhand.steps import every_steps
 
 from grading_run import CORRECT_DCG, CORRECT_NDCG, add_student, new_course, notebook_path

@@ -17,7 +17,7 @@ import pytest
 
 from autograder.course.setup.secret import SECRET_NAME, course_secret
 from autograder.course_config import course_config
-from autograder.exercises.ndcg.byhand.notebook import published_variant
+from autograder.exercises.ndcg.byhand.notebook_sync import published_variant
 
 from grading_run import ROOT, add_student, generated_course
 

@@ -36,7 +36,7 @@ from nbgrader.api import Gradebook
 from autograder.exercises.ndcg.byhand.cells import DERIVATION_ID, earlier_salts
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import OTHER_LIST
-from autograder.exercises.ndcg.byhand.notebook import published_variant
+from autograder.exercises.ndcg.byhand.notebook_sync import published_variant
 from autograder.exercises.ndcg.byhand.steps import every_steps
 
 from grading_run import results

@@ -11,11 +11,11 @@ import nbformat
 import pytest
 
 import ndcg_ref
+from autograder.exercises.ndcg.byhand.answered_part import mark_answers
 from autograder.exercises.ndcg.byhand.cells import ANSWERS_ID, DERIVATION_ID, derivation_source, earlier_salts
 from autograder.exercises.ndcg.byhand.derive import CUTOFF
-from autograder.exercises.ndcg.byhand.exercise import mark_answers
 from autograder.exercises.ndcg.byhand.marking import STEPS
-from autograder.exercises.ndcg.byhand.notebook import POOL_FILE, published_variant, sync_by_hand
+from autograder.exercises.ndcg.byhand.notebook_sync import POOL_FILE, published_variant, sync_by_hand
 from autograder.exercises.ndcg.byhand.pool import list_for
 
 from conftest import ROOT

@@ -22,7 +22,7 @@ from autograder.exercises.ndcg.byhand.derive import (
     fair_indices,
     student_list,
 )
-from autograder.exercises.ndcg.byhand.notebook import POOL_FILE, published_variant, sync_by_hand
+from autograder.exercises.ndcg.byhand.notebook_sync import POOL_FILE, published_variant, sync_by_hand
 from autograder.exercises.ndcg.byhand.pool import choose_salt, collisions, compute_pool, list_for
 from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, every_steps, is_fair, right_steps
 

@@ -13,7 +13,7 @@ from autograder.exercises.ndcg.byhand.answers import Answers, read_answers
 from autograder.exercises.ndcg.byhand.cells import step_source
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
 from autograder.exercises.ndcg.byhand.marking import MAX_SCORE, STEPS, follows_through, mark, step_passes
-from autograder.exercises.ndcg.byhand.notebook import POOL_FILE
+from autograder.exercises.ndcg.byhand.notebook_sync import POOL_FILE
 from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES, TOLERANCE, Steps, answer_matches, every_steps
 
 POOL = POOL_FILE.read_text(encoding="ascii").strip()

@@ -17,7 +17,7 @@ import pytest
 
 from autograder.course.materials.nbgrader_commands import ASSIGNMENT, NOTEBOOK
 from autograder.exercises.ndcg.byhand.derive import student_list
-from autograder.exercises.ndcg.byhand.notebook import published_variant
+from autograder.exercises.ndcg.byhand.notebook_sync import published_variant
 
 from conftest import ROOT
 from other_users import reach_for

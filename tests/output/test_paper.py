@@ -14,7 +14,7 @@ from autograder.byhand.salt import release_variant
 from autograder.errors import CourseError, UsageError
 from autograder.exercises.ndcg import EXERCISE as NDCG
 from autograder.exercises.ndcg.byhand.derive import CUTOFF, student_list
-from autograder.exercises.ndcg.byhand.notebook import published_variant
+from autograder.exercises.ndcg.byhand.notebook_sync import published_variant
 from autograder.exercises.ndcg.byhand.steps import HAND_MISTAKES
 
 from conftest import ROOT

@@ -15,7 +15,7 @@ import ndcg_ref
 
 from ...files import code_digest, source_digest
 from ...grading import Exercise
-from .byhand.exercise import ANSWERED
+from .byhand.answered_part import ANSWERED
 from .cases import GROUPS, reference
 from .catalogue import CATALOGUE
 from .diagnosis import ALL_PROBES, diagnose

@@ -109,7 +109,7 @@ def answers_source() -> str:
 def _value_check(step: str) -> list[str]:
     """The hidden lines that check a step's value when nbgrader's own Execute grades the notebook.
 
-    The kit never runs them (its grader reads the answers as data, :mod:`.exercise`); they are for a
+    The kit never runs them (its grader reads the answers as data, :mod:`.answered_part`); they are for a
     course that autogrades with plain nbgrader, where a cell without them gives full points to any
     number. The list is derived again from the published salt and pool and the id the submission is
     filed under (:func:`.derive.current_student` reads it from the autograded folder), the values

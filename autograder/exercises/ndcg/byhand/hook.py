@@ -12,9 +12,9 @@ from pathlib import Path
 from ....grading import ByHand, CopiedAnswers, WorkedWay
 from .answers import NAMES, read_answers
 from .cells import ANSWERS_ID
-from .classmates import NUMBERS, class_lists, other_lists
 from .derive import CUTOFF
-from .notebook import DEFAULT_SALT, POOL_FILE, published_variant, sync_by_hand
+from .notebook_sync import DEFAULT_SALT, POOL_FILE, published_variant, sync_by_hand
+from .other_lists import NUMBERS, class_lists, other_lists
 from .pool import choose_salt, list_for
 from .steps import HAND_MISTAKES, TOLERANCE, every_steps
 
@@ -32,7 +32,7 @@ def pool() -> str:
 
 
 def write_salt(path: Path, salt: str, keep_earlier: bool) -> list[str]:
-    """Publish ``salt`` in the source notebook at ``path`` (:func:`.notebook.sync_by_hand`)."""
+    """Publish ``salt`` in the source notebook at ``path`` (:func:`.notebook_sync.sync_by_hand`)."""
     return sync_by_hand(path, salt, keep_earlier=keep_earlier)
 
 
@@ -55,7 +55,7 @@ def unanswered(cell: str | None) -> str | None:
 
 def copied_answers(cells: Mapping[str, str], salt: str, pool: str) -> list[CopiedAnswers]:
     """Students whose by-hand answers are another student's values and not their own (the grader's rule:
-    :mod:`.classmates`)."""
+    :mod:`.other_lists`)."""
     answers = {student: read_answers(cell) for student, cell in cells.items()}
     lists = class_lists(frozenset(answers), salt, pool)
     found = []

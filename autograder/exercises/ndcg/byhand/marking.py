@@ -10,7 +10,7 @@ same points as the batch command (an error output scores 0, anything else full p
   step only, a division of made-up numbers earns nothing).
 
 A wrong answer that is what a catalogue mistake gives on this list names that mistake. Answers
-that fit another student's list and not the student's own (:mod:`.classmates`) earn no
+that fit another student's list and not the student's own (:mod:`.other_lists`) earn no
 follow-through, unless the course credits it: the nDCG@k step's message says why.
 """
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ....grading import Diagnosis, Finding, Status, StudentResult, TestResult
 from .answers import NAMES, Answers
-from .classmates import ClassLists, other_lists
+from .other_lists import ClassLists, other_lists
 from .steps import HAND_MISTAKES, HandMistake, Steps, answer_matches, every_steps
 
 
@@ -158,7 +158,7 @@ def mark(student_id: str, answers: Answers, rels: tuple[int, ...], k: int, *, ot
     """Grade ``answers`` against ``student_id``'s own list ``rels`` at cut-off ``k``.
 
     ``others`` are the course's lists: answers that fit one of them and not ``rels``
-    (:func:`.classmates.other_lists`) earn no follow-through unless ``credit_copied``.
+    (:func:`.other_lists.other_lists`) earn no follow-through unless ``credit_copied``.
 
     Returns
     -------

@@ -15,11 +15,11 @@ from dataclasses import replace
 from ....grading import AnsweredPart, Classmates, Status, StudentResult, TestGroup, TestResult
 from .answers import read_answers
 from .cells import ANSWERS_ID, DERIVATION_ID, STUDENT_CELL_ID, earlier_salts, published
-from .classmates import class_lists
 from .derive import CUTOFF
 from .hook import BY_HAND
 from .marking import MAX_SCORE, STEPS, mark
-from .notebook import sync_by_hand
+from .notebook_sync import sync_by_hand
+from .other_lists import class_lists
 from .pool import list_for
 from .typed_id import check_id
 
