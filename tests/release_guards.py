@@ -18,25 +18,30 @@ def leaks(release: Path, exercise: Exercise) -> list[str]:
     """What every file under ``release`` (any exercise's) shows of ``exercise``'s hidden cases or solutions.
 
     Returns one line per leak: markers, a hidden call or its input list, a reference value longer than
-    four characters, a provenance; [] when nothing leaks.
+    four characters, a provenance, each with the released files that hold it; [] when nothing leaks.
     """
-    files = [p for p in release.rglob("*") if p.is_file()]
+    files = sorted(p for p in release.rglob("*") if p.is_file())
     if release / exercise.assignment / exercise.notebook not in files:
         return [f"no released notebook {exercise.assignment}/{exercise.notebook}"]
-    text = "\n".join(p.read_text(encoding="utf-8") for p in files)
-    found = [marker for marker in ("HIDDEN TESTS", "BEGIN SOLUTION") if marker in text]
+    texts = {str(p.relative_to(release)): p.read_text(encoding="utf-8") for p in files}
+
+    def where(needle: str) -> str:
+        """The released files holding ``needle`` (another exercise's notebook, maybe), or ''."""
+        return ", ".join(name for name, text in texts.items() if needle in text)
+
+    found = [f"{marker} in {at}" for marker in ("HIDDEN TESTS", "BEGIN SOLUTION") if (at := where(marker))]
     for case in (case for group in exercise.groups if not group.visible for case in group.cases):
         for call in (case.call, *case.extra_calls):
             # as it appears in the source's cell (JSON-escaped there as here)
-            found += [f"hidden call {call.text}"] if json.dumps(call.text)[1:-1] in text else []
+            found += [f"hidden call {call.text} in {at}"] if (at := where(json.dumps(call.text)[1:-1])) else []
             # "[1]" or "[2, 1]" are in any code
-            found += [f"hidden input {list(arg)!r} of {call.text}" for arg in call.args
-                      if isinstance(arg, tuple | list) and len(arg) > 2 and f"{list(arg)!r}" in text]
+            found += [f"hidden input {list(arg)!r} of {call.text} in {at}" for arg in call.args
+                      if isinstance(arg, tuple | list) and len(arg) > 2 and (at := where(f"{list(arg)!r}"))]
         if case.expect is Expect.REFERENCE:
             expected = repr(exercise.expected(case))
-            if expected in text and len(expected) > 4:  # 0.0, 0.5, 1.0 are in any text
-                found.append(f"reference value {expected} of {case.call.text}")
-        found += [f"provenance {case.provenance!r}"] if case.provenance in text else []
+            if len(expected) > 4 and (at := where(expected)):  # 0.0, 0.5, 1.0 are in any text
+                found.append(f"reference value {expected} of {case.call.text} in {at}")
+        found += [f"provenance {case.provenance!r} in {at}"] if (at := where(case.provenance)) else []
     return found
 
 
