@@ -304,10 +304,12 @@ def _grade_course(options: GradeOptions) -> GradeRun:
     collected = _collected_files(options, store, root)
     files = {student: found.files for student, found in collected.items()}
     note, failed = _after_grading(options, root, batch, store, collected, files, settings.max_notebook_bytes)
-    folders = student_folders(options.submitted)
-    absent = len(not_submitted(folders, roster))
-    # a roster names the class: an id outside it is a typo, or a submission made as another account
-    unknown = tuple(sorted({s.student_id for s in store if s.status is not Status.REFUSED} - roster)) if roster else ()
+    absent = len(not_submitted(student_folders(options.submitted), roster))
+    # a roster names the class: an id outside it is a typo, or a submission made as another account (the
+    # store's index of ids and statuses: no record read)
+    statuses = zip(store.student_ids, store.statuses(), strict=True)
+    graded = {student for student, status in statuses if status is not Status.REFUSED}
+    unknown = tuple(sorted(graded - roster)) if roster else ()
     return GradeRun(batch, options.out, note, failed, sandbox.mode, absent, unknown)
 
 

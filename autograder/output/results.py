@@ -22,7 +22,7 @@ from .copying_notes import copied_note
 from .feedback import feedback_path
 from .late_words import lateness_note
 from .mark_words import manual_note, test_rows
-from .safe_text import csv_cell, printable, shown_student
+from .safe_text import csv_cell, first_few, printable, shown_student
 
 
 def _header(batch: BatchResult) -> dict[str, Any]:
@@ -233,8 +233,7 @@ def run_summary(batch: BatchResult, out: Path, gradebook_note: str, *, table: bo
         f"\nsandbox: {sandbox or batch.sandbox}\n{gradebook_note}"
     )
     if not_on_roster:
-        named = ", ".join(printable(student) for student in not_on_roster[:NAMED_UNROSTERED])
-        more = f" and {len(not_on_roster) - NAMED_UNROSTERED} more" if len(not_on_roster) > NAMED_UNROSTERED else ""
-        summary += (f"\nnot on the gradebook's roster: {named}{more} (a typo in the id, or handed in from another "
-                    "account: `nbgrader submit` files a submission under the login's name unless given --student)")
+        summary += (f"\nnot on the gradebook's roster: {first_few(not_on_roster, NAMED_UNROSTERED)} (a typo in the id, "
+                    "or handed in from another account: `nbgrader submit` files a submission under the login's name "
+                    "unless given --student)")
     return f"{score_table(batch)}\n{summary}" if table else summary

@@ -5,6 +5,7 @@ draw on the tutor's terminal, run in a spreadsheet, or break the writing of a fi
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
 from ..grading import Status, StudentResult
 
@@ -48,6 +49,18 @@ def csv_cell(text: str) -> str:
     """
     text = printable(text)
     return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def first_few(names: Sequence[str], shown: int, show: Callable[[str], str] = printable) -> str:
+    """The first ``shown`` of ``names``, each as ``show`` writes it, and how many more: a log or note line.
+
+    Examples
+    --------
+    >>> first_few(["a", "b\\x1b", "c"], 2)
+    'a, b\\\\x1b and 1 more'
+    """
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(show(name) for name in names[:shown]) + more
 
 
 def shown_student(student: StudentResult) -> str:

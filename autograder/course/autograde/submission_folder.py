@@ -32,7 +32,7 @@ from ...grading.reading.notebook import (
     read_notebook,
     read_side_file,
 )
-from ...output.safe_text import printable
+from ...output.safe_text import first_few, printable
 from ...output.timestamps import TimestampProblem, parse_timestamp
 
 #: What ``nbgrader collect`` writes beside the notebooks, and ``release_feedback`` reads beside the feedback.
@@ -159,8 +159,7 @@ def left_out_note(names: Iterable[str], graded: str) -> str | None:
     others = sorted(other for other in names if other.endswith(".ipynb") and other != graded)
     if not others:
         return None
-    more = f" and {len(others) - NAMED} more" if len(others) > NAMED else ""
-    return f"left out, not the assignment's notebook: {', '.join(printable(other) for other in others[:NAMED])}{more}"
+    return f"left out, not the assignment's notebook: {first_few(others, NAMED)}"
 
 
 def read_collected(
@@ -218,9 +217,7 @@ def _not_copied(dropped: list[Dropped], refused: dict[str, str]) -> list[str]:
         others.append(Dropped("submission_secret.txt", refused["submission_secret.txt"]))
     if not others:
         return []
-    named = ", ".join(str(item) for item in others[:NAMED])
-    more = f" and {len(others) - NAMED} more" if len(others) > NAMED else ""
-    return [f"not copied: {named}{more}"]
+    return [f"not copied: {first_few([str(item) for item in others], NAMED, show=str)}"]
 
 
 def read_submitted_notebook(submitted: Path, student: str, assignment: str, notebook: str) -> NotebookNode:

@@ -35,7 +35,7 @@ from nbformat.notebooknode import NotebookNode
 
 from ...exercises import EXERCISES
 from ...nbgrader_adapter import CourseDirectory, NbGraderPreprocessor
-from ...output.safe_text import printable
+from ...output.safe_text import first_few, printable
 from .generated_cells import grade_id
 from .retyped_cells import quiet_retyped_answers, release_cells
 
@@ -45,19 +45,14 @@ NAMED_IDS = 5
 SHOWN_CHARS = 64
 
 
-def release_ids(release: NotebookNode) -> frozenset[str]:
-    """The ``grade_id`` of every cell of the released notebook."""
-    return frozenset(release_metadata(release))
-
-
 def release_metadata(release: NotebookNode) -> dict[str, dict[str, Any]]:
     """The nbgrader metadata of the released notebook's cells, by ``grade_id`` (the first cell of each id)."""
-    found: dict[str, dict[str, Any]] = {}
-    for cell in release.cells:
-        cell_id = grade_id(cell)
-        if cell_id is not None and cell_id not in found:
-            found[cell_id] = cell.metadata["nbgrader"]
-    return found
+    return {cell_id: metadata for cell_id, (_, metadata) in release_cells(release).items()}
+
+
+def _quoted(cell_id: str) -> str:
+    """An id as the log names it: quoted, escaped, at most :data:`SHOWN_CHARS` characters (a student's may be long)."""
+    return f"'{printable(cell_id[:SHOWN_CHARS])}'"
 
 
 def forget_unknown_cells(notebook: NotebookNode, known: Mapping[str, dict[str, Any]]) -> tuple[list[str], list[str]]:
@@ -110,23 +105,14 @@ class ForgetUnknownCells(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrade
         exercise = EXERCISES.get(info["assignment"])  # another assignment: nbgrader's own steps judge it
         answered = exercise.answered if exercise else None
         retyped = quiet_retyped_answers(nb, release_cells(release), answered.cell_ids if answered else frozenset())
+        student = printable(info["student"])
         if retyped:
-            self.log.warning(
-                "%s: answer cell(s) %s are not code cells in the submitted notebook: not run, as in the batch",
-                printable(info["student"]), ", ".join(f"'{cell_id}'" for cell_id in retyped[:NAMED_IDS]),
-            )
+            self.log.warning("%s: answer cell(s) %s are not code cells in the submitted notebook: not run, as in "
+                             "the batch", student, first_few(retyped, NAMED_IDS, _quoted))
         if restored:
-            more = f" and {len(restored) - NAMED_IDS} more" if len(restored) > NAMED_IDS else ""
-            self.log.warning(
-                "%s: the nbgrader metadata of %d cell(s) differ from the release's (%s%s): the release's put back",
-                printable(info["student"]), len(restored),
-                ", ".join(f"'{cell_id}'" for cell_id in restored[:NAMED_IDS]), more,
-            )
+            self.log.warning("%s: the nbgrader metadata of %d cell(s) differ from the release's (%s): the release's "
+                             "put back", student, len(restored), first_few(restored, NAMED_IDS, _quoted))
         if forgotten:
-            more = f" and {len(forgotten) - NAMED_IDS} more" if len(forgotten) > NAMED_IDS else ""
-            self.log.warning(
-                "%s: %d cell(s) carry an nbgrader id the release does not have (%s%s): graded as the "
-                "student's own cells", printable(info["student"]), len(forgotten),
-                ", ".join(f"'{printable(cell_id[:SHOWN_CHARS])}'" for cell_id in forgotten[:NAMED_IDS]), more,
-            )
+            self.log.warning("%s: %d cell(s) carry an nbgrader id the release does not have (%s): graded as the "
+                             "student's own cells", student, len(forgotten), first_few(forgotten, NAMED_IDS, _quoted))
         return nb, resources
