@@ -316,8 +316,8 @@ def _as_notebook(name: str, text: str, document: object) -> tuple[dict[str, obje
         current = isinstance(document, dict) and document.get("nbformat") == 4
         if current and not isinstance(document["cells"], list):  # type: ignore[index]  # a dict: checked
             raise TypeError("its cells are not a list")
-        # validation problems are only logged by nbformat (and only repaired ones matter): not once a call here
-        node = nbformat.reads(text, as_version=4, capture_validation_error={})
+        strict: dict[str, object] = {}  # nbformat validates strictly (after its repairs) and only logs: kept here
+        node = nbformat.reads(text, as_version=4, capture_validation_error=strict)
         if not current:
             document = node  # an older format, upgraded
         if not isinstance(document, dict) or not isinstance(document["cells"], list):
@@ -326,7 +326,7 @@ def _as_notebook(name: str, text: str, document: object) -> tuple[dict[str, obje
         text = str(error).splitlines()[0][:200] if str(error) else ""
         message = f"{name} is JSON but not a Jupyter notebook ({type(error).__name__}: {text})"
         raise SubmissionProblem(Status.ERROR, message) from None
-    invalid, twice = schema_problem(node), duplicate_grade_ids(document["cells"])
+    invalid, twice = schema_problem(node) if strict else None, duplicate_grade_ids(document["cells"])
     if invalid is not None or twice is not None:  # nbgrader's path refuses both: so does this one
         raise SubmissionProblem(Status.ERROR, f"{name} {invalid}" if invalid is not None else f"{name}: {twice}")
     return dict(document), node

@@ -14,6 +14,8 @@ def schema_problem(node: nbformat.NotebookNode) -> str | None:
     and an nbgrader traceback, no score, on nbgrader's path. So the reader asks the same question
     with the same settings, and both paths refuse such a notebook (about 5 ms for an honest one).
     The student's value is not quoted (it is their text): only where it is and the rule's name.
+    A notebook that nbformat's strict validation (``nbformat.reads``) took, the relaxed one takes
+    too: the reader asks only when that one failed, so an honest notebook is validated once.
 
     Examples
     --------
