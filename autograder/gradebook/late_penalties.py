@@ -215,26 +215,27 @@ def apply_late_penalties(
     """
     config = course_config(root)
     step = late_step(config)
-    if step is not None and issubclass(step, CourseLatePenalties):  # a typo stops before any penalty is written
-        extensions = dict(step(config=config, log=_QUIET).extensions)
+    if step is None:  # no late-penalty step in the course's list: none on nbgrader's path either
+        return
+    # the course's own step class is made only where nbgrader's would make it: per student, below
+    configured = step(config=config, log=_QUIET) if step is AssignLatePenalties or issubclass(
+        step, CourseLatePenalties) else None
+    if isinstance(configured, CourseLatePenalties):  # a typo stops before any penalty is written
+        extensions = dict(configured.extensions)
         for assignment_id, granted in extensions.items():
             for student_id in granted:
                 extended_due(extensions, assignment_id, student_id)
-    if step is not None and _no_due_date(db_url, assignment, notebook_id, students):
-        step = None  # nobody can be late: what nbgrader's step would do for each student is done above, at once
+    if _no_due_date(db_url, assignment, notebook_id, students):
+        return  # nobody can be late: what nbgrader's step would do for each student is done, at once
     skip: set[str] = set()
-    if step is not None and step in (AssignLatePenalties, CourseLatePenalties):  # their every write is known
-        known = step(config=config, log=_QUIET)
-        known.init_plugin()  # a plugin that does not load stops here, skipped or not
-        configured = dict(known.extensions) if step is CourseLatePenalties else None
+    if configured is not None and step in (AssignLatePenalties, CourseLatePenalties):  # their every write is known
+        configured.init_plugin()  # a plugin that does not load stops here, skipped or not
+        granted_dates = dict(configured.extensions) if step is CourseLatePenalties else None
         # nbgrader's own plugin's penalty is known too: none, or the score
-        method = known.plugin_inst.penalty_method if type(known.plugin_inst) is LateSubmissionPlugin else None
-        skip = _settled(db_url, assignment, notebook_id, students, configured, method)
-    for student_id in students:
-        if step is None:  # no late-penalty step in the course's list: none on nbgrader's path either
-            break
-        if student_id in skip:
-            continue
+        plugin = configured.plugin_inst
+        method = plugin.penalty_method if type(plugin) is LateSubmissionPlugin else None
+        skip = _settled(db_url, assignment, notebook_id, students, granted_dates, method)
+    for student_id in (student for student in students if student not in skip):
         resources = ResourcesDict(nbgrader={
             "notebook": notebook_id, "assignment": assignment, "student": student_id, "db_url": db_url,
         })
